@@ -1,0 +1,51 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "GestureLab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gesture", targets: ["gesture"]),
+        .executable(name: "gesture-bench", targets: ["gesture-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Plain value types: samples, labels, sessions, the CSV format.
+        .target(name: "GestureCore"),
+        // The few Linux calls Swift cannot make directly.
+        .target(name: "CLinux"),
+        // Motion sources behind one protocol, rate control and sensor fusion.
+        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux"]),
+        // The session protocol, speech, the CSV writer and the catalog.
+        .target(
+            name: "GestureRecording",
+            dependencies: [
+                "GestureCore", "GestureSensors",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .executableTarget(
+            name: "gesture",
+            dependencies: [
+                "GestureCore", "GestureSensors", "GestureRecording",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "gesture-bench",
+            dependencies: [
+                "GestureCore", "GestureSensors",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
+        .testTarget(name: "GestureSensorsTests", dependencies: ["GestureCore", "GestureSensors"]),
+        .testTarget(
+            name: "GestureRecordingTests",
+            dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
+    ]
+)

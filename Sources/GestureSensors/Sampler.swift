@@ -1,0 +1,71 @@
+import CLinux
+import Foundation
+import GestureCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a sensor on its own thread at a fixed rate, with absolute deadlines on the clock, and
+/// hands the samples over through a stream so that nothing the consumer does can delay a reading.
+public final class Sampler: Sendable {
+    public let sensor: any MotionSensor
+    public let clock: any SamplingClock
+    public let rate: Double
+    private let stopRequested = Atomic<Bool>(false)
+
+    public init(sensor: any MotionSensor, clock: any SamplingClock, rate: Double) {
+        self.sensor = sensor
+        self.clock = clock
+        self.rate = rate
+    }
+
+    /// Starts sampling at `start` on the clock and ends `duration` seconds later, on `stop()`, or
+    /// at the first sensor error, which ends the stream.
+    public func samples(from start: Double, duration: Double) -> AsyncThrowingStream<RawSample, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: RawSample.self)
+        let thread = Thread { [self] in
+            if clock.isRealTime { Self.preferRealTimeScheduling() }
+            do {
+                try run(from: start, duration: duration) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        thread.name = "gesture-sampler"
+        thread.start()
+        return stream
+    }
+
+    /// Asks the sampling loop to end after the reading it is taking.
+    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// The sampling loop itself, on the calling thread.
+    public func run(from start: Double, duration: Double, deliver: (RawSample) -> Void) throws(SensorError) {
+        let period = 1 / rate
+        let end = start + duration
+        var tick = 0.0
+        while !isStopped {
+            let deadline = start + tick * period
+            tick += 1
+            if sensor.pacing == .polled {
+                guard deadline < end else { return }
+                clock.sleep(until: deadline)
+            }
+            guard let sample = try sensor.read(now: clock.now()) else { continue }
+            guard sample.time < end else { return }
+            deliver(sample)
+        }
+    }
+
+    /// SCHED_FIFO where the process may have it, else the smallest timer slack the kernel allows.
+    private static func preferRealTimeScheduling() {
+        var parameters = sched_param(sched_priority: 10)
+        if pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) != 0 {
+            _ = gesture_set_timer_slack(1)
+        }
+    }
+}
