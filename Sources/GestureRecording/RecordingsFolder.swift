@@ -1,0 +1,164 @@
+import Foundation
+import GestureCore
+import struct SystemPackage.FilePath
+import struct SystemPackage.FileDescriptor
+import struct SystemPackage.Errno
+
+/// The recordings folder: one CSV per user, the catalog, discarded rows and per-user locks.
+public struct RecordingsFolder: Sendable {
+    public let root: FilePath
+
+    public init(_ root: FilePath) { self.root = root }
+
+    public var catalogPath: FilePath { root.appending("catalog.sqlite") }
+    public var discardedFolder: FilePath { root.appending("discarded") }
+    var locksFolder: FilePath { root.appending(".locks") }
+
+    /// The file `gesture record` appends a user's sessions to.
+    public func recordingFile(for user: UserID) -> FilePath {
+        root.appending("\(user)-recordings.csv")
+    }
+
+    /// Where the discarded rows of a recording file go.
+    public func discardedFile(for file: FilePath) -> FilePath {
+        discardedFolder.appending(file.lastComponent!)
+    }
+
+    /// A path as the catalog stores it: relative to the recordings folder.
+    public func relative(_ path: FilePath) -> String {
+        var relative = path
+        return relative.removePrefix(root) ? relative.string : path.string
+    }
+
+    public func absolute(_ relative: String) -> FilePath { root.pushing(FilePath(relative)) }
+
+    /// Creates the folder if needed and checks that it can be written to.
+    public func prepare() throws(StoreError) {
+        do {
+            try FileManager.default.createDirectory(atPath: locksFolder.string, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create the recordings folder \(root): \(Self.reason(error))")
+        }
+        guard access(root.string, W_OK) == 0 else {
+            throw StoreError("the recordings folder \(root) is not writable: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The CSV files directly in `folder`, sorted by name.
+    public func csvFiles(in folder: FilePath) -> [FilePath] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
+        return names.filter { $0.hasSuffix(".csv") }.sorted().map { folder.appending($0) }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? "\(error)"
+    }
+}
+
+public struct StoreError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Exclusive use of one user's recordings, held by a recorder for its whole run and by discard and
+/// restore while they rewrite files, so that two processes never interleave or lose lines.
+public final class UserLock: Sendable {
+    private let descriptor: FileDescriptor
+
+    /// Takes the lock, or fails at once when `wait` is false and another process holds it.
+    public init(user: UserID, in folder: RecordingsFolder, wait: Bool) throws(StoreError) {
+        try folder.prepare()
+        let path = folder.locksFolder.appending("\(user).lock")
+        do {
+            descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create], permissions: .ownerReadWrite)
+        } catch {
+            throw StoreError("cannot open the lock \(path): \(error)")
+        }
+        guard flock(descriptor.rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            try? descriptor.close()
+            throw StoreError(busy
+                ? "another gesture process is recording or changing \(user)'s recordings (lock \(path))"
+                : "cannot lock \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { try? descriptor.close() }
+}
+
+/// Appends whole rows to a user's recording file: each batch is one write, and a batch that
+/// cannot be written completely (a full disk) is cut off again, so the file never holds half a line.
+public final class RecordingAppender: Sendable {
+    public let path: FilePath
+    private let descriptor: FileDescriptor
+
+    public init(path: FilePath) throws(StoreError) {
+        self.path = path
+        do {
+            descriptor = try FileDescriptor.open(
+                path, .readWrite, options: [.append, .create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw StoreError("cannot open \(path) for appending: \(error)")
+        }
+        do {
+            hadRows = try Self.writeHeaderOrCheckIt(descriptor, path: path)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// Whether the file already held rows before this appender wrote any.
+    public let hadRows: Bool
+
+    public func append(_ rows: some Collection<RecordingRow>) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        var text = rows.map(RecordingCSV.line(for:)).joined(separator: "\n")
+        text += "\n"
+        try Self.write(text, what: "\(rows.count) rows", to: descriptor, path: path)
+    }
+
+    /// Whether the file already holds rows: it starts with the header. A new file gets the header.
+    private static func writeHeaderOrCheckIt(_ descriptor: FileDescriptor, path: FilePath) throws(StoreError) -> Bool {
+        let size = (try? descriptor.seek(offset: 0, from: .end)) ?? 0
+        guard size > 0 else {
+            try write(RecordingCSV.header + "\n", what: "the header", to: descriptor, path: path)
+            return false
+        }
+        var firstLine = [UInt8](repeating: 0, count: RecordingCSV.header.utf8.count + 1)
+        let count = (try? firstLine.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
+        guard count == firstLine.count, String(decoding: firstLine, as: UTF8.self) == RecordingCSV.header + "\n" else {
+            throw StoreError("\(path):1: not a GestureLab recording header; move the file aside or record as another user")
+        }
+        return size > Int64(firstLine.count)
+    }
+
+    private static func write(_ text: String, what: String, to descriptor: FileDescriptor, path: FilePath) throws(StoreError) {
+        let size = (try? descriptor.seek(offset: 0, from: .end)) ?? 0
+        do {
+            _ = try descriptor.writeAll(text.utf8)
+        } catch {
+            try? descriptor.resize(to: size)
+            throw StoreError("could not write \(what) to \(path) (\(error)); the file was left as it was")
+        }
+    }
+}
+
+/// Replaces a file's contents all at once: a crash leaves either the old file or the new one.
+func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
+    let temporary = FilePath(path.string + ".tmp-\(getpid())")
+    do {
+        let descriptor = try FileDescriptor.open(
+            temporary, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try descriptor.closeAfter {
+            _ = try descriptor.writeAll(text.utf8)
+            guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        }
+        guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
+    } catch {
+        unlink(temporary.string)
+        throw StoreError("could not rewrite \(path) (\(error)); it was left as it was")
+    }
+}

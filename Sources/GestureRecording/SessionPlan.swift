@@ -1,0 +1,99 @@
+import GestureCore
+
+/// What `gesture record` was asked for, and the timeline that follows from it.
+///
+/// Times are seconds since the recording started. Each take is a session of its own:
+/// "get ready" and the countdown (rest), the take (the gesture), then the rest before the next take.
+/// The intro before the first take is not recorded; it lets the attitude filter settle.
+public struct SessionPlan: Sendable, Equatable {
+    public var user: UserID
+    public var gesture: ActivityLabel
+    public var takes: Int
+    /// Seconds the gesture is performed in each take.
+    public var take: Double
+    /// Seconds of rest after each take.
+    public var rest: Double
+    /// Seconds between "get ready" and the countdown.
+    public var getReady: Double
+    /// Seconds counted down before "go".
+    public var countdown: Int
+    /// Seconds between "session start" and the first take.
+    public var intro: Double
+
+    public init(user: UserID, gesture: ActivityLabel, takes: Int, take: Double = 4, rest: Double = 3,
+                getReady: Double = 1.5, countdown: Int = 3, intro: Double = 2) throws(PlanError) {
+        self.user = user
+        self.gesture = gesture
+        self.takes = takes
+        self.take = take
+        self.rest = rest
+        self.getReady = getReady
+        self.countdown = countdown
+        self.intro = intro
+        guard takes > 0 else { throw PlanError("takes must be at least 1, not \(takes)") }
+        guard gesture != .rest else { throw PlanError("'rest' is the label between takes, not a gesture") }
+        for (name, seconds) in [("take", take), ("rest", rest), ("get ready", getReady), ("intro", intro)] {
+            guard seconds.isFinite, seconds >= 0 else { throw PlanError("\(name) must be a number of seconds, not \(seconds)") }
+        }
+        guard take > 0 else { throw PlanError("take must last more than 0 seconds") }
+        guard countdown >= 0 else { throw PlanError("countdown must not be negative") }
+    }
+
+    public var cycle: Double { getReady + Double(countdown) + take + rest }
+    public var duration: Double { sessionEnd(take: takes) }
+
+    public func sessionStart(take number: Int) -> Double { intro + Double(number - 1) * cycle }
+    public func go(take number: Int) -> Double { sessionStart(take: number) + getReady + Double(countdown) }
+    public func stop(take number: Int) -> Double { go(take: number) + take }
+    public func sessionEnd(take number: Int) -> Double { stop(take: number) + rest }
+
+    /// Every prompt of the recording, in order.
+    public var prompts: [Prompt] {
+        var prompts = [Prompt(.sessionStart, at: 0, "Session start: \(takes) \(takes == 1 ? "take" : "takes") of \(gesture)")]
+        for number in 1...takes {
+            let start = sessionStart(take: number)
+            prompts.append(Prompt(.getReady(take: number), at: start, "Get ready to \(gesture)"))
+            for count in stride(from: countdown, to: 0, by: -1) {
+                prompts.append(Prompt(.countdown(count), at: go(take: number) - Double(count), "\(count)"))
+            }
+            prompts.append(Prompt(.go(take: number), at: go(take: number), "Go"))
+            prompts.append(Prompt(.stop(take: number), at: stop(take: number), "Stop"))
+            if rest > 0 {
+                prompts.append(Prompt(.rest(take: number), at: stop(take: number) + min(1, rest / 2), "Rest"))
+            }
+        }
+        prompts.append(Prompt(.sessionComplete, at: duration, "Session complete"))
+        return prompts
+    }
+}
+
+public struct PlanError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Something the recorder says to the person recording.
+public struct Prompt: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case sessionStart
+        case getReady(take: Int)
+        case countdown(Int)
+        case go(take: Int)
+        case stop(take: Int)
+        case rest(take: Int)
+        case sessionComplete
+    }
+
+    public var kind: Kind
+    /// Seconds since the recording started.
+    public var time: Double
+    public var text: String
+
+    public init(_ kind: Kind, at time: Double, _ text: String) {
+        self.kind = kind
+        self.time = time
+        self.text = text
+    }
+
+    public var description: String { text }
+}

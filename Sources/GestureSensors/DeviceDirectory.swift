@@ -1,0 +1,28 @@
+import GestureCore
+
+/// Finds the sensors there are and opens one by the ID `--device` names.
+public struct DeviceDirectory: Sendable {
+    /// Options for the simulated sensor.
+    public var seed: UInt64
+    public var faults: SimulatedFaults
+
+    public init(seed: UInt64 = 1, faults: SimulatedFaults = .none) {
+        self.seed = seed
+        self.faults = faults
+    }
+
+    public func available() -> [SensorInfo] {
+        [SimulatedSensor(seed: seed, holder: Self.anyone).info]
+    }
+
+    /// The sensor `id` names, held by `holder`.
+    public func open(_ id: String, holder: UserID) throws(SensorError) -> any MotionSensor {
+        if id == SimulatedSensor.id {
+            return SimulatedSensor(seed: seed, holder: holder, faults: faults)
+        }
+        let known = available().map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+        throw SensorError(device: id, reason: "no such device; devices here: \(known)")
+    }
+
+    private static let anyone = try! UserID("anyone")
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GestureCore
+import GestureRecording
+import GestureSensors
+import struct SystemPackage.FilePath
+
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record takes of a gesture, labeled, into the user's CSV and the catalog.")
+
+    @Option(help: "Who is recording: names their file, so no '-', '/' or spaces.")
+    var user: String
+
+    @Option(help: "The gesture to perform, e.g. shake, chop, drive.")
+    var gesture: String
+
+    @Option(help: "How many takes to record.")
+    var takes = 5
+
+    @Option(help: "Seconds the gesture is performed in each take.")
+    var take = 4.0
+
+    @Option(help: "Seconds of rest after each take.")
+    var rest = 3.0
+
+    @OptionGroup var sensor: SensorOptions
+    @OptionGroup var folder: FolderOptions
+
+    @Flag(help: "Print the prompts instead of speaking them.")
+    var quiet = false
+
+    @Option(name: .customLong("speech-to"), help: "Write each spoken prompt as a WAV file into this folder.")
+    var speechTo: String?
+
+    @Flag(help: "Append to the user's file without asking.")
+    var append = false
+
+    @Flag(exclusivity: .exclusive, help: "Keep or discard the takes without asking.")
+    var decision: Decision?
+
+    @Flag(help: "Run on simulated time, without waiting (simulated sensor only).")
+    var fast = false
+
+    enum Decision: EnumerableFlag { case keep, discard }
+
+    func run() async throws {
+        let plan: SessionPlan
+        do {
+            plan = try SessionPlan(user: try userID(user), gesture: try activityLabel(gesture), takes: takes, take: take, rest: rest)
+        } catch let error as PlanError {
+            throw Failure.usage(error.description)
+        }
+        let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
+        try await RecordingRun(plan: plan, sensor: sensor, folder: folder.folder, voice: voice, fast: fast,
+                               append: append, decision: decision).run()
+    }
+}
+
+/// A recording as a person runs it: questions before and after, prompts, Ctrl-C, a summary.
+struct RecordingRun {
+    var plan: SessionPlan
+    var sensor: SensorOptions
+    var folder: RecordingsFolder
+    var voice: Speech.Voice
+    var fast: Bool
+    var append: Bool
+    var decision: Record.Decision?
+
+    func run() async throws {
+        let device = try sensor.open(holder: plan.user)
+        if fast, !(device is SimulatedSensor) {
+            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor has")
+        }
+        let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
+        let recorder: SessionRecorder
+        do {
+            recorder = try SessionRecorder(plan: plan, sensor: device, clock: clock, rate: sensor.rate, folder: folder)
+        } catch {
+            throw Failure.usage("\(error)")
+        }
+        if recorder.isAppending, !append {
+            let question = "\(plan.user) already has recordings in \(recorder.file). Append to them?"
+            guard Terminal.ask(question, default: false) == true else {
+                throw Failure.usage("not appending to \(recorder.file); pass --append to append")
+            }
+        }
+        let signals = SignalWatch { recorder.interrupt(reason: "interrupted by \($0)") }
+        let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
+        let outcome = await recorder.run(speech: speech)
+        await speech.finish()
+        withExtendedLifetime(signals) {}
+        try finish(outcome, signal: signals.received)
+    }
+
+    private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {
+        Terminal.say(Summary.recording(outcome, folder: folder))
+        if let interruption = outcome.interruption {
+            let code = signal.map { 128 + $0 } ?? 1
+            throw Failure(message: "\(interruption); \(outcome.rowCount) rows saved, the last take marked incomplete", code: code)
+        }
+        let ids = outcome.sessions.map(\.id)
+        let keep = switch decision {
+        case .keep: true
+        case .discard: false
+        case nil: Terminal.ask("Keep these \(ids.count) takes?", default: true) ?? true
+        }
+        guard !keep else { return }
+        do {
+            try Archive(folder: folder).discard(ids, reason: "discarded after recording")
+        } catch {
+            throw Failure.failed(error.description)
+        }
+        Terminal.say("Discarded \(ids.count) takes; `gesture restore \(ids.joined(separator: " "))` brings them back.")
+    }
+}
+
+/// Turns SIGINT and SIGTERM into a call, on a queue of their own, for as long as it lives.
+final class SignalWatch: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var signal: Int32?
+
+    var received: Int32? { lock.withLock { signal } }
+
+    init(_ handler: @escaping @Sendable (String) -> Void) {
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                self?.lock.withLock { self?.signal = self?.signal ?? number }
+                handler(name)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+        Foundation.signal(SIGINT, SIG_DFL)
+        Foundation.signal(SIGTERM, SIG_DFL)
+    }
+}

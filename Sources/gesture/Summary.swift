@@ -1,0 +1,35 @@
+import Foundation
+import GestureRecording
+
+/// The text tables the commands print.
+enum Summary {
+    static func recording(_ outcome: RecordingOutcome, folder: RecordingsFolder) -> String {
+        """
+
+        \(outcome.sessions.count) takes, \(outcome.rowCount) rows appended to \(outcome.file)
+        catalog: \(folder.catalogPath)
+        \(sessions(outcome.sessions))
+        """
+    }
+
+    static func sessions(_ records: [SessionRecord]) -> String {
+        let header = ["session", "user", "gesture", "device", "rows", "rate Hz", "jitter ms", "status"]
+        let rows = records.map { record in
+            [record.id, record.user, record.gesture, record.device, "\(record.sampleCount)",
+             String(format: "%.2f", record.achievedRate), String(format: "%.3f", record.jitterMs),
+             record.status.rawValue + (record.reason.map { " (\($0))" } ?? "")]
+        }
+        return table(header: header, rows: rows)
+    }
+
+    /// Columns padded to their widest cell, numbers and words alike left-aligned.
+    static func table(header: [String], rows: [[String]]) -> String {
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max()!
+        }
+        return ([header] + rows).map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+}
