@@ -47,10 +47,16 @@ public enum RecordingCSV {
     public static func rows(in text: String, file: String) throws(CSVError) -> [RecordingRow] {
         var reader = Reader(file: file)
         var rows: [RecordingRow] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in lines(of: text) {
             if let row = try reader.read(line) { rows.append(row) }
         }
         return rows
+    }
+
+    /// A text's lines, LF or CRLF: "\r\n" is a single Character, so splitting on "\n" alone
+    /// would not split CRLF text.
+    public static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     }
 
     /// Reads a file line by line, telling a header, the book's format and malformed lines apart.
@@ -61,7 +67,7 @@ public enum RecordingCSV {
         private var bookSampleCounts: [SessionID: Int] = [:]
 
         enum Format {
-            case gestureLab(columnIndex: [Int])
+            case gestureLab(columnIndex: [Int], width: Int)
             case book
         }
 
@@ -74,18 +80,20 @@ public enum RecordingCSV {
             if text.isEmpty { return nil }
             let fields = text.split(separator: ",", omittingEmptySubsequences: false)
             if format == nil {
-                if fields.first == "sessionId" {
-                    format = .gestureLab(columnIndex: try columnIndex(header: fields))
+                // A header holds only names; every data line holds numbers. Its columns may come in any order.
+                if !fields.contains(where: { Double($0) != nil }) {
+                    format = .gestureLab(columnIndex: try columnIndex(header: fields), width: fields.count)
                     return nil
                 }
-                format = fields.count == 14 ? .book : .gestureLab(columnIndex: Array(RecordingCSV.columns.indices))
+                format = fields.count == 14
+                    ? .book : .gestureLab(columnIndex: Array(RecordingCSV.columns.indices), width: RecordingCSV.columns.count)
             }
             return try read(fields)
         }
 
         private mutating func read(_ fields: [Substring]) throws(CSVError) -> RecordingRow? {
             switch format! {
-            case .gestureLab(let index): return try gestureLabRow(fields, index: index)
+            case .gestureLab(let index, let width): return try gestureLabRow(fields, index: index, width: width)
             case .book: return try bookRow(fields)
             }
         }
@@ -99,8 +107,7 @@ public enum RecordingCSV {
             return RecordingCSV.columns.map { names.firstIndex(of: $0)! }
         }
 
-        private func gestureLabRow(_ fields: [Substring], index: [Int]) throws(CSVError) -> RecordingRow {
-            let width = index.max()! + 1
+        private func gestureLabRow(_ fields: [Substring], index: [Int], width: Int) throws(CSVError) -> RecordingRow {
             guard fields.count == width else {
                 throw error("expected \(width) fields, found \(fields.count)")
             }

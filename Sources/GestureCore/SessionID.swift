@@ -10,7 +10,7 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// The take number after the last hyphen, if there is one.
     public var take: Int? {
-        rawValue.split(separator: "-").last.flatMap { Int($0) }
+        rawValue.lastIndex(of: "-").flatMap { Int(rawValue[rawValue.index(after: $0)...]) }
     }
 
     public var description: String { rawValue }

@@ -52,12 +52,12 @@ extension Archive {
             problems.append("\(file): cannot be read as UTF-8 text")
             return [:]
         }
-        if !text.isEmpty, !text.hasSuffix("\n") {
+        if !text.isEmpty, !(text.last?.isNewline ?? false) {
             problems.append("\(file): the last line is incomplete")
         }
         var reader = RecordingCSV.Reader(file: file)
         var counts: [String: Int] = [:]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in RecordingCSV.lines(of: text) {
             do {
                 if let row = try reader.read(line) { counts[row.session.rawValue, default: 0] += 1 }
             } catch {

@@ -36,12 +36,14 @@ public struct AttitudeFilter: Sendable {
             return magnitude > 0 ? Self.level(gravity: a) : .identity
         }
         let dt = max(0, sample.time - lastTime)
-        var rate = sample.rotationRate
+        // Turn by the gyroscope first, then pull the turned gravity toward this sample's
+        // acceleration: comparing with the previous orientation's gravity would lead the true
+        // attitude by one sample's rotation.
+        let turned = q * Quaternion(rotationRate: sample.rotationRate, seconds: dt)
         let trust = max(0, 1 - abs(magnitude - 1) / accelerationTolerance)
-        if trust > 0 {
-            rate += gain * trust * cross(a / magnitude, q.unrotate([0, 0, 1]))
-        }
-        return (q * Quaternion(rotationRate: rate, seconds: dt)).normalized
+        guard trust > 0 else { return turned.normalized }
+        let correction = gain * trust * cross(a / magnitude, turned.unrotate([0, 0, 1]))
+        return (turned * Quaternion(rotationRate: correction, seconds: dt)).normalized
     }
 
     /// The orientation with zero yaw whose gravity points along `a`.

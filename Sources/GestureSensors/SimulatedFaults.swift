@@ -23,7 +23,7 @@ public struct SimulatedFaults: Sendable, Equatable {
 
     public init(_ spec: String) throws(SensorError) {
         for item in spec.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
-            let parts = item.split(separator: "@", maxSplits: 1)
+            let parts = item.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
             guard let kind = Kind(rawValue: String(parts[0])) else {
                 let known = Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw SensorError(device: "sim", reason: "unknown fault '\(parts[0])'; known faults: \(known)")

@@ -69,6 +69,12 @@ struct RecordingRun {
     var decision: Record.Decision?
 
     func run() async throws {
+        let (outcome, signal) = try await record()
+        try finish(outcome, signal: signal)
+    }
+
+    /// Records, and lets go of the user's lock when it returns.
+    private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let device = try sensor.open(holder: plan.user)
         if fast, !(device is SimulatedSensor) {
             throw Failure.usage("--fast runs on simulated time, which only the simulated sensor has")
@@ -86,12 +92,11 @@ struct RecordingRun {
                 throw Failure.usage("not appending to \(recorder.file); pass --append to append")
             }
         }
-        let signals = SignalWatch { recorder.interrupt(reason: "interrupted by \($0)") }
+        let signals = SignalWatch { [weak recorder] in recorder?.interrupt(reason: "interrupted by \($0)") }
         let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech)
         await speech.finish()
-        withExtendedLifetime(signals) {}
-        try finish(outcome, signal: signals.received)
+        return (outcome, signals.received)
     }
 
     private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {

@@ -86,7 +86,10 @@ import Testing
     @Test func crossAndLengthAreTheTextbookOnes() {
         #expect(cross([1, 0, 0], [0, 1, 0]) == [0, 0, 1])
         #expect(cross([0, 1, 0], [1, 0, 0]) == [0, 0, -1])
-        #expect(cross([1, 2, 3], [4, 5, 6]) == [2 * 6 - 3 * 5, 3 * 4 - 1 * 6, 1 * 5 - 2 * 4])
+        let (a, b): (Vector3, Vector3) = ([1, 2, 3], [4, 5, 6])
+        let expected = Vector3(-3, 6, -3)   // by hand: (2·6 − 3·5, 3·4 − 1·6, 1·5 − 2·4)
+        #expect(cross(a, b) == expected)
+        #expect((cross(a, b) * a).sum() == 0)
         #expect(length([3, 4, 12]) == 13)
     }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import GestureCore
+import GestureRecording
+import Testing
+import struct SystemPackage.FilePath
+
+/// The `gesture` executable as a person or a script runs it, in a child process.
+@Suite struct CommandLineTests {
+    @Test(arguments: [
+        (["--user", "", "--gesture", "shake"], "user ID is empty"),
+        (["--user", "a/b", "--gesture", "shake"], "user ID 'a/b' contains '/'"),
+        (["--user", "a-b", "--gesture", "shake"], "contains '-'"),
+        (["--user", "ann", "--gesture", "x/y"], "gesture 'x/y' contains '/'"),
+        (["--user", "ann", "--gesture", ""], "gesture is empty"),
+        (["--user", "ann", "--gesture", "shake", "--rate", "0"], "rate 0"),
+        (["--user", "ann", "--gesture", "shake", "--rate", "5000"], "exceeds the device's maximum"),
+        (["--user", "ann", "--gesture", "shake", "--recordings", "/proc/nowhere"], "/proc/nowhere"),
+        (["--user", "ann", "--gesture", "shake", "--device", "nope"], "devices here: sim"),
+        (["--user", "ann", "--gesture", "shake", "--sim-faults", "sneeze"], "unknown fault 'sneeze'"),
+    ])
+    func badInputIsOneLineAndExitCodeTwoBeforeSampling(arguments: [String], message: String) throws {
+        let folder = TemporaryFolder()
+        let result = try runGesture(["record", "--fast", "--quiet", "--keep"] + arguments, in: folder.path)
+        #expect(result.status == 2)
+        #expect(result.error.hasPrefix("gesture: "))
+        #expect(result.error.contains(message))
+        #expect(result.error.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.path.appending("recordings/ann-recordings.csv").string))
+    }
+
+    @Test func appendingToAnExistingUserAsksFirst() throws {
+        let folder = TemporaryFolder()
+        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        #expect(try runGesture(record, in: folder.path).status == 0)
+        let file = folder.path.appending("recordings/ann-recordings.csv").string
+        let before = try String(contentsOfFile: file, encoding: .utf8)
+        let refused = try runGesture(record, in: folder.path)
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("pass --append"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == before)
+        #expect(try runGesture(record + ["--append"], in: folder.path).status == 0)
+        #expect(try readRows(FilePath(file)).count == 2 * (try readRows(FilePath(file)).count / 2))
+    }
+
+    @Test func discardAtTheEndMovesTheTakesAside() throws {
+        let folder = TemporaryFolder()
+        let result = try runGesture(["record", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet", "--discard"], in: folder.path)
+        #expect(result.status == 0)
+        #expect(result.output.contains("gesture restore"))
+        let sessions = try runGesture(["sessions", "--status", "discarded"], in: folder.path)
+        #expect(sessions.output.contains("2 sessions"))
+        #expect(try runGesture(["check"], in: folder.path).status == 0)
+    }
+
+    @Test func ctrlCMidTakeKeepsEveryCompleteRowAndMarksTheTakeIncomplete() async throws {
+        let folder = TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--take", "5", "--quiet", "--keep"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let file = folder.path.appending("recordings/ann-recordings.csv").string
+        // Wait until the first take is being written (intro 2 s, then rows every second).
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 100_000 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 128 + SIGINT)
+
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasSuffix("\n"))
+        let rows = try readRows(FilePath(file))
+        let catalog = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string)
+        let records = try catalog.sessions()
+        #expect(records.last?.status == .incomplete)
+        #expect(records.last?.reason == "interrupted by SIGINT")
+        #expect(records.map(\.sampleCount).reduce(0, +) == rows.count)
+        #expect(try runGesture(["check"], in: folder.path).status == 0)
+    }
+
+    @Test func aFullDiskEndsTheRecordingWithoutAHalfLine() throws {
+        let folder = TemporaryFolder()
+        // The shell limits files to 100 blocks and ignores SIGXFSZ, so writes past it fail like a full disk.
+        let result = try runGesture(["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
+                                    in: folder.path, shell: "trap '' XFSZ; ulimit -f 100")
+        #expect(result.status == 1)
+        #expect(result.error.contains("ann-recordings.csv"))
+        let file = folder.path.appending("recordings/ann-recordings.csv")
+        let text = try String(contentsOfFile: file.string, encoding: .utf8)
+        #expect(text.hasSuffix("\n"))
+        let rows = try readRows(file)
+        #expect(rows.count > 0)
+        let records = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string).sessions()
+        #expect(records.last?.status == .incomplete)
+        #expect(records.map(\.sampleCount).reduce(0, +) == rows.count)
+    }
+
+    @Test func withoutEspeakThePromptsArePrintedAfterOneWarning() throws {
+        let folder = TemporaryFolder()
+        let result = try runGesture(["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--keep"],
+                                    in: folder.path, environment: ["PATH": "/nonexistent"])
+        #expect(result.status == 0)
+        #expect(result.error == "gesture: warning: espeak-ng was not found; prompts are printed instead (apt-get install espeak-ng)\n")
+        #expect(result.output.contains("» Get ready to shake"))
+        #expect(result.output.contains("» Session complete"))
+    }
+
+    @Test func promptsAreWrittenAsWavFilesByEspeak() throws {
+        let folder = TemporaryFolder()
+        let wavs = folder.path.appending("prompts")
+        let result = try runGesture(["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
+                                     "--speech-to", wavs.string], in: folder.path)
+        #expect(result.status == 0)
+        #expect(result.error.isEmpty)
+        let names = try FileManager.default.contentsOfDirectory(atPath: wavs.string).sorted()
+        #expect(names.first == "001-session-start-1-take-of-chop.wav")
+        #expect(names.contains("002-get-ready-to-chop.wav"))
+        #expect(names.count == 9)
+        for name in names {
+            let soxi = Process()
+            soxi.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
+            soxi.arguments = ["-D", wavs.appending(name).string]
+            let pipe = Pipe()
+            soxi.standardOutput = pipe
+            try soxi.run()
+            let seconds = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+            soxi.waitUntilExit()
+            #expect((seconds ?? 0) > 0.1, "\(name)")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import GestureCore
+import GestureSensors
+import Synchronization
+import Testing
+
+private let alice = try! UserID("alice")
+
+/// A sensor that keeps its own time: each read returns the next tick of its 50 Hz timer, from 0.
+private final class DeviceTimedSensor: MotionSensor {
+    let info = SensorInfo(id: "timer", name: "test timer", maximumRate: 50)
+    var pacing: SensorPacing { .deviceTimed }
+    private let ticks = Mutex(0)
+    let failAfter: Int?
+
+    init(failAfter: Int? = nil) { self.failAfter = failAfter }
+
+    func start(rate: Double) throws(SensorError) -> Double { 50 }
+    func stop() {}
+
+    func read(now: Double) throws(SensorError) -> RawSample? {
+        let tick = ticks.withLock { ticks in
+            defer { ticks += 1 }
+            return ticks
+        }
+        if let failAfter, tick >= failAfter { throw SensorError(device: "timer", reason: "unplugged") }
+        return RawSample(time: Double(tick) / 50, acceleration: [0, 0, 1], rotationRate: .zero)
+    }
+}
+
+@Suite struct SamplerTests {
+    @Test func runDeliversOneSampleAtEachTickOfTheRate() throws {
+        let clock = ManualClock(start: 1000)
+        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 100)
+        var times: [Double] = []
+        try sampler.run(from: 1000, duration: 2) { times.append($0.time) }
+        try #require(times.count == 200)
+        #expect(times.enumerated().map { abs($1 - (1000 + Double($0) / 100)) }.max()! < 1e-9)
+    }
+
+    @Test func runStartingLaterThanTheClockWaitsForTheStart() throws {
+        let clock = ManualClock(start: 0)
+        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 50)
+        var times: [Double] = []
+        try sampler.run(from: 12.5, duration: 1) { times.append($0.time) }
+        #expect(times.count == 50)
+        #expect(times.first == 12.5)
+        #expect(abs(clock.now() - (12.5 + 49.0 / 50)) < 1e-9)
+    }
+
+    @Test func droppedSamplesAreNotDeliveredAndTheRestKeepTheirTimes() throws {
+        let sensor = SimulatedSensor(holder: alice, faults: try SimulatedFaults("dropped"))
+        sensor.perform(Performance(user: alice, gesture: .shake, take: 1, sessionStart: 1000, sessionEnd: 1002,
+                                   go: 1000.5, stop: 1001.5))
+        let sampler = Sampler(sensor: sensor, clock: ManualClock(start: 1000), rate: 100)
+        var times: [Double] = []
+        try sampler.run(from: 1000, duration: 2) { times.append($0.time) }
+        #expect(times.count < 200)
+        #expect(!times.isEmpty)
+        #expect(times.map { ($0 - 1000) * 100 }.allSatisfy { abs($0 - $0.rounded()) < 1e-6 })
+        #expect(times == times.sorted())
+    }
+
+    @Test func stopEndsTheLoopAfterTheCurrentReading() throws {
+        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
+        var count = 0
+        try sampler.run(from: 1000, duration: 10) { _ in
+            count += 1
+            if count == 37 { sampler.stop() }
+        }
+        #expect(count == 37)
+        #expect(sampler.isStopped)
+    }
+
+    @Test func stoppedSamplerDeliversNothing() throws {
+        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
+        sampler.stop()
+        var count = 0
+        try sampler.run(from: 1000, duration: 1) { _ in count += 1 }
+        #expect(count == 0)
+    }
+
+    @Test func streamYieldsTheSameSamplesAsRun() async throws {
+        let direct = Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        var expected: [RawSample] = []
+        try direct.run(from: 1000, duration: 2) { expected.append($0) }
+
+        let streamed = Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        var received: [RawSample] = []
+        for try await sample in streamed.samples(from: 1000, duration: 2) {
+            received.append(sample)
+        }
+        #expect(received.count == 200)
+        #expect(received == expected)
+    }
+
+    @Test func deviceTimedSensorIsReadUntilItsTimePassesTheEnd() throws {
+        let sampler = Sampler(sensor: DeviceTimedSensor(), clock: ManualClock(start: 0), rate: 50)
+        var times: [Double] = []
+        try sampler.run(from: 0, duration: 1) { times.append($0.time) }
+        #expect(times == (0..<50).map { Double($0) / 50 })
+    }
+
+    @Test func sensorErrorEndsTheStreamWithThatError() async throws {
+        let sampler = Sampler(sensor: DeviceTimedSensor(failAfter: 10), clock: ManualClock(start: 0), rate: 50)
+        var count = 0
+        let error = await #expect(throws: SensorError.self) {
+            for try await _ in sampler.samples(from: 0, duration: 5) { count += 1 }
+        }
+        #expect(count == 10)
+        #expect(error?.reason == "unplugged")
+    }
+}
