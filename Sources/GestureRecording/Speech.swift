@@ -36,7 +36,7 @@ public final class Speech: Sendable {
                 print(prompt.text)
                 guard voice != .printed else { continue }
                 if let failure = await Self.speak(prompt, number: number, voice: voice) {
-                    warn("espeak-ng could not speak (\(failure)); prompts are printed instead")
+                    warn("espeak-ng could not speak (\(failure)); is there a sound device? Prompts are printed instead")
                     voice = .printed
                 }
             }
@@ -67,9 +67,10 @@ public final class Speech: Sendable {
         do {
             let result = try await run(.name("espeak-ng"), arguments: Arguments(arguments),
                                        output: .discarded, error: .string(limit: 4096))
-            guard result.terminationStatus.isSuccess else {
-                let message = result.standardError.split(separator: "\n").first.map(String.init)
-                return message ?? "\(result.terminationStatus)"
+            // Without a sound device espeak-ng still exits 0; it says so on standard error.
+            let complaint = result.standardError.split(separator: "\n").last { $0.hasPrefix("error:") }
+            guard result.terminationStatus.isSuccess, complaint == nil else {
+                return complaint.map(String.init) ?? "\(result.terminationStatus)"
             }
             return nil
         } catch {
