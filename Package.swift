@@ -30,16 +30,25 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        // Loading, inspecting, cleaning, plotting, balancing and splitting recordings.
+        .target(name: "GestureAnalysis", dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
+        // OpenBLAS's CBLAS interface (Debian: libopenblas-dev).
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        // Tensors, layers, training, evaluation and the model file.
+        .target(
+            name: "GestureLearning",
+            dependencies: ["GestureCore", "COpenBLAS"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         .executableTarget(
             name: "gesture",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureRecording",
+                "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureSensors",
+                "GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
@@ -47,5 +56,9 @@ let package = Package(
         .testTarget(
             name: "GestureRecordingTests",
             dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
+        .testTarget(
+            name: "GestureAnalysisTests",
+            dependencies: ["GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis"]),
+        .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureLearning"]),
     ]
 )
