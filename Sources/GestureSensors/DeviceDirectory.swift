@@ -15,14 +15,20 @@ public struct DeviceDirectory: Sendable {
         [SimulatedSensor(seed: seed, holder: Self.anyone).info]
     }
 
-    /// The sensor `id` names, held by `holder`.
-    public func open(_ id: String, holder: UserID) throws(SensorError) -> any MotionSensor {
+    /// The sensor `id` names, held by `holder`; a replay plays on `clock`.
+    public func open(_ id: String, holder: UserID, clock: any SamplingClock) throws(SensorError) -> any MotionSensor {
         if id == SimulatedSensor.id {
             return SimulatedSensor(seed: seed, holder: holder, faults: faults)
         }
+        if id.hasPrefix(Self.replayPrefix) {
+            return try ReplaySensor(file: String(id.dropFirst(Self.replayPrefix.count)), clock: clock)
+        }
         let known = available().map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-        throw SensorError(device: id, reason: "no such device; devices here: \(known)")
+        throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv")
     }
+
+    /// `--device replay:FILE.csv` plays a recording back.
+    public static let replayPrefix = "replay:"
 
     private static let anyone = try! UserID("anyone")
 }

@@ -20,7 +20,7 @@ struct FolderOptions: ParsableArguments {
 }
 
 struct SensorOptions: ParsableArguments {
-    @Option(help: "The sensor to read, as `gesture devices` lists it.")
+    @Option(help: "The sensor to read, as `gesture devices` lists it, or replay:FILE.csv to play a recording back.")
     var device = SimulatedSensor.id
 
     @Option(help: "Sampling rate in Hz.")
@@ -33,9 +33,9 @@ struct SensorOptions: ParsableArguments {
             help: "Mistakes for the simulated sensor to make, e.g. wrong-gesture@2,upside-down,dead-axis@1,dropped.")
     var simFaults = ""
 
-    func open(holder: UserID) throws -> any MotionSensor {
+    func open(holder: UserID, clock: any SamplingClock) throws -> any MotionSensor {
         do {
-            return try DeviceDirectory(seed: seed, faults: SimulatedFaults(simFaults)).open(device, holder: holder)
+            return try DeviceDirectory(seed: seed, faults: SimulatedFaults(simFaults)).open(device, holder: holder, clock: clock)
         } catch {
             throw Failure.usage("\(error)")
         }

@@ -40,7 +40,7 @@ struct Record: AsyncParsableCommand {
     @Flag(exclusivity: .exclusive, help: "Keep or discard the takes without asking.")
     var decision: Decision?
 
-    @Flag(help: "Run on simulated time, without waiting (simulated sensor only).")
+    @Flag(help: "Run on simulated time, without waiting (simulated sensor and replays only).")
     var fast = false
 
     enum Decision: EnumerableFlag { case keep, discard }
@@ -75,11 +75,11 @@ struct RecordingRun {
 
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
-        let device = try sensor.open(holder: plan.user)
-        if fast, !(device is SimulatedSensor) {
-            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor has")
-        }
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
+        let device = try sensor.open(holder: plan.user, clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) {
+            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
+        }
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(plan: plan, sensor: device, clock: clock, rate: sensor.rate, folder: folder)

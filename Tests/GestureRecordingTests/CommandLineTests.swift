@@ -135,3 +135,20 @@ import struct SystemPackage.FilePath
         }
     }
 }
+
+@Suite struct ReplayRecordingTests {
+    @Test func aReplayedRecordingIsRecordedAgainSampleForSample() throws {
+        let folder = TemporaryFolder()
+        let common = ["--gesture", "chop", "--take", "2", "--rest", "1", "--fast", "--quiet", "--keep"]
+        #expect(try runGesture(["record", "--user", "ann", "--takes", "2"] + common, in: folder.path).status == 0)
+        let original = try readRows(folder.path.appending("recordings/ann-recordings.csv"))
+        let replay = try runGesture(["record", "--user", "bob", "--takes", "1", "--device", "replay:recordings/ann-recordings.csv"] + common,
+                                    in: folder.path)
+        #expect(replay.status == 0, "\(replay.error)")
+        let copy = try readRows(folder.path.appending("recordings/bob-recordings.csv"))
+        // Two 7.5 s takes replayed into one: the new intro plays the first 2 s, the take the next 7.5.
+        #expect(copy.count == 750)
+        #expect(copy.map(\.rawAcceleration).elementsEqual(original[200..<950].map(\.rawAcceleration)))
+        #expect(copy.map(\.rawRotationRate).elementsEqual(original[200..<950].map(\.rawRotationRate)))
+    }
+}

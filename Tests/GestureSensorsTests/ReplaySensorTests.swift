@@ -1,0 +1,44 @@
+import Foundation
+import GestureCore
+import GestureSensors
+import Testing
+
+@Suite struct ReplaySensorTests {
+    private func writeRecording(_ rows: [(session: String, time: Double, x: Double)]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).csv").path
+        let lines = rows.map { row in
+            RecordingCSV.line(for: RecordingRow(
+                session: SessionID(rawValue: row.session), activity: .rest, timestamp: row.time,
+                motion: DeviceMotion(values: Array(repeating: 0, count: 12)),
+                rawAcceleration: [row.x, 0, 1], rawRotationRate: [0, row.x, 0]))
+        }
+        try ([RecordingCSV.header] + lines).joined(separator: "\n").appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func playsEveryReadingOnceInOrderAtItsRecordedPace() throws {
+        let file = try writeRecording([("a", 0, 1), ("a", 0.02, 2), ("a", 0.08, 3), ("b", 0, 4), ("b", 0.02, 5)])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let clock = ManualClock(start: 100)
+        let sensor = try ReplaySensor(file: file, clock: clock)
+        #expect(try sensor.start(rate: 500) == 50)
+        var samples: [RawSample] = []
+        for _ in 0..<5 { samples.append(try #require(try sensor.read(now: clock.now()))) }
+        #expect(samples.map(\.acceleration.x) == [1, 2, 3, 4, 5])
+        #expect(samples.map(\.rotationRate.y) == [1, 2, 3, 4, 5])
+        // Session b starts one period after session a's last reading, and the gap in a is kept.
+        let times = samples.map { ($0.time - 100) * 1000 }.map { $0.rounded() }
+        #expect(times == [0, 20, 80, 100, 120])
+        #expect(clock.now() == samples.last!.time)
+        #expect(throws: SensorError.self) { try sensor.read(now: clock.now()) }
+    }
+
+    @Test func aFileThatIsNotARecordingIsAClearError() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).csv").path
+        try "name,age\nbob,3\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: SensorError.self) { try ReplaySensor(file: path, clock: ManualClock()) }
+        #expect(error?.description.hasPrefix("replay:\(path): not a recording: \(path):1: header lacks sessionId") == true)
+        #expect(throws: SensorError.self) { try ReplaySensor(file: "/nonexistent.csv", clock: ManualClock()) }
+    }
+}
