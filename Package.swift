@@ -19,8 +19,10 @@ let package = Package(
         .target(name: "GestureCore"),
         // The few Linux calls Swift cannot make directly.
         .target(name: "CLinux"),
+        // libevdev (Debian: libevdev-dev), for input-device sensors.
+        .systemLibrary(name: "CLibEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // Motion sources behind one protocol, rate control and sensor fusion.
-        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux"]),
+        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux", "CLibEvdev"]),
         // The session protocol, speech, the CSV writer and the catalog.
         .target(
             name: "GestureRecording",
@@ -49,6 +51,13 @@ let package = Package(
             name: "gesture-bench",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // Kernel devices with chosen motion, for the tests in the VM.
+        .executableTarget(
+            name: "gesture-devicetest",
+            dependencies: [
+                "GestureCore", "GestureSensors", "CLibEvdev",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),

@@ -11,8 +11,11 @@ public struct DeviceDirectory: Sendable {
         self.faults = faults
     }
 
-    public func available() -> [SensorInfo] {
-        [SimulatedSensor(seed: seed, holder: Self.anyone).info]
+    /// The sensors found, the simulated one first, and the device nodes that could not be opened.
+    public func available() -> (sensors: [SensorInfo], unreadable: [String]) {
+        let evdev = EvdevDiscovery.motionDevices()
+        let found = evdev.found.map { SensorInfo(id: $0.id, name: $0.name, maximumRate: 1000, location: $0.path) }
+        return ([SimulatedSensor(seed: seed, holder: Self.anyone).info] + found, evdev.unreadable)
     }
 
     /// The sensor `id` names, held by `holder`; a replay plays on `clock`.
@@ -20,10 +23,13 @@ public struct DeviceDirectory: Sendable {
         if id == SimulatedSensor.id {
             return SimulatedSensor(seed: seed, holder: holder, faults: faults)
         }
+        if id.hasPrefix(EvdevDiscovery.prefix), let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id }) {
+            return try EvdevSensor(path: found.path, id: id)
+        }
         if id.hasPrefix(Self.replayPrefix) {
             return try ReplaySensor(file: String(id.dropFirst(Self.replayPrefix.count)), clock: clock)
         }
-        let known = available().map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+        let known = available().sensors.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
         throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv")
     }
 

@@ -7,11 +7,14 @@ public struct SensorInfo: Sendable, Equatable {
     public var name: String
     /// The highest rate, in Hz, the device can sample at.
     public var maximumRate: Double
+    /// Where it is: a device node, or "built in".
+    public var location: String
 
-    public init(id: String, name: String, maximumRate: Double) {
+    public init(id: String, name: String, maximumRate: Double, location: String = "built in") {
         self.id = id
         self.name = name
         self.maximumRate = maximumRate
+        self.location = location
     }
 }
 

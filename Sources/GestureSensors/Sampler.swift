@@ -55,7 +55,11 @@ public final class Sampler: Sendable {
                 guard deadline < end else { return }
                 clock.sleep(until: deadline)
             }
-            guard let sample = try sensor.read(now: clock.now()) else { continue }
+            guard let sample = try sensor.read(now: clock.now()) else {
+                // A device-timed sensor that went quiet must not keep the recording open.
+                if sensor.pacing == .deviceTimed, clock.now() >= end { return }
+                continue
+            }
             guard sample.time < end else { return }
             deliver(sample)
         }

@@ -8,15 +8,20 @@ struct Devices: ParsableCommand {
     @Flag(help: "JSON, for scripts.") var json = false
 
     func run() throws {
-        let devices = DeviceDirectory().available()
+        let (devices, unreadable) = DeviceDirectory().available()
+        for path in unreadable {
+            Terminal.warn("cannot open \(path); if it is a sensor, add the user to the group 'input' and log in again")
+        }
         if json {
-            let objects = devices.map { ["id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate] as [String: Any] }
+            let objects = devices.map {
+                ["id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location] as [String: Any]
+            }
             let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
             Terminal.say(String(decoding: data, as: UTF8.self))
         } else {
             Terminal.say(Summary.table(
-                header: ["id", "name", "max rate Hz"],
-                rows: devices.map { [$0.id, $0.name, String(format: "%g", $0.maximumRate)] }))
+                header: ["id", "name", "max rate Hz", "location"],
+                rows: devices.map { [$0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location] }))
         }
     }
 }

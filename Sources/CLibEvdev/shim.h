@@ -1,0 +1,3 @@
+#include <libevdev/libevdev.h>
+#include <libevdev/libevdev-uinput.h>
+#include <poll.h>
