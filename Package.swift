@@ -21,8 +21,10 @@ let package = Package(
         .target(name: "CLinux"),
         // libevdev (Debian: libevdev-dev), for input-device sensors.
         .systemLibrary(name: "CLibEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // libiio 0.x (Debian: libiio-dev), for Industrial I/O sensors.
+        .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         // Motion sources behind one protocol, rate control and sensor fusion.
-        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux", "CLibEvdev"]),
+        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux", "CLibEvdev", "CLibIIO"]),
         // The session protocol, speech, the CSV writer and the catalog.
         .target(
             name: "GestureRecording",
@@ -53,11 +55,13 @@ let package = Package(
                 "GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // A fake HID sensor hub through uhid, for the tests in the VM.
+        .target(name: "CSensorHub"),
         // Kernel devices with chosen motion, for the tests in the VM.
         .executableTarget(
             name: "gesture-devicetest",
             dependencies: [
-                "GestureCore", "GestureSensors", "CLibEvdev",
+                "GestureCore", "GestureSensors", "CLibEvdev", "CSensorHub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),

@@ -15,7 +15,7 @@ public struct DeviceDirectory: Sendable {
     public func available() -> (sensors: [SensorInfo], unreadable: [String]) {
         let evdev = EvdevDiscovery.motionDevices()
         let found = evdev.found.map { SensorInfo(id: $0.id, name: $0.name, maximumRate: 1000, location: $0.path) }
-        return ([SimulatedSensor(seed: seed, holder: Self.anyone).info] + found, evdev.unreadable)
+        return ([SimulatedSensor(seed: seed, holder: Self.anyone).info] + IIOSensor.available() + found, evdev.unreadable)
     }
 
     /// The sensor `id` names, held by `holder`; a replay plays on `clock`.
@@ -25,6 +25,9 @@ public struct DeviceDirectory: Sendable {
         }
         if id.hasPrefix(EvdevDiscovery.prefix), let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id }) {
             return try EvdevSensor(path: found.path, id: id)
+        }
+        if id.hasPrefix(IIOMotionDevices.prefix) {
+            return try IIOSensor(id: id)
         }
         if id.hasPrefix(Self.replayPrefix) {
             return try ReplaySensor(file: String(id.dropFirst(Self.replayPrefix.count)), clock: clock)

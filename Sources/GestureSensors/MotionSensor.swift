@@ -47,9 +47,13 @@ public protocol MotionSensor: AnyObject, Sendable {
     /// The next reading, or nil when the device dropped it.
     func read(now: Double) throws(SensorError) -> RawSample?
     func stop()
+    /// What the user should know about how the device is read, once it has started.
+    var warnings: [String] { get }
 }
 
 extension MotionSensor {
+    public var warnings: [String] { [] }
+
     /// Rejects a rate that is not positive or exceeds what the device can do.
     public func validate(rate: Double) throws(SensorError) {
         guard rate.isFinite, rate > 0 else {

@@ -86,6 +86,7 @@ struct RecordingRun {
         } catch {
             throw Failure.usage("\(error)")
         }
+        device.warnings.forEach(Terminal.warn)
         if recorder.isAppending, !append {
             let question = "\(plan.user) already has recordings in \(recorder.file). Append to them?"
             guard Terminal.ask(question, default: false) == true else {

@@ -6,33 +6,48 @@ out=.cache/vm/out
 rm -rf "$out" && mkdir -p "$out"
 kernel=$(sed -n 's/.*gesture.kernel=\([^ ]*\).*/\1/p' /proc/cmdline)
 load() { /usr/sbin/modprobe -d "$kernel" -S "$(uname -r)" "$@"; }
-load evdev
-load uinput
+for module in evdev uinput uhid hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d; do load "$module"; done
 
 wait_for() { for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done; echo "timed out waiting for $1"; return 1; }
-record() { # DEVICE USER: one 5 s take at 50 Hz into $out/recordings
+record() { # DEVICE USER: one take at 50 Hz into $out/recordings
   "$bin/gesture" record --device "$1" --user "$2" --gesture shake --takes 1 --take 3 --rest 1 \
     --rate 50 --quiet --keep --recordings "$out/recordings"
 }
+inject() { # INJECTOR NAME: replay a real watch recording at 50 Hz until $out/NAME.stop exists
+  "$bin/gesture-devicetest" "$1" --data .cache/vm/motion.csv --rate 50 \
+    --injected "$out/$2-injected.csv" --ready-file "$out/$2.ready" --stop-file "$out/$2.stop" &
+  injector=$!
+  wait_for "$out/$2.ready"
+}
 
-# evdev: a uinput accelerometer + gyroscope replaying 20 s of a real watch recording.
-"$bin/gesture-devicetest" uinput --data .cache/vm/motion.csv --rate 50 --frames 1000 \
-  --injected "$out/evdev-injected.csv" --ready-file "$out/evdev.ready" &
-injector=$!
-wait_for "$out/evdev.ready"
-
+# evdev: a uinput accelerometer + gyroscope.
+inject uinput evdev
 "$bin/gesture" devices --json > "$out/devices.json"
 record evdev:GestureLab_VM_IMU vmevdev > "$out/evdev-record.log" 2>&1
-wait "$injector"
+touch "$out/evdev.stop" && wait "$injector"
 
-# evdev unplugged mid-take: the device disappears 7 s after it appeared, during the take.
-"$bin/gesture-devicetest" uinput --data .cache/vm/motion.csv --rate 50 --frames 1000 --destroy-after 350 \
-  --injected "$out/unplug-injected.csv" --ready-file "$out/unplug.ready" &
-injector=$!
-wait_for "$out/unplug.ready"
-set +e
-record evdev:GestureLab_VM_IMU vmunplug > "$out/unplug-record.log" 2>&1
-echo $? > "$out/unplug.status"
-set -e
-wait "$injector"
+# IIO: a HID sensor hub through uhid; the kernel's hid-sensor drivers make accel_3d and gyro_3d.
+inject sensorhub iio
+"$bin/gesture" devices --json > "$out/devices-iio.json"
+record iio:accel_3d+gyro_3d vmiio > "$out/iio-record.log" 2>&1
+touch "$out/iio.stop" && wait "$injector"
+
+# Unplugged mid-take: each device disappears once its take has rows on disk.
+unplug() { # KIND INJECTOR DEVICE USER
+  inject "$2" "$1-unplug"
+  record "$3" "$4" > "$out/$1-unplug-record.log" 2>&1 &
+  local recorder=$!
+  for _ in $(seq 300); do
+    [ "$(cat "$out/recordings/$4-recordings.csv" 2>/dev/null | wc -l)" -gt 60 ] && break
+    sleep 0.1
+  done
+  touch "$out/$1-unplug.stop"
+  set +e
+  wait "$recorder"
+  echo $? > "$out/$1-unplug.status"
+  set -e
+  wait "$injector"
+}
+unplug evdev uinput evdev:GestureLab_VM_IMU vmunplug
+unplug iio sensorhub iio:accel_3d+gyro_3d vmiiounplug
 echo "guest done"
