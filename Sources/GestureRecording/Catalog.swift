@@ -23,6 +23,8 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var end: String
     public var device: String
     public var requestedRate: Double
+    /// The rate the device was set to: the nearest it offers to the one requested.
+    public var deviceRate: Double
     public var achievedRate: Double
     /// Root mean square of the sample interval's deviation from the nominal period, in ms.
     public var jitterMs: Double
@@ -33,8 +35,8 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var reason: String?
 
     public init(id: String, user: String, gesture: String, take: Int, start: String, end: String, device: String,
-                requestedRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int, file: String,
-                status: SessionStatus, reason: String? = nil) {
+                requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
+                file: String, status: SessionStatus, reason: String? = nil) {
         self.id = id
         self.user = user
         self.gesture = gesture
@@ -43,6 +45,7 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.end = end
         self.device = device
         self.requestedRate = requestedRate
+        self.deviceRate = deviceRate
         self.achievedRate = achievedRate
         self.jitterMs = jitterMs
         self.sampleCount = sampleCount
@@ -112,6 +115,12 @@ public final class Catalog: Sendable {
                 t.column("action", .text).notNull()
                 t.column("reason", .text)
             }
+        }
+        migrator.registerMigration("v3: device rate") { db in
+            try db.alter(table: "sessions") { t in
+                t.add(column: "deviceRate", .double).notNull().defaults(to: 0)
+            }
+            try db.execute(sql: "UPDATE sessions SET deviceRate = requestedRate")
         }
         return migrator
     }

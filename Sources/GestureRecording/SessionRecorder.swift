@@ -21,6 +21,8 @@ public struct RecordingOutcome: Sendable {
 public final class SessionRecorder: Sendable {
     public let plan: SessionPlan
     public let sensor: any MotionSensor
+    /// The rate asked for, and the one the device was set to.
+    public let requestedRate: Double
     public let rate: Double
     public let folder: RecordingsFolder
     public let file: FilePath
@@ -39,6 +41,7 @@ public final class SessionRecorder: Sendable {
         self.sensor = sensor
         self.clock = clock
         self.folder = folder
+        requestedRate = rate
         do {
             try sensor.validate(rate: rate)
             self.rate = try sensor.start(rate: rate)
@@ -106,7 +109,7 @@ public final class SessionRecorder: Sendable {
         let record = SessionRecord(
             id: context.sessionID(take: take).rawValue, user: plan.user.rawValue, gesture: plan.gesture.rawValue,
             take: take, start: context.wallClock(plan.sessionStart(take: take)), end: "", device: sensor.info.id,
-            requestedRate: rate, achievedRate: 0, jitterMs: 0, sampleCount: 0,
+            requestedRate: requestedRate, deviceRate: rate, achievedRate: 0, jitterMs: 0, sampleCount: 0,
             file: folder.relative(file), status: .incomplete, reason: "recording")
         try catalog.insert(record)
         return OpenTake(record: record)

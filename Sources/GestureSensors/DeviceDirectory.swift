@@ -5,10 +5,18 @@ public struct DeviceDirectory: Sendable {
     /// Options for the simulated sensor.
     public var seed: UInt64
     public var faults: SimulatedFaults
+    /// How to read the real devices, from devices/.
+    public var profiles: [DeviceProfile]
 
-    public init(seed: UInt64 = 1, faults: SimulatedFaults = .none) {
+    public init(seed: UInt64 = 1, faults: SimulatedFaults = .none, profiles: [DeviceProfile] = []) {
         self.seed = seed
         self.faults = faults
+        self.profiles = profiles
+    }
+
+    /// The profile a device is read through, if one matches.
+    public func profile(for sensor: SensorInfo) -> DeviceProfile? {
+        profiles.first { $0.matches(sensor) }
     }
 
     /// The sensors found, the simulated one first, and the device nodes that could not be opened.
@@ -24,16 +32,24 @@ public struct DeviceDirectory: Sendable {
             return SimulatedSensor(seed: seed, holder: holder, faults: faults)
         }
         if id.hasPrefix(EvdevDiscovery.prefix), let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id }) {
-            return try EvdevSensor(path: found.path, id: id)
+            return profiled(try EvdevSensor(path: found.path, id: id), mounting: true)
         }
         if id.hasPrefix(IIOMotionDevices.prefix) {
-            return try IIOSensor(id: id)
+            let info = IIOSensor.available().first { $0.id == id }
+            let profile = info.flatMap(profile(for:))
+            return profiled(try IIOSensor(id: id, mountMatrix: profile?.mountMatrix), mounting: false)
         }
         if id.hasPrefix(Self.replayPrefix) {
             return try ReplaySensor(file: String(id.dropFirst(Self.replayPrefix.count)), clock: clock)
         }
         let known = available().sensors.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
         throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv")
+    }
+
+    /// The sensor through its profile; `mounting` when the profile's mount matrix is applied
+    /// outside the sensor.
+    private func profiled(_ sensor: any MotionSensor, mounting: Bool) -> any MotionSensor {
+        profile(for: sensor.info).map { ProfiledSensor(sensor, profile: $0, mounting: mounting) } ?? sensor
     }
 
     /// `--device replay:FILE.csv` plays a recording back.

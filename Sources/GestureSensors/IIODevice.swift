@@ -16,7 +16,7 @@ struct IIOTriple {
     let channels: [OpaquePointer]
     let scale: [Double]
     let offset: [Double]
-    let mount: [[Double]]?
+    var mount: [[Double]]?
 
     /// The triple of `kind` in `device`, if it has all three axes.
     init?(_ kind: Kind, in device: OpaquePointer) {
@@ -47,9 +47,19 @@ struct IIOTriple {
         return iio_channel_attr_read_double(channel, name, &value) == 0 ? value : nil
     }
 
+    /// A channel attribute's text.
     static func text(_ channel: OpaquePointer, _ name: String) -> String? {
+        read { iio_channel_attr_read(channel, name, $0, $1) }
+    }
+
+    /// A device attribute's text.
+    static func text(device: OpaquePointer, _ name: String) -> String? {
+        read { iio_device_attr_read(device, name, $0, $1) }
+    }
+
+    private static func read(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int) -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard iio_channel_attr_read(channel, name, &buffer, buffer.count) > 0 else { return nil }
+        guard buffer.withUnsafeMutableBufferPointer({ body($0.baseAddress!, $0.count) }) > 0 else { return nil }
         return String(cString: buffer)
     }
 

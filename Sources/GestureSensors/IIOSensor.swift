@@ -23,13 +23,18 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
     private var rotation: IIOStream?
     private var period = 0.01
 
-    public init(id: String) throws(SensorError) {
+    /// - Parameter mountMatrix: replaces the mounting the kernel reports.
+    public init(id: String, mountMatrix: [[Double]]? = nil) throws(SensorError) {
         guard let context = iio_create_local_context() else {
             throw SensorError(device: id, reason: "cannot read the IIO devices: \(String(cString: strerror(errno)))")
         }
-        guard let pair = IIOMotionDevices(context: context).pairs.first(where: { $0.id == id }) else {
+        guard var pair = IIOMotionDevices(context: context).pairs.first(where: { $0.id == id }) else {
             iio_context_destroy(context)
             throw SensorError(device: id, reason: "no such IIO device")
+        }
+        if let mountMatrix {
+            pair.acceleration.mount = mountMatrix
+            pair.rotationRate?.mount = mountMatrix
         }
         self.context = context
         self.pair = pair
@@ -59,7 +64,7 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         var actual = rate
         for triple in [pair.acceleration, pair.rotationRate].compactMap({ $0 }) {
             _ = iio_device_attr_write(triple.device, "current_timestamp_clock", "monotonic")
-            actual = Self.setSamplingFrequency(rate, on: triple) ?? actual
+            actual = try setSamplingFrequency(rate, on: triple) ?? actual
         }
         period = 1 / actual
         do {
@@ -111,10 +116,16 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         SensorError(device: info.id, reason: "stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
     }
 
-    private static func setSamplingFrequency(_ rate: Double, on triple: IIOTriple) -> Double? {
+    /// Sets the nearest rate the device offers; a rate above all of them is an error.
+    private func setSamplingFrequency(_ rate: Double, on triple: IIOTriple) throws(SensorError) -> Double? {
         let channel = triple.channels[0]
-        let available = IIOTriple.text(channel, "sampling_frequency_available")?
-            .split(separator: " ").compactMap { Double($0) } ?? []
+        let offered = IIOTriple.text(channel, "sampling_frequency_available")
+            ?? IIOTriple.text(device: triple.device, "sampling_frequency_available")
+        let available = offered?.split(separator: " ").compactMap { Double($0) } ?? []
+        if let fastest = available.max(), rate > fastest * 1.01 {
+            let rates = available.map { String(format: "%g", $0) }.joined(separator: ", ")
+            throw SensorError(device: info.id, reason: "\(triple.deviceName) cannot sample at \(String(format: "%g", rate)) Hz; it can do \(rates) Hz")
+        }
         let chosen = available.min { abs($0 - rate) < abs($1 - rate) } ?? rate
         _ = iio_channel_attr_write_double(channel, "sampling_frequency", chosen)
         return IIOTriple.attribute(channel, "sampling_frequency").flatMap { $0 > 0 ? $0 : nil }
@@ -226,9 +237,13 @@ final class IIOStream {
         }
     }
 
-    /// One channel's value in one scan, in host byte order and sign-extended by libiio.
     private func value(of channel: OpaquePointer, scan: Int, step: Int) -> Int64 {
-        let source = iio_buffer_first(buffer, channel)! + scan * step
+        Self.decode(channel, at: iio_buffer_first(buffer, channel)! + scan * step)
+    }
+
+    /// A channel's value as stored in a scan, converted by libiio to host byte order and
+    /// sign-extended to 64 bits.
+    static func decode(_ channel: OpaquePointer, at source: UnsafeRawPointer) -> Int64 {
         let format = iio_channel_get_data_format(channel)!.pointee
         var converted: Int64 = 0
         withUnsafeMutableBytes(of: &converted) { iio_channel_convert(channel, $0.baseAddress, source) }

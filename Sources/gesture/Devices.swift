@@ -6,22 +6,27 @@ struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the accelerometers and gyroscopes found.")
 
     @Flag(help: "JSON, for scripts.") var json = false
+    @OptionGroup var profiles: ProfileOptions
 
     func run() throws {
-        let (devices, unreadable) = DeviceDirectory().available()
+        let directory = DeviceDirectory(profiles: try profiles.load())
+        let (devices, unreadable) = directory.available()
         for path in unreadable {
             Terminal.warn("cannot open \(path); if it is a sensor, add the user to the group 'input' and log in again")
         }
         if json {
             let objects = devices.map {
-                ["id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location] as [String: Any]
+                ["id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location,
+                 "profile": directory.profile(for: $0)?.file ?? ""] as [String: Any]
             }
             let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
             Terminal.say(String(decoding: data, as: UTF8.self))
         } else {
             Terminal.say(Summary.table(
-                header: ["id", "name", "max rate Hz", "location"],
-                rows: devices.map { [$0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location] }))
+                header: ["id", "name", "max rate Hz", "location", "profile"],
+                rows: devices.map {
+                    [$0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location, directory.profile(for: $0)?.file ?? "-"]
+                }))
         }
     }
 }

@@ -82,7 +82,7 @@ struct RecordingRun {
         }
         let recorder: SessionRecorder
         do {
-            recorder = try SessionRecorder(plan: plan, sensor: device, clock: clock, rate: sensor.rate, folder: folder)
+            recorder = try SessionRecorder(plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder)
         } catch {
             throw Failure.usage("\(error)")
         }

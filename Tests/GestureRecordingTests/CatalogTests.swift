@@ -7,7 +7,7 @@ import Testing
     @Test func aNewCatalogHasEveryMigration() throws {
         let folder = TemporaryFolder()
         let catalog = try Catalog(path: folder.path.appending("catalog.sqlite").string)
-        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history"])
+        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate"])
     }
 
     @Test func anOldCatalogIsMigratedAndKeepsItsSessions() throws {
@@ -29,8 +29,9 @@ import Testing
         }
         try old.close()
         let catalog = try Catalog(path: path)
-        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history"])
+        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate"])
         #expect(try catalog.sessions().map(\.sampleCount) == [42])
+        #expect(try catalog.sessions().map(\.deviceRate) == [100])
         try catalog.setStatus(.discarded, reason: "test", of: ["s-1"])
         #expect(try catalog.history(of: "s-1").map(\.action) == ["discarded"])
     }

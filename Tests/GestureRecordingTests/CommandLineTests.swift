@@ -152,3 +152,26 @@ import struct SystemPackage.FilePath
         #expect(copy.map(\.rawRotationRate).elementsEqual(original[200..<950].map(\.rawRotationRate)))
     }
 }
+
+@Suite struct DeviceCommandTests {
+    @Test func aMalformedProfileIsOneLineNamingFileLineAndField() throws {
+        let folder = TemporaryFolder()
+        let profiles = folder.path.appending("profiles")
+        try FileManager.default.createDirectory(atPath: profiles.string, withIntermediateDirectories: true)
+        try "match = iio:*\naxes = x x z\n".write(toFile: profiles.appending("bad.profile").string, atomically: true, encoding: .utf8)
+        for arguments in [["devices"], ["record", "--user", "ann", "--gesture", "chop", "--fast", "--quiet", "--keep"]] {
+            let result = try runGesture(arguments + ["--profiles", "profiles"], in: folder.path)
+            #expect(result.status == 2)
+            #expect(result.error.hasPrefix("gesture: profiles/bad.profile:2: axes: expected x, y and z"))
+            #expect(result.error.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test func devicesListsTheSimulatedSensorAsJSON() throws {
+        let folder = TemporaryFolder()
+        let result = try runGesture(["devices", "--json", "--profiles", "none"], in: folder.path)
+        #expect(result.status == 0)
+        let devices = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
+        #expect(devices?.first?["id"] as? String == "sim")
+    }
+}
