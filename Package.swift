@@ -43,6 +43,8 @@ let package = Package(
             name: "GestureLearning",
             dependencies: ["GestureCore", "COpenBLAS"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        // Prediction windows, streaming detection and the game.
+        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors"]),
         .executableTarget(
             name: "gesture",
             dependencies: [
@@ -73,5 +75,6 @@ let package = Package(
             name: "GestureAnalysisTests",
             dependencies: ["GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis"]),
         .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureLearning"]),
+        .testTarget(name: "GestureLiveTests", dependencies: ["GestureCore", "GestureLive"]),
     ]
 )

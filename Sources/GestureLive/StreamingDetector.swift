@@ -1,0 +1,99 @@
+/// Classifies one window at a time, carrying its recurrent state from window to window.
+public protocol WindowClassifier {
+    associatedtype State
+    var classNames: [String] { get }
+    var initialState: State { get }
+    /// Class probabilities of a window of `window × features` values, row-major.
+    func step(_ window: [Float], state: inout State) -> [Float]
+}
+
+/// When a prediction counts as a detection.
+public struct DetectionSettings: Sendable, Equatable {
+    /// Samples between predictions; the window must be a multiple of it.
+    public var offset: Int
+    /// The probability a gesture needs to be reported.
+    public var threshold: Double
+    /// Seconds after a detection during which no other is reported.
+    public var cooldown: Double
+    /// How many of the latest predictions are averaged; 1 averages none.
+    public var averaging: Int
+    /// The class that is never reported.
+    public var rest: String
+
+    public init(offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 1, averaging: Int = 1, rest: String = "rest") {
+        self.offset = offset
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self.averaging = averaging
+        self.rest = rest
+    }
+}
+
+/// One prediction: the most probable class and the one after it.
+public struct Prediction: Sendable, Equatable {
+    public var time: Double
+    public var gesture: String
+    public var probability: Double
+    public var runnerUp: String
+    public var runnerUpProbability: Double
+}
+
+/// Turns a stream of feature samples into gesture detections: overlapping prediction windows
+/// (a window of W samples every K samples), each window slot carrying its own recurrent state
+/// from its previous window, `rest` ignored, a threshold, a cooldown and optional averaging.
+/// Pure logic: time comes with the samples.
+public struct StreamingDetector<Classifier: WindowClassifier> {
+    public let classifier: Classifier
+    public let settings: DetectionSettings
+    private var windows: SlidingWindows
+    private var states: [Classifier.State]
+    private var recent: [[Float]] = []
+    private var quietUntil = -Double.infinity
+
+    public init(classifier: Classifier, window: Int, featureCount: Int, settings: DetectionSettings) {
+        self.classifier = classifier
+        self.settings = settings
+        windows = SlidingWindows(window: window, offset: settings.offset, featureCount: featureCount)
+        states = Array(repeating: classifier.initialState, count: windows.slotCount)
+    }
+
+    /// Adds a sample taken at `time`; returns the prediction its window made, if it completed one.
+    public mutating func add<C: Collection<Float>>(_ sample: C, at time: Double) -> Prediction? {
+        guard let slot = windows.append(sample) else { return nil }
+        let probabilities = classifier.step(Array(windows.latest), state: &states[slot])
+        recent.append(probabilities)
+        if recent.count > settings.averaging { recent.removeFirst() }
+        return prediction(averaged(), at: time)
+    }
+
+    /// The detection a prediction makes, if any; starts the cooldown.
+    public mutating func detection(_ prediction: Prediction) -> Prediction? {
+        guard prediction.gesture != settings.rest, prediction.probability >= settings.threshold,
+              prediction.time >= quietUntil else { return nil }
+        quietUntil = prediction.time + settings.cooldown
+        return prediction
+    }
+
+    /// Forgets every sample, state and prediction: nothing from before can reach a later prediction.
+    public mutating func reset() {
+        windows.reset()
+        states = Array(repeating: classifier.initialState, count: windows.slotCount)
+        recent.removeAll()
+        quietUntil = -.infinity
+    }
+
+    private func averaged() -> [Float] {
+        var sum = [Float](repeating: 0, count: recent[0].count)
+        for probabilities in recent {
+            for index in sum.indices { sum[index] += probabilities[index] }
+        }
+        return sum.map { $0 / Float(recent.count) }
+    }
+
+    private func prediction(_ probabilities: [Float], at time: Double) -> Prediction {
+        let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
+        let second = ranked.count > 1 ? ranked[1] : ranked[0]
+        return Prediction(time: time, gesture: classifier.classNames[ranked[0]], probability: Double(probabilities[ranked[0]]),
+                          runnerUp: classifier.classNames[second], runnerUpProbability: Double(probabilities[second]))
+    }
+}

@@ -1,0 +1,102 @@
+import GestureLive
+import Testing
+
+/// A classifier whose output is a function of its window and state, so tests can tell which
+/// samples and which earlier windows reached a prediction.
+private struct Recorder: WindowClassifier {
+    let classNames = ["rest", "shake", "chop"]
+    var initialState: [Float] { [] }
+
+    /// The state is every window's first value so far; probabilities come from the window's mean.
+    func step(_ window: [Float], state: inout [Float]) -> [Float] {
+        state.append(window[0])
+        let mean = window.reduce(0, +) / Float(window.count)
+        switch mean {
+        case ..<1: return [0.9, 0.05, 0.05]
+        case ..<2: return [0.05, 0.93, 0.02]
+        default: return [0.1, 0.2, 0.7]
+        }
+    }
+}
+
+/// A classifier that reports its slot's state: how many windows the slot has seen and when.
+private struct StateProbe: WindowClassifier {
+    let classNames = ["a", "b"]
+    var initialState: [Float] { [] }
+
+    func step(_ window: [Float], state: inout [Float]) -> [Float] {
+        state.append(window.last!)
+        return [Float(state.count), state.first!]
+    }
+}
+
+/// What a `StateProbe` prediction says: how many windows its slot has seen, and the newest
+/// sample of the slot's first window, whichever of the two ranked first.
+private func probed(_ prediction: Prediction) -> (windows: Double, first: Double) {
+    prediction.gesture == "a"
+        ? (prediction.probability, prediction.runnerUpProbability)
+        : (prediction.runnerUpProbability, prediction.probability)
+}
+
+@Suite struct StreamingDetectorTests {
+    private func detector(threshold: Double = 0.9, cooldown: Double = 1, averaging: Int = 1) -> StreamingDetector<Recorder> {
+        StreamingDetector(classifier: Recorder(), window: 4, featureCount: 1,
+                          settings: DetectionSettings(offset: 2, threshold: threshold, cooldown: cooldown, averaging: averaging))
+    }
+
+    @Test func restIsNeverDetectedAndAGestureOnlyAboveTheThreshold() {
+        var detector = detector()
+        var detections: [Prediction] = []
+        for (index, value) in ([Float](repeating: 0, count: 8) + [Float](repeating: 1.5, count: 8)).enumerated() {
+            if let prediction = detector.add([value], at: Double(index) * 0.1), let found = detector.detection(prediction) {
+                detections.append(found)
+            }
+        }
+        #expect(detections.map(\.gesture) == ["shake"])
+        #expect(detections.first?.probability == Double(Float(0.93)))
+        #expect(detections.first?.runnerUp == "rest")
+
+        var strict = self.detector(threshold: 0.95)
+        let strictDetections = (0..<16).compactMap { strict.add([1.5], at: Double($0)).flatMap { strict.detection($0) } }
+        #expect(strictDetections.isEmpty)
+    }
+
+    @Test func aCooldownSuppressesRepeats() {
+        var detector = detector(cooldown: 1)
+        let found = (0..<40).compactMap { index in detector.add([1.5], at: Double(index) * 0.1).flatMap { detector.detection($0) } }
+        // Predictions every 0.2 s from 0.3 s on; one detection per second of cooldown.
+        #expect(found.map(\.time).map { ($0 * 10).rounded() / 10 } == [0.3, 1.3, 2.3, 3.3])
+    }
+
+    @Test func averagingSmoothsASinglePrediction() {
+        var detector = detector(averaging: 3)
+        var found: [Prediction] = []
+        for (index, value) in ([Float](repeating: 0, count: 12) + [1.5, 1.5, 1.5, 1.5] + [Float](repeating: 0, count: 8)).enumerated() {
+            if let prediction = detector.add([value], at: Double(index)), let hit = detector.detection(prediction) { found.append(hit) }
+        }
+        #expect(found.isEmpty)
+    }
+
+    @Test func eachSlotCarriesItsOwnStateFromItsPreviousWindow() {
+        var detector = StreamingDetector(classifier: StateProbe(), window: 4, featureCount: 1,
+                                         settings: DetectionSettings(offset: 2, threshold: 2, averaging: 1, rest: "none"))
+        let predictions = (1...12).compactMap { detector.add([Float($0)], at: Double($0)) }
+        // Windows end at samples 4, 6, 8, 10, 12: slots 0, 1, 0, 1, 0. A slot's first window ended
+        // at 4 (slot 0) or 6 (slot 1); its count is how many windows it has seen.
+        #expect(predictions.map { probed($0).windows } == [1, 1, 2, 2, 3])
+        #expect(predictions.map { probed($0).first } == [4, 6, 4, 6, 4])
+    }
+
+    @Test func nothingFromBeforeAResetReachesALaterPrediction() throws {
+        var detector = StreamingDetector(classifier: StateProbe(), window: 4, featureCount: 1,
+                                         settings: DetectionSettings(offset: 2, threshold: 2, averaging: 1, rest: "none"))
+        for n in 1...9 { _ = detector.add([Float(n)], at: Double(n)) }
+        detector.reset()
+        let after = (100...105).map { detector.add([Float($0)], at: Double($0)) }
+        #expect(after[0..<3].allSatisfy { $0 == nil })
+        // The first window after the reset: a fresh state that has seen one window, ending at 103.
+        let first = try #require(after[3])
+        #expect(probed(first).windows == 1)
+        #expect(probed(first).first == 103)
+    }
+}
