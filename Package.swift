@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning",
+                "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
