@@ -13,7 +13,7 @@ struct CleanBench: AsyncParsableCommand {
     @Option(help: "Simulated users.") var users = 6
     @Option(help: "Takes per user and gesture.") var takes = 5
     @Option(help: "Chance that a take gets a fault.") var faultRate = 0.2
-    @Option(help: "Seeds to run; the figures are their medians.") var seeds: [UInt64] = [1, 2, 3]
+    @Option(parsing: .upToNextOption, help: "Seeds to run; the figures are their medians.") var seeds: [UInt64] = [1, 2, 3]
 
     func run() async throws {
         print("seed  sessions  faulty  flagged  precision  recall  found by fault")

@@ -18,8 +18,12 @@ struct GroupChecks {
             Statistics.median(reference.map { gravity[$0.id]!.x }),
             Statistics.median(reference.map { gravity[$0.id]!.y }),
             Statistics.median(reference.map { gravity[$0.id]!.z })))
-        let angle = acos(max(-1, min(1, (own * usual).sum()))) * 180 / .pi
+        let angle = Self.degrees(own, usual)
         guard angle > rules.orientationDegrees else { return nil }
+        // Without a usual way of holding it (say half the sessions on the left wrist, half on the
+        // right) there is nothing to disagree with.
+        let agreeing = reference.filter { Self.degrees(gravity[$0.id]!, usual) <= rules.orientationDegrees }.count
+        guard Double(agreeing) >= 0.7 * Double(reference.count) else { return nil }
         let whose = reference.count == sameUser.count ? "\(session.user)'s" : "the"
         return Finding(.orientation, String(
             format: "gravity (%.2f, %.2f, %.2f) g is %.0f° from %@ other %@ sessions' (%.2f, %.2f, %.2f)",
@@ -52,6 +56,10 @@ struct GroupChecks {
         return Finding(.wrongGesture, String(format: "looks like %@, not %@ (distance %.1f to %@'s sessions, %.1f to %@'s)",
                                              nearest.gesture.rawValue, session.gesture.rawValue, nearest.distance,
                                              nearest.gesture.rawValue, ownDistance, session.gesture.rawValue))
+    }
+
+    static func degrees(_ a: Vector3, _ b: Vector3) -> Double {
+        acos(max(-1, min(1, (a * b).sum()))) * 180 / .pi
     }
 
     static func normalized(_ v: Vector3) -> Vector3 { v / (v * v).sum().squareRoot() }

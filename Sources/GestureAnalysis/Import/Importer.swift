@@ -68,7 +68,7 @@ public struct Importer {
             let id = Self.sessionID(source: source.stem ?? "import", session)
             let rows = zip(session.samples, zip(session.labels, motion(of: session.samples))).map { sample, labeled in
                 RecordingRow(session: id, activity: labeled.0, timestamp: sample.time - session.samples[0].time,
-                             motion: labeled.1, rawAcceleration: labeled.1.gravity + labeled.1.userAcceleration,
+                             motion: labeled.1, rawAcceleration: sample.acceleration,
                              rawRotationRate: sample.rotationRate)
             }
             try appender.append(rows)
