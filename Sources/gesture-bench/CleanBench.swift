@@ -16,7 +16,7 @@ struct CleanBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Seeds to run; the figures are their medians.") var seeds: [UInt64] = [1, 2, 3]
 
     func run() async throws {
-        print("seed  sessions  faulty  flagged  precision  recall  found by fault")
+        print("seed  sessions  faulty  flagged  precision  recall  found by fault (named: with the finding the fault should cause)")
         var scores: [CleaningScore] = []
         for seed in seeds {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-clean-\(UUID().uuidString)")
@@ -30,7 +30,7 @@ struct CleanBench: AsyncParsableCommand {
             let score = CleaningScore(found: found, truth: truth)
             scores.append(score)
             let byFault = score.foundByFault.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { "\($0.key.rawValue) \($0.value.found)/\($0.value.of)" }.joined(separator: ", ")
+                .map { "\($0.key.rawValue) \($0.value.found)/\($0.value.of) (named \($0.value.named))" }.joined(separator: ", ")
             print(String(format: "%4d  %8d  %6d  %7d  %9.3f  %6.3f  ", seed, dataset.sessions.count, truth.count,
                          found.count, score.precision, score.recall) + byFault)
             for bad in found where truth[bad.session] == nil { print("  false positive: \(bad.session) \(bad.gesture): \(bad.reasons)") }

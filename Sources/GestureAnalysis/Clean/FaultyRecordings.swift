@@ -57,16 +57,23 @@ public struct CleaningScore: Sendable, Equatable {
     public var truePositives: Int
     public var falsePositives: Int
     public var falseNegatives: Int
-    /// Faulty sessions found, by fault.
-    public var foundByFault: [SimulatedFaults.Kind: (found: Int, of: Int)]
+    /// By fault: the faulty sessions flagged, those flagged with the finding the fault should cause, and all.
+    public var foundByFault: [SimulatedFaults.Kind: (found: Int, named: Int, of: Int)]
+
+    /// The finding each simulated fault should lead to.
+    public static let expectedFinding: [SimulatedFaults.Kind: Finding.Kind] = [
+        .wrongGesture: .wrongGesture, .upsideDown: .orientation, .deadAxis: .flatLine, .droppedSamples: .timing,
+    ]
 
     public init(found: [BadSession], truth: [SessionID: SimulatedFaults.Kind]) {
-        let flagged = Set(found.map(\.session))
-        truePositives = flagged.filter { truth[$0] != nil }.count
+        let flagged = Dictionary(found.map { ($0.session, Set($0.findings.map(\.kind))) }, uniquingKeysWith: { $0.union($1) })
+        truePositives = flagged.keys.filter { truth[$0] != nil }.count
         falsePositives = flagged.count - truePositives
-        falseNegatives = truth.keys.filter { !flagged.contains($0) }.count
+        falseNegatives = truth.keys.filter { flagged[$0] == nil }.count
         foundByFault = Dictionary(grouping: truth, by: \.value).mapValues { sessions in
-            (sessions.filter { flagged.contains($0.key) }.count, sessions.count)
+            (sessions.filter { flagged[$0.key] != nil }.count,
+             sessions.filter { flagged[$0.key]?.contains(Self.expectedFinding[$0.value]!) == true }.count,
+             sessions.count)
         }
     }
 
