@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning",
+                "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.

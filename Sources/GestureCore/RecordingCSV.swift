@@ -45,10 +45,23 @@ public enum RecordingCSV {
 
     /// Reads a whole file's text.
     public static func rows(in text: String, file: String) throws(CSVError) -> [RecordingRow] {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(CSVError) in try rows(inUTF8: bytes, file: file) }
+        }.get()
+    }
+
+    /// Reads a whole file's bytes, UTF-8, LF or CRLF.
+    public static func rows(inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String) throws(CSVError) -> [RecordingRow] {
         var reader = Reader(file: file)
         var rows: [RecordingRow] = []
-        for line in lines(of: text) {
-            if let row = try reader.read(line) { rows.append(row) }
+        // A recording line is about 350 bytes; reserving avoids regrowing a million-row array.
+        rows.reserveCapacity(bytes.count / 300)
+        var start = 0
+        while start < bytes.count {
+            let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
+            if let row = try reader.read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { rows.append(row) }
+            start = end + 1
         }
         return rows
     }
@@ -65,6 +78,9 @@ public enum RecordingCSV {
         public private(set) var lineNumber = 0
         private var format: Format?
         private var bookSampleCounts: [SessionID: Int] = [:]
+        private var fields = CSVFields()
+        private var lastSession = Interned<SessionID>()
+        private var lastActivity = Interned<ActivityLabel>()
 
         enum Format {
             case gestureLab(columnIndex: [Int], width: Int)
@@ -75,31 +91,35 @@ public enum RecordingCSV {
 
         /// The row on the next line, or nil for the header or a blank line.
         public mutating func read(_ line: Substring) throws(CSVError) -> RecordingRow? {
+            var line = line
+            return try line.withUTF8 { bytes in
+                Result { () throws(CSVError) in try read(bytes) }
+            }.get()
+        }
+
+        /// The row on the next line, given as its UTF-8 bytes without the newline.
+        public mutating func read(_ line: UnsafeBufferPointer<UInt8>) throws(CSVError) -> RecordingRow? {
             lineNumber += 1
-            let text = line.last == "\r" ? line.dropLast() : line
+            let text = line.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
             if text.isEmpty { return nil }
-            let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+            fields.split(text)
             if format == nil {
                 // A header holds only names; every data line holds numbers. Its columns may come in any order.
-                if !fields.contains(where: { Double($0) != nil }) {
-                    format = .gestureLab(columnIndex: try columnIndex(header: fields), width: fields.count)
+                if !(0..<fields.count).contains(where: { CSVBytes.double(fields[$0]) != nil }) {
+                    let names = (0..<fields.count).map { fields.string($0) }
+                    format = .gestureLab(columnIndex: try columnIndex(header: names), width: names.count)
                     return nil
                 }
                 format = fields.count == 14
                     ? .book : .gestureLab(columnIndex: Array(RecordingCSV.columns.indices), width: RecordingCSV.columns.count)
             }
-            return try read(fields)
-        }
-
-        private mutating func read(_ fields: [Substring]) throws(CSVError) -> RecordingRow? {
             switch format! {
-            case .gestureLab(let index, let width): return try gestureLabRow(fields, index: index, width: width)
-            case .book: return try bookRow(fields)
+            case .gestureLab(let index, let width): return try gestureLabRow(index: index, width: width)
+            case .book: return try bookRow()
             }
         }
 
-        private func columnIndex(header: [Substring]) throws(CSVError) -> [Int] {
-            let names = header.map(String.init)
+        private func columnIndex(header names: [String]) throws(CSVError) -> [Int] {
             let missing = RecordingCSV.columns.filter { !names.contains($0) }
             guard missing.isEmpty else {
                 throw error("header lacks \(missing.joined(separator: ", ")); it has \(names.joined(separator: ", "))")
@@ -107,35 +127,36 @@ public enum RecordingCSV {
             return RecordingCSV.columns.map { names.firstIndex(of: $0)! }
         }
 
-        private func gestureLabRow(_ fields: [Substring], index: [Int], width: Int) throws(CSVError) -> RecordingRow {
+        private mutating func gestureLabRow(index: [Int], width: Int) throws(CSVError) -> RecordingRow {
             guard fields.count == width else {
                 throw error("expected \(width) fields, found \(fields.count)")
             }
-            var numbers: [Double] = []
-            numbers.reserveCapacity(19)
-            for column in 2..<RecordingCSV.columns.count {
-                numbers.append(try number(fields[index[column]], column: RecordingCSV.columns[column]))
+            let n = try (2..<RecordingCSV.columns.count).map { (column) throws(CSVError) in
+                try number(index[column], column: RecordingCSV.columns[column])
             }
             return RecordingRow(
-                session: try session(fields[index[0]]),
-                activity: try activity(fields[index[1]]),
-                timestamp: numbers[0],
-                motion: DeviceMotion(values: numbers[1...12]),
-                rawAcceleration: Vector3(numbers[13], numbers[14], numbers[15]),
-                rawRotationRate: Vector3(numbers[16], numbers[17], numbers[18]))
+                session: try session(index[0]),
+                activity: try activity(index[1]),
+                timestamp: n[0],
+                motion: DeviceMotion(attitude: Attitude(roll: n[1], pitch: n[2], yaw: n[3]),
+                                     rotationRate: Vector3(n[4], n[5], n[6]), gravity: Vector3(n[7], n[8], n[9]),
+                                     userAcceleration: Vector3(n[10], n[11], n[12])),
+                rawAcceleration: Vector3(n[13], n[14], n[15]),
+                rawRotationRate: Vector3(n[16], n[17], n[18]))
         }
 
-        private mutating func bookRow(_ fields: [Substring]) throws(CSVError) -> RecordingRow {
+        private mutating func bookRow() throws(CSVError) -> RecordingRow {
             guard fields.count == 14 else {
                 throw error("expected 14 fields as in the book's format, found \(fields.count)")
             }
-            let id = try session(fields[0])
-            guard let code = Int(fields[1]), RecordingCSV.bookActivities.indices.contains(code) else {
-                throw error("activity '\(fields[1])' is not one of the book's codes 0-3")
+            let id = try session(0)
+            let codeText = fields.string(1)
+            guard let code = Int(codeText), RecordingCSV.bookActivities.indices.contains(code) else {
+                throw error("activity '\(codeText)' is not one of the book's codes 0-3")
             }
             var values: [Double] = []
             for (offset, name) in DeviceMotion.featureNames.enumerated() {
-                values.append(try number(fields[offset + 2], column: name))
+                values.append(try number(offset + 2, column: name))
             }
             let motion = DeviceMotion(values: values)
             let index = bookSampleCounts[id, default: 0]
@@ -147,22 +168,28 @@ public enum RecordingCSV {
                 rawRotationRate: motion.rotationRate)
         }
 
-        private func session(_ field: Substring) throws(CSVError) -> SessionID {
-            guard !field.isEmpty else { throw error("sessionId is empty") }
-            return SessionID(rawValue: String(field))
+        /// Rows of a session follow one another, so the previous row's ID is reused rather than
+        /// allocating a string per row.
+        private mutating func session(_ field: Int) throws(CSVError) -> SessionID {
+            guard !fields[field].isEmpty else { throw error("sessionId is empty") }
+            return lastSession.value(for: fields[field]) { SessionID(rawValue: $0) }!
         }
 
-        private func activity(_ field: Substring) throws(CSVError) -> ActivityLabel {
-            do {
-                return try ActivityLabel(String(field))
-            } catch {
-                throw self.error("activity: \(error)")
+        private mutating func activity(_ field: Int) throws(CSVError) -> ActivityLabel {
+            var failure: InvalidName?
+            let label = lastActivity.value(for: fields[field]) { text in
+                switch Result(catching: { () throws(InvalidName) in try ActivityLabel(text) }) {
+                case .success(let label): return label
+                case .failure(let error): failure = error; return nil
+                }
             }
+            guard let label else { throw self.error("activity: \(failure!)") }
+            return label
         }
 
-        private func number(_ field: Substring, column: String) throws(CSVError) -> Double {
-            guard let value = Double(field) else {
-                throw error("\(column) '\(field)' is not a number")
+        private func number(_ field: Int, column: String) throws(CSVError) -> Double {
+            guard let value = CSVBytes.double(fields[field]) else {
+                throw error("\(column) '\(fields.string(field))' is not a number")
             }
             return value
         }
@@ -171,4 +198,44 @@ public enum RecordingCSV {
             CSVError(file: file, line: lineNumber, reason: reason)
         }
     }
+}
+
+/// The last value made from a field's text, reused while the text stays the same.
+struct Interned<Value> {
+    private var bytes: [UInt8] = []
+    private var value: Value?
+
+    mutating func value(for field: UnsafeBufferPointer<UInt8>, make: (String) -> Value?) -> Value? {
+        if let value, field.elementsEqual(bytes) { return value }
+        bytes = Array(field)
+        value = make(String(decoding: field, as: UTF8.self))
+        return value
+    }
+}
+
+/// The comma-separated fields of one line, as ranges of its bytes; reused from line to line.
+struct CSVFields {
+    private var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var bounds: [Int] = []
+
+    var count: Int { bounds.count / 2 }
+
+    mutating func split(_ line: UnsafeBufferPointer<UInt8>) {
+        self.line = line
+        bounds.removeAll(keepingCapacity: true)
+        var start = 0
+        while let comma = CSVBytes.index(of: UInt8(ascii: ","), in: line, from: start) {
+            bounds.append(start)
+            bounds.append(comma)
+            start = comma + 1
+        }
+        bounds.append(start)
+        bounds.append(line.count)
+    }
+
+    subscript(field: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: line[bounds[2 * field]..<bounds[2 * field + 1]])
+    }
+
+    func string(_ field: Int) -> String { String(decoding: self[field], as: UTF8.self) }
 }

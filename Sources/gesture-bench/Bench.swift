@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture-bench",
         abstract: "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
-        subcommands: [SamplingBench.self])
+        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self])
 }
 
 struct SamplingBench: AsyncParsableCommand {
@@ -50,7 +50,7 @@ struct SamplingBench: AsyncParsableCommand {
         return TimingStats(times: times, nominalRate: rate)
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }

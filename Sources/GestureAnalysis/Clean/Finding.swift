@@ -1,0 +1,59 @@
+import GestureCore
+
+/// Something wrong with a session, and why it is thought so.
+public struct Finding: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case orientation = "wrong-orientation"
+        case wrongGesture = "wrong-gesture"
+        case timing = "gaps"
+        case nonFinite = "nan"
+        case clipping
+        case flatLine = "flat-line"
+        case tooShort = "too-short"
+    }
+
+    public var kind: Kind
+    public var reason: String
+
+    public init(_ kind: Kind, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+}
+
+/// A session with at least one finding.
+public struct BadSession: Sendable, Equatable, Codable {
+    public var session: SessionID
+    public var user: UserID
+    public var gesture: ActivityLabel
+    public var findings: [Finding]
+
+    /// The findings as one line: `wrong-orientation: …; gaps: …`.
+    public var reasons: String {
+        findings.map { "\($0.kind.rawValue): \($0.reason)" }.joined(separator: "; ")
+    }
+}
+
+extension SessionID: Codable {
+    public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension UserID: Codable {
+    public init(from decoder: any Decoder) throws { try self.init(decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension ActivityLabel: Codable {
+    public init(from decoder: any Decoder) throws { try self.init(decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

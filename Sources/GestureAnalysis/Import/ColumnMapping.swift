@@ -1,0 +1,43 @@
+/// Which column of a long-format CSV holds what: `user=subject,session=recording,label=exercise,
+/// accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz` (and optionally `time=t`).
+public struct ColumnMapping: Sendable, Equatable {
+    public enum Field: String, Sendable, CaseIterable {
+        case user, session, label, time, accelX, accelY, accelZ, gyroX, gyroY, gyroZ
+
+        static let required: [Field] = [.session, .label, .accelX, .accelY, .accelZ, .gyroX, .gyroY, .gyroZ]
+        static let accelerometer: [Field] = [.accelX, .accelY, .accelZ]
+        static let gyroscope: [Field] = [.gyroX, .gyroY, .gyroZ]
+    }
+
+    public var columns: [Field: String]
+
+    public init(columns: [Field: String]) { self.columns = columns }
+
+    public init(_ spec: String) throws(AnalysisError) {
+        columns = [:]
+        for item in spec.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            let known = Field.allCases.map(\.rawValue).joined(separator: ", ")
+            guard parts.count == 2, let field = Field(rawValue: parts[0]) else {
+                throw AnalysisError("--map: '\(item)' is not <field>=<column>; the fields are \(known)")
+            }
+            columns[field] = parts[1]
+        }
+        let missing = Field.required.filter { columns[$0] == nil }
+        guard missing.isEmpty else {
+            throw AnalysisError("--map names no column for \(missing.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// Each mapped field's position in a header; a column the header lacks is an error listing those it has.
+    func positions(in header: [String], file: String) throws(AnalysisError) -> [Field: Int] {
+        var positions: [Field: Int] = [:]
+        for (field, column) in columns {
+            guard let index = header.firstIndex(of: column) else {
+                throw AnalysisError("\(file): --map \(field.rawValue)=\(column), but \(file) has no column '\(column)'; its columns are \(header.joined(separator: ", "))")
+            }
+            positions[field] = index
+        }
+        return positions
+    }
+}

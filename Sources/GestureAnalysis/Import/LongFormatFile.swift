@@ -1,0 +1,88 @@
+import GestureCore
+import struct SystemPackage.FilePath
+
+/// A long-format CSV from another tool, one sample per line, read through a column mapping into
+/// raw samples grouped by user and session, in file order. Plain CSV: no quoted fields.
+struct LongFormatFile {
+    struct Session {
+        var user: UserID
+        var key: String
+        var labels: [ActivityLabel] = []
+        var samples: [RawSample] = []
+    }
+
+    var sessions: [Session] = []
+
+    init(path: FilePath, mapping: ColumnMapping, options: ImportOptions) throws(AnalysisError) {
+        let name = path.lastComponent!.string
+        let text = String(decoding: try RecordingFile.contents(of: path), as: UTF8.self)
+        var lines = RecordingCSV.lines(of: text).makeIterator()
+        guard let headerLine = lines.next() else { throw AnalysisError("\(path): empty file, no header") }
+        let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard mapping.columns[.user] != nil || options.user != nil else {
+            throw AnalysisError("\(name) has no user column mapped (user=<column>) and no --user was given; its columns are \(header.joined(separator: ", "))")
+        }
+        guard mapping.columns[.time] != nil || options.sampleRate != nil else {
+            throw AnalysisError("\(name) has no time column mapped (time=<column>) and no --sample-rate was given")
+        }
+        let reader = try LineReader(positions: mapping.positions(in: header, file: path.string), width: header.count,
+                                    options: options, file: path.string)
+        var index: [String: Int] = [:]
+        var lineNumber = 1
+        while let line = lines.next() {
+            lineNumber += 1
+            if line.isEmpty { continue }
+            let (user, key, label, sample) = try reader.read(line, lineNumber: lineNumber)
+            let id = "\(user)\u{0}\(key)"
+            if index[id] == nil {
+                index[id] = sessions.count
+                sessions.append(Session(user: user, key: key))
+            }
+            sessions[index[id]!].labels.append(label)
+            sessions[index[id]!].samples.append(sample)
+        }
+        if let rate = options.sampleRate, mapping.columns[.time] == nil {
+            for s in sessions.indices {
+                for k in sessions[s].samples.indices { sessions[s].samples[k].time = Double(k) / rate }
+            }
+        }
+    }
+}
+
+/// Reads the mapped fields of one line.
+private struct LineReader {
+    let positions: [ColumnMapping.Field: Int]
+    let width: Int
+    let options: ImportOptions
+    let file: String
+
+    func read(_ line: Substring, lineNumber: Int) throws(AnalysisError) -> (UserID, String, ActivityLabel, RawSample) {
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+        let fail = { (reason: String) in AnalysisError("\(file):\(lineNumber): \(reason)") }
+        guard fields.count == width else { throw fail("expected \(width) fields, found \(fields.count)") }
+        let text = { (field: ColumnMapping.Field) in positions[field].map { String(fields[$0]) } }
+        let user: UserID
+        let label: ActivityLabel
+        do {
+            user = try UserID(text(.user) ?? options.user!)
+            label = try ActivityLabel(text(.label)!)
+        } catch {
+            throw fail("\(error)")
+        }
+        let session = text(.session)!
+        guard !session.isEmpty else { throw fail("the session column is empty") }
+        func number(_ field: ColumnMapping.Field) throws(AnalysisError) -> Double {
+            guard let value = Double(text(field)!) else { throw fail("\(field.rawValue) '\(text(field)!)' is not a number") }
+            return value
+        }
+        let accelerationScale = options.accelerationUnit == .g ? 1 : 1 / ImportOptions.standardGravity
+        let rotationScale = options.rotationUnit == .radiansPerSecond ? 1 : Double.pi / 180
+        var acceleration = Vector3.zero, rotation = Vector3.zero
+        for axis in 0..<3 {
+            acceleration[axis] = try number(ColumnMapping.Field.accelerometer[axis]) * accelerationScale
+            rotation[axis] = try number(ColumnMapping.Field.gyroscope[axis]) * rotationScale
+        }
+        let time = positions[.time] == nil ? 0 : try number(.time)
+        return (user, session, label, RawSample(time: time, acceleration: acceleration, rotationRate: rotation))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GestureCore
+import GestureRecording
+import struct SystemPackage.FilePath
+
+/// Loads a recordings folder into a dataset: every CSV directly in it, in GestureLab's or the
+/// book's format, with the catalog's gesture, device and rate for the sessions it knows.
+/// Discarded sessions (in recordings/discarded/) are left out unless asked for. Reads only.
+public struct DatasetLoader: Sendable {
+    public var folder: RecordingsFolder
+    public var includeDiscarded: Bool
+
+    public init(folder: RecordingsFolder, includeDiscarded: Bool = false) {
+        self.folder = folder
+        self.includeDiscarded = includeDiscarded
+    }
+
+    public func load() throws(AnalysisError) -> Dataset {
+        guard FileManager.default.fileExists(atPath: folder.root.string) else {
+            throw AnalysisError("no recordings folder at \(folder.root)")
+        }
+        let catalog = try catalogRecords()
+        var files = folder.csvFiles(in: folder.root).map { ($0, false) }
+        if includeDiscarded { files += folder.csvFiles(in: folder.discardedFolder).map { ($0, true) } }
+        var sessions: [RecordedSession] = []
+        for (path, discarded) in files {
+            sessions += try self.sessions(in: path, discarded: discarded, catalog: catalog)
+        }
+        return Dataset(sessions: sessions)
+    }
+
+    /// The catalog's sessions by ID; none when the folder has no catalog (it is never created here).
+    private func catalogRecords() throws(AnalysisError) -> [String: SessionRecord] {
+        guard FileManager.default.fileExists(atPath: folder.catalogPath.string) else { return [:] }
+        do {
+            let records = try Catalog(path: folder.catalogPath.string).sessions()
+            return Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw AnalysisError(error.description)
+        }
+    }
+
+    private func sessions(in path: FilePath, discarded: Bool, catalog: [String: SessionRecord]) throws(AnalysisError) -> [RecordedSession] {
+        let user: UserID
+        do {
+            user = try UserID(fileName: path.lastComponent!.string)
+        } catch {
+            throw AnalysisError("\(path): the file's name does not start with a user ID: \(error)")
+        }
+        let relative = folder.relative(discarded ? folder.root.appending(path.lastComponent!) : path)
+        return Self.group(try RecordingFile.rows(at: path)).map { id, rows in
+            let record = catalog[id.rawValue]
+            return RecordedSession(
+                id: id, user: user,
+                gesture: record.flatMap { try? ActivityLabel($0.gesture) } ?? Self.gesture(of: rows),
+                file: relative, device: record?.device, requestedRate: record?.requestedRate,
+                discarded: discarded, rows: rows)
+        }
+    }
+
+    /// Rows grouped by session, sessions in order of first appearance, rows in file order.
+    static func group(_ rows: [RecordingRow]) -> [(SessionID, [RecordingRow])] {
+        var order: [SessionID] = []
+        var groups: [SessionID: [RecordingRow]] = [:]
+        var start = rows.startIndex
+        // Rows of a session are usually consecutive: group runs rather than single rows.
+        while start < rows.endIndex {
+            let id = rows[start].session
+            let end = rows[start...].firstIndex { $0.session != id } ?? rows.endIndex
+            if groups[id] == nil { order.append(id) }
+            groups[id, default: []] += rows[start..<end]
+            start = end
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+
+    static func gesture(of rows: [RecordingRow]) -> ActivityLabel {
+        rows.first { !$0.activity.isRest }?.activity ?? .rest
+    }
+}

@@ -1,0 +1,62 @@
+import GestureCore
+
+/// One session of a dataset: its rows in order, with who recorded it and what gesture it holds.
+public struct RecordedSession: Sendable {
+    public var id: SessionID
+    public var user: UserID
+    /// The gesture the session was recorded for: the catalog's, or the first label other than rest.
+    public var gesture: ActivityLabel
+    /// The recording file, relative to the recordings folder.
+    public var file: String
+    /// The catalog's device, e.g. `sim` or `import:<file>`; nil for sessions outside the catalog.
+    public var device: String?
+    /// The catalog's requested rate, if any.
+    public var requestedRate: Double?
+    public var discarded: Bool
+    public var rows: [RecordingRow]
+
+    public init(id: SessionID, user: UserID, gesture: ActivityLabel, file: String, device: String? = nil,
+                requestedRate: Double? = nil, discarded: Bool = false, rows: [RecordingRow]) {
+        self.id = id
+        self.user = user
+        self.gesture = gesture
+        self.file = file
+        self.device = device
+        self.requestedRate = requestedRate
+        self.discarded = discarded
+        self.rows = rows
+    }
+
+    /// Seconds from the first sample to the last.
+    public var duration: Double {
+        guard let first = rows.first, let last = rows.last else { return 0 }
+        return last.timestamp - first.timestamp
+    }
+
+    /// The rate the session was meant to have: the requested one, or else the median interval's.
+    public var nominalRate: Double {
+        if let requestedRate, requestedRate > 0 { return requestedRate }
+        let intervals = zip(rows.dropFirst(), rows).map { $0.timestamp - $1.timestamp }.filter { $0 > 0 }
+        return intervals.isEmpty ? 0 : 1 / Statistics.median(intervals)
+    }
+
+    /// The rows that carry the session's gesture; all rows when none is labeled (rest sessions).
+    public var gestureRows: ArraySlice<RecordingRow> {
+        guard let first = rows.firstIndex(where: { $0.activity == gesture }),
+              let last = rows.lastIndex(where: { $0.activity == gesture }) else { return rows[...] }
+        return rows[first...last]
+    }
+}
+
+/// The sessions analysis works on, in the order they were loaded.
+public struct Dataset: Sendable {
+    public var sessions: [RecordedSession]
+
+    public init(sessions: [RecordedSession]) { self.sessions = sessions }
+
+    public var users: [UserID] { Set(sessions.map(\.user)).sorted() }
+    public var gestures: [ActivityLabel] { Set(sessions.map(\.gesture)).sorted() }
+    public var rowCount: Int { sessions.reduce(0) { $0 + $1.rows.count } }
+
+    public func session(_ id: SessionID) -> RecordedSession? { sessions.first { $0.id == id } }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Maps a range of data values onto a range of pixels, with round tick values for its axis.
+public struct LinearScale: Sendable {
+    public var domain: ClosedRange<Double>
+    public var pixels: ClosedRange<Double>
+    /// Pixels grow the other way, as a y axis does.
+    public var flipped: Bool
+
+    public init(domain: ClosedRange<Double>, pixels: ClosedRange<Double>, flipped: Bool = false) {
+        let span = domain.upperBound - domain.lowerBound
+        self.domain = span > 0 && span.isFinite ? domain : (domain.lowerBound - 0.5)...(domain.lowerBound + 0.5)
+        self.pixels = pixels
+        self.flipped = flipped
+    }
+
+    public func callAsFunction(_ value: Double) -> Double {
+        let fraction = (value - domain.lowerBound) / (domain.upperBound - domain.lowerBound)
+        let span = pixels.upperBound - pixels.lowerBound
+        return flipped ? pixels.upperBound - fraction * span : pixels.lowerBound + fraction * span
+    }
+
+    /// About `count` values at 1, 2 or 5 times a power of ten, inside the domain.
+    public func ticks(_ count: Int = 5) -> [Double] {
+        let rough = (domain.upperBound - domain.lowerBound) / Double(max(1, count))
+        let power = pow(10, floor(log10(rough)))
+        let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= rough } ?? 10 * power
+        let first = (domain.lowerBound / step).rounded(.up)
+        let last = (domain.upperBound / step).rounded(.down)
+        guard first <= last else { return [] }
+        return stride(from: first, through: last, by: 1).map { $0 * step }
+    }
+}

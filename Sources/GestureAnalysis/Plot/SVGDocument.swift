@@ -1,0 +1,65 @@
+import Foundation
+
+/// An SVG image built from a few primitives, written as text: no library, nothing to install.
+public struct SVGDocument: Sendable {
+    public let width: Double
+    public let height: Double
+    private var elements: [String] = []
+
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+        rect(x: 0, y: 0, width: width, height: height, fill: "white")
+    }
+
+    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double = 1, stroke: String? = nil) {
+        elements.append("<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"\(fill)\""
+            + (opacity < 1 ? " fill-opacity=\"\(n(opacity))\"" : "") + (stroke.map { " stroke=\"\($0)\"" } ?? "") + "/>")
+    }
+
+    public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1) {
+        elements.append("<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>")
+    }
+
+    public mutating func polyline(_ points: [(x: Double, y: Double)], stroke: String, width: Double = 1.2) {
+        guard !points.isEmpty else { return }
+        let coordinates = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
+        elements.append("<polyline points=\"\(coordinates)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\"/>")
+    }
+
+    public enum Anchor: String, Sendable { case start, middle, end }
+
+    public mutating func text(_ text: String, x: Double, y: Double, size: Double = 11, anchor: Anchor = .start,
+                              color: String = "#222", rotated: Bool = false) {
+        let rotation = rotated ? " transform=\"rotate(-90 \(n(x)) \(n(y)))\"" : ""
+        elements.append("<text x=\"\(n(x))\" y=\"\(n(y))\" font-family=\"sans-serif\" font-size=\"\(n(size))\" "
+            + "text-anchor=\"\(anchor.rawValue)\" fill=\"\(color)\"\(rotation)>\(Self.escape(text))</text>")
+    }
+
+    public var text: String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(n(width))" height="\(n(height))" viewBox="0 0 \(n(width)) \(n(height))">
+        \(elements.joined(separator: "\n"))
+        </svg>
+
+        """
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// Coordinates to a tenth of a pixel: enough for the eye, and it keeps files small.
+    private func n(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}
+
+/// Colours that stay apart on white and for most colour-blind readers (Okabe–Ito).
+public enum Palette {
+    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+    public static func color(_ index: Int) -> String { colors[index % colors.count] }
+}

@@ -1,0 +1,19 @@
+/// The few summary figures analysis needs, over plain arrays.
+enum Statistics {
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+
+    static func mean(_ values: some Collection<Double>) -> Double {
+        values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// Population standard deviation.
+    static func deviation(_ values: some Collection<Double>) -> Double {
+        let m = mean(values)
+        return (values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(values.count)).squareRoot()
+    }
+}

@@ -1,0 +1,38 @@
+import GestureCore
+
+/// How a session's samples kept to its rate: gaps where samples are missing, and drift.
+public struct SessionTiming: Sendable, Codable, Equatable {
+    public struct Gap: Sendable, Codable, Equatable {
+        /// Seconds into the session where the gap starts.
+        public var at: Double
+        public var seconds: Double
+    }
+
+    public var nominalRate: Double
+    /// Samples per second between the first and last sample.
+    public var achievedRate: Double
+    /// Intervals longer than 1.5 nominal periods.
+    public var gaps: [Gap]
+    /// The achieved rate's departure from the nominal one, ignoring gaps, as a fraction.
+    public var drift: Double
+
+    public init(_ session: RecordedSession) {
+        nominalRate = session.nominalRate
+        let rows = session.rows
+        achievedRate = rows.count > 1 && session.duration > 0 ? Double(rows.count - 1) / session.duration : 0
+        let period = nominalRate > 0 ? 1 / nominalRate : .infinity
+        var gaps: [Gap] = []
+        var regular = (count: 0, seconds: 0.0)
+        for (previous, row) in zip(rows, rows.dropFirst()) {
+            let interval = row.timestamp - previous.timestamp
+            if interval > 1.5 * period {
+                gaps.append(Gap(at: previous.timestamp - rows[0].timestamp, seconds: interval))
+            } else {
+                regular.count += 1
+                regular.seconds += interval
+            }
+        }
+        self.gaps = gaps
+        drift = regular.seconds > 0 && nominalRate > 0 ? Double(regular.count) / regular.seconds / nominalRate - 1 : 0
+    }
+}

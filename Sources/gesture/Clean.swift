@@ -1,0 +1,35 @@
+import ArgumentParser
+import GestureAnalysis
+
+struct Clean: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the bad sessions, one line each with the reasons; --apply discards them (gesture restore undoes it).")
+
+    @OptionGroup var folder: FolderOptions
+    @OptionGroup var selection: SelectionOptions
+
+    @Option(help: "Seconds of gesture a session must hold: one training window.")
+    var window = 1.0
+
+    @Flag(help: "Discard the bad sessions through the catalog.")
+    var apply = false
+
+    @Flag(help: "JSON, for scripts.") var json = false
+
+    func run() throws {
+        var rules = CleaningRules()
+        rules.window = window
+        let dataset = try selection.dataset(in: folder)
+        let bad = Cleaner(rules: rules).badSessions(in: dataset)
+        if json {
+            Terminal.say(try jsonText(bad))
+        } else {
+            for session in bad { Terminal.say("\(session.session)  \(session.user)  \(session.gesture)  \(session.reasons)") }
+            Terminal.say("\(bad.count) of \(dataset.sessions.count) sessions look bad")
+        }
+        guard apply, !bad.isEmpty else { return }
+        let outside = try analysing { try Cleaner(rules: rules).discard(bad, archive: folder.archive()) }
+        for session in outside { Terminal.warn("\(session.session) is not in the catalog (\(session.user)'s file in the book's format?); not discarded") }
+        Terminal.say("discarded \(bad.count - outside.count) sessions; `gesture restore ID…` brings one back")
+    }
+}

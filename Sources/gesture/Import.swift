@@ -1,0 +1,57 @@
+import ArgumentParser
+import GestureAnalysis
+import struct SystemPackage.FilePath
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a long-format CSV from another tool into the recordings folder, computing the device-motion features.",
+        discussion: """
+            Example (seglearn's watch dataset):
+              gesture import seglearn-watch.csv --sample-rate 50 \\
+                --map user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz
+            """)
+
+    @Argument(help: "The CSV file: a header, then one sample per line.")
+    var file: String
+
+    @Option(help: "<field>=<column>,… for the fields user, session, label, time, accelX, accelY, accelZ, gyroX, gyroY, gyroZ.")
+    var map: String
+
+    @Option(help: "The user of every session, when the file has no user column.")
+    var user: String?
+
+    @Option(name: .customLong("sample-rate"), help: "Samples per second, when the file has no time column.")
+    var sampleRate: Double?
+
+    @Option(name: .customLong("accel-unit"), help: "The accelerometer's unit: g or m/s2.")
+    var accelUnit: ImportOptions.AccelerationUnit = .g
+
+    @Option(name: .customLong("gyro-unit"), help: "The gyroscope's unit: rad/s or deg/s.")
+    var gyroUnit: ImportOptions.RotationUnit = .radiansPerSecond
+
+    @Flag(name: .customLong("gravity-removed"),
+          help: "The accelerometer has gravity taken out; gravity and attitude then come from the gyroscope alone, from an assumed level start.")
+    var gravityRemoved = false
+
+    @OptionGroup var folder: FolderOptions
+
+    func run() throws {
+        var options = ImportOptions()
+        options.accelerationUnit = accelUnit
+        options.rotationUnit = gyroUnit
+        options.gravityRemoved = gravityRemoved
+        options.sampleRate = sampleRate
+        options.user = user
+        if let sampleRate, !(sampleRate > 0) { throw Failure.usage("--sample-rate \(sampleRate) is not a positive number") }
+        let summary = try analysing {
+            try Importer(folder: folder.folder, mapping: ColumnMapping(map), options: options).run(FilePath(file))
+        }
+        Terminal.say("imported \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)")
+        Terminal.say(Summary.table(header: ["file", "sessions"], rows: summary.files.map { path in
+            [path.string, "\(summary.sessions.filter { $0.file == folder.folder.relative(path) }.count)"]
+        }))
+    }
+}
+
+extension ImportOptions.AccelerationUnit: ExpressibleByArgument {}
+extension ImportOptions.RotationUnit: ExpressibleByArgument {}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import GestureAnalysis
+import GestureCore
+
+/// Which recorded sessions an analysis command works on.
+struct SelectionOptions: ParsableArguments {
+    @Option(name: .customLong("gesture"), help: "Only sessions of this gesture (repeatable).")
+    var gestures: [String] = []
+
+    @Option(name: .customLong("user"), help: "Only this user's sessions (repeatable).")
+    var users: [String] = []
+
+    @Option(name: .customLong("session"), help: "Only this session (repeatable).")
+    var sessions: [String] = []
+
+    @Option(help: "Only the sessions a manifest names (from `gesture split` or `gesture balance`).")
+    var manifest: String?
+
+    @Option(help: "With --manifest: only this part of it (train, validation, test, sessions).")
+    var part: String?
+
+    @Flag(name: .customLong("include-discarded"), help: "Also the discarded sessions in recordings/discarded/.")
+    var includeDiscarded = false
+
+    @Option(help: "Downsample to this rate in Hz, e.g. 40 for recordings made at 80.")
+    var rate: Double?
+
+    /// The folder's sessions, selected and downsampled as asked.
+    func dataset(in folder: FolderOptions) throws -> Dataset {
+        try analysing {
+            let loaded = try DatasetLoader(folder: folder.folder, includeDiscarded: includeDiscarded).load()
+            let selection = SessionSelection(
+                gestures: try gestures.map(activityLabel), users: try users.map(userID),
+                sessions: sessions.map(SessionID.init(rawValue:)), manifest: try manifestSessions())
+            let selected = try selection.apply(to: loaded)
+            return try rate.map { try selected.downsampled(to: $0) } ?? selected
+        }
+    }
+
+    private func manifestSessions() throws -> [SessionID]? {
+        guard let manifest else {
+            if part != nil { throw Failure.usage("--part needs --manifest") }
+            return nil
+        }
+        let text: String
+        do { text = try String(contentsOfFile: manifest, encoding: .utf8) } catch {
+            throw Failure.usage("cannot read the manifest \(manifest): \(error.localizedDescription)")
+        }
+        let parsed: Manifest
+        do { parsed = try Manifest(text: text, file: manifest) } catch { throw Failure.usage(error.description) }
+        guard let part else { return parsed.entries.map(\.session) }
+        guard let chosen = Manifest.Part(rawValue: part) else {
+            throw Failure.usage("--part \(part): expected one of \(Manifest.Part.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return parsed.sessions(in: chosen)
+    }
+}
+
+/// Runs analysis code, turning its errors into one-line usage failures.
+func analysing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as AnalysisError {
+        throw Failure.usage(error.description)
+    }
+}
+
+/// Writes a command's output file, or fails with one line.
+func write(_ text: String, to path: String) throws {
+    do {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+        throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
+    }
+}
+
+/// Encodes a value as JSON text, keys sorted.
+func jsonText(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GestureAnalysis
+import GestureCore
+import GestureRecording
+import Testing
+import struct SystemPackage.FilePath
+
+/// The shared files read plainly, to check the importer against: (session, user, label) per line.
+private func plainRows(_ file: String, session: Int, user: Int?, label: Int) throws -> [(session: String, user: String?, label: String)] {
+    try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
+        let fields = line.split(separator: ",").map(String.init)
+        return (fields[session], user.map { fields[$0] }, fields[label])
+    }
+}
+
+@Suite(.serialized) struct SharedDatasetImportTests {
+    static let seglearn = "\(sharedDatasets)/seglearn-watch/seglearn-watch.csv"
+    static let basicMotions = "\(sharedDatasets)/basic-motions/basic-motions.csv"
+
+    static let seglearnMapping = "user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz"
+    static let basicMotionsMapping = "session=case,label=activity,accelX=ax,accelY=ay,accelZ=az,gyroX=gx,gyroY=gy,gyroZ=gz"
+
+    @Test func seglearnWatchImportsNinetyEightRecordingsOfSevenSubjects() throws {
+        let temporary = TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 50
+        let summary = try Importer(folder: temporary.recordings, mapping: ColumnMapping(Self.seglearnMapping), options: options)
+            .run(FilePath(Self.seglearn))
+        let plain = try plainRows(Self.seglearn, session: 0, user: 1, label: 3)
+
+        // The README's figures, and the file's own.
+        #expect(summary.sessions.count == 98)
+        #expect(Set(plain.map(\.session)).count == 98)
+        #expect(summary.users == (1...7).map { "s0\($0)" })
+        #expect(summary.rowCount == plain.count)
+        #expect(summary.sessions.allSatisfy { (947...2618).contains($0.sampleCount) })
+        #expect(summary.sessions.allSatisfy { $0.device == "import:seglearn-watch.csv" && $0.status == .kept })
+        #expect(Set(summary.sessions.map(\.gesture)) == ["PEN", "ABD", "FEL", "IR", "ER", "TRAP", "ROW"])
+
+        let dataset = try DatasetLoader(folder: temporary.recordings).load()
+        #expect(dataset.sessions.count == 98)
+        #expect(dataset.rowCount == plain.count)
+        let first = try #require(dataset.session(SessionID(rawValue: "seglearn-watch:s07:rec000")))
+        #expect(first.rows.count == plain.filter { $0.session == "rec000" }.count)
+        #expect(first.rows.map(\.timestamp) == first.rows.indices.map { Double($0) / 50 })
+        // Gravity is a unit vector and gravity + user acceleration is the raw reading.
+        for row in first.rows {
+            #expect(abs((row.motion.gravity * row.motion.gravity).sum() - 1) < 1e-9)
+            let sum = row.motion.gravity + row.motion.userAcceleration - row.rawAcceleration
+            #expect((sum * sum).sum() < 1e-20)
+        }
+        #expect(first.rows[0].rawAcceleration == Vector3(-1.083608, -0.018608999999999983, -0.027259999999999954))
+        #expect(try Archive(folder: temporary.recordings).check().isConsistent)
+    }
+
+    @Test func basicMotionsImportsEightyCasesWithGravityRemoved() throws {
+        let temporary = TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 10
+        options.user = "bm"
+        options.gravityRemoved = true
+        let summary = try Importer(folder: temporary.recordings, mapping: ColumnMapping(Self.basicMotionsMapping), options: options)
+            .run(FilePath(Self.basicMotions))
+        let plain = try plainRows(Self.basicMotions, session: 0, user: nil, label: 2)
+
+        #expect(summary.sessions.count == 80)
+        #expect(summary.sessions.filter { $0.id.contains(":train_") }.count == 40)
+        #expect(summary.sessions.filter { $0.id.contains(":test_") }.count == 40)
+        #expect(summary.sessions.allSatisfy { $0.sampleCount == 100 })
+        #expect(summary.rowCount == plain.count)
+        #expect(Set(summary.sessions.map(\.gesture)) == ["Standing", "Running", "Walking", "Badminton"])
+
+        // The measured acceleration is the user acceleration; gravity comes from the gyroscope alone.
+        let dataset = try DatasetLoader(folder: temporary.recordings).load()
+        let session = try #require(dataset.session(SessionID(rawValue: "basic-motions:bm:train_000")))
+        #expect(session.rows[0].motion.userAcceleration == Vector3(0.079106, 0.394032, 0.551444))
+        #expect(session.rows[0].motion.gravity == Vector3(0, 0, 1))
+        #expect(session.rows.allSatisfy { $0.motion.userAcceleration == $0.rawAcceleration })
+    }
+
+    @Test func importingTheSameFileTwiceIsRefusedBeforeWriting() throws {
+        let temporary = TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 10
+        options.user = "bm"
+        let importer = Importer(folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
+        _ = try importer.run(FilePath(Self.basicMotions))
+        let file = temporary.recordings.root.appending("bm-basic-motions.csv").string
+        let before = try String(contentsOfFile: file, encoding: .utf8)
+        let error = try #require(throws: AnalysisError.self) { try importer.run(FilePath(Self.basicMotions)) }
+        #expect(error.description.contains("imported already"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == before)
+    }
+}
+
+@Suite struct ImportMappingTests {
+    private func write(_ text: String, in folder: TemporaryFolder) throws -> FilePath {
+        let path = folder.path.appending("other-tool.csv")
+        try text.write(toFile: path.string, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func aMappedColumnTheFileLacksListsTheColumnsThereAre() throws {
+        let temporary = TemporaryFolder()
+        let path = try write("who,take,what,t,x,y,z,gx,gy,gz\n", in: temporary)
+        let mapping = try ColumnMapping("user=subject,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: ImportOptions()).run(path)
+        }
+        #expect(error.description.contains("no column 'subject'"))
+        #expect(error.description.contains("its columns are who, take, what, t, x, y, z, gx, gy, gz"))
+        #expect(!FileManager.default.fileExists(atPath: temporary.recordings.root.string))
+    }
+
+    @Test func unitsAreConvertedAndTimeColumnsUsed() throws {
+        let temporary = TemporaryFolder()
+        let path = try write("""
+            who,take,what,t,x,y,z,gx,gy,gz
+            ann,1,wave,10.0,0,0,9.80665,90,0,0
+            ann,1,wave,10.5,0,0,9.80665,0,180,0
+            """, in: temporary)
+        var options = ImportOptions()
+        options.accelerationUnit = .metersPerSecondSquared
+        options.rotationUnit = .degreesPerSecond
+        let mapping = try ColumnMapping("user=who,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        _ = try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        let rows = try #require(try DatasetLoader(folder: temporary.recordings).load().sessions.first).rows
+        #expect(rows.map(\.timestamp) == [0, 0.5])
+        #expect(rows[0].rawAcceleration == Vector3(0, 0, 1))
+        #expect(rows[0].rawRotationRate == Vector3(.pi / 2, 0, 0))
+        #expect(rows[1].rawRotationRate == Vector3(0, .pi, 0))
+    }
+
+    @Test func aMalformedLineNamesFileAndLine() throws {
+        let temporary = TemporaryFolder()
+        let path = try write("who,take,what,x,y,z,gx,gy,gz\nann,1,wave,0,0,1,0,0,0\nann,1,wave,0,zero,1,0,0,0\n", in: temporary)
+        var options = ImportOptions()
+        options.sampleRate = 50
+        let mapping = try ColumnMapping("user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        }
+        #expect(error.description == "\(path):3: accelY 'zero' is not a number")
+    }
+
+    @Test func aMappingWithoutTheRequiredFieldsSaysWhichAreMissing() {
+        let error = #expect(throws: AnalysisError.self) { try ColumnMapping("user=a,session=b,label=c") }
+        #expect(error?.description.contains("accelX, accelY, accelZ, gyroX, gyroY, gyroZ") == true)
+    }
+}
