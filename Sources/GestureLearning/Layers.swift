@@ -1,0 +1,178 @@
+import Foundation
+
+/// `y = x · weight + bias` for each row of x. It is also the model's convolution: a kernel as long
+/// as its stride sees each window once, so it is a dense layer on the flattened window.
+struct Affine {
+    let inputs: Int
+    let outputs: Int
+
+    var parameterCount: Int { inputs * outputs + outputs }
+
+    /// `weight` is `inputs × outputs`, row-major.
+    func forward(_ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                 into y: UnsafeMutablePointer<Float>) {
+        broadcastRows(bias, to: y, rowCount: rows, columns: outputs)
+        gemm(rows, outputs, inputs, x, weight, y, beta: 1)
+    }
+
+    /// Writes the parameters' gradients, and the input's unless `inputGradient` is nil (the first
+    /// layer needs none).
+    func backward(_ x: UnsafePointer<Float>, outputGradient: UnsafePointer<Float>, rows: Int,
+                  weight: UnsafePointer<Float>, weightGradient: UnsafeMutablePointer<Float>,
+                  biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?) {
+        gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient)
+        columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient)
+        if let inputGradient {
+            gemm(rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient)
+        }
+    }
+}
+
+/// Inverted dropout: kept values are scaled by 1 / (1 − rate) while training, so inference is the
+/// identity.
+struct Dropout {
+    let rate: Float
+
+    /// Draws a mask of 0 and 1 / (1 − rate).
+    func drawMask(_ mask: UnsafeMutablePointer<Float>, count: Int, using random: inout Xoshiro256) {
+        let kept = 1 / (1 - rate)
+        for index in 0..<count { mask[index] = random.unitFloat() < rate ? 0 : kept }
+    }
+
+    /// Forward and backward alike: multiplies by the mask in place.
+    func apply(_ mask: UnsafePointer<Float>, to values: UnsafeMutablePointer<Float>, count: Int) {
+        for index in 0..<count { values[index] *= mask[index] }
+    }
+}
+
+/// Batch normalization over the rows of a batch, per feature.
+struct BatchNorm {
+    let features: Int
+    let epsilon: Float = 0.001
+    /// Weight of the newest batch in the running statistics.
+    let momentum: Float = 0.1
+
+    var parameterCount: Int { 2 * features }
+
+    /// What the backward pass needs of a training forward pass.
+    struct Saved {
+        /// `rows × features`: the inputs standardized with the batch's statistics.
+        let normalized: UnsafeMutablePointer<Float>
+        /// Per feature: 1 / √(variance + ε).
+        let inverseDeviation: UnsafeMutablePointer<Float>
+        /// Per feature: the batch's mean and (biased) variance.
+        let mean: UnsafeMutablePointer<Float>
+        let variance: UnsafeMutablePointer<Float>
+    }
+
+    func forwardTraining(_ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+                         saving saved: Saved, into y: UnsafeMutablePointer<Float>) {
+        columnSums(x, rows: rows, columns: features, into: saved.mean)
+        for feature in 0..<features { saved.mean[feature] /= Float(rows) }
+        saved.variance.update(repeating: 0, count: features)
+        for row in 0..<rows {
+            let values = x + row * features
+            for feature in 0..<features {
+                let difference = values[feature] - saved.mean[feature]
+                saved.variance[feature] += difference * difference
+            }
+        }
+        for feature in 0..<features {
+            saved.variance[feature] /= Float(rows)
+            saved.inverseDeviation[feature] = 1 / (saved.variance[feature] + epsilon).squareRoot()
+        }
+        for row in 0..<rows {
+            let offset = row * features
+            for feature in 0..<features {
+                let normalized = (x[offset + feature] - saved.mean[feature]) * saved.inverseDeviation[feature]
+                saved.normalized[offset + feature] = normalized
+                y[offset + feature] = normalized * scale[feature] + shift[feature]
+            }
+        }
+    }
+
+    func updateRunning(mean: UnsafeMutablePointer<Float>, variance: UnsafeMutablePointer<Float>, from saved: Saved) {
+        for feature in 0..<features {
+            mean[feature] += momentum * (saved.mean[feature] - mean[feature])
+            variance[feature] += momentum * (saved.variance[feature] - variance[feature])
+        }
+    }
+
+    func forwardInference(_ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+                          mean: UnsafePointer<Float>, variance: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
+        for row in 0..<rows {
+            let offset = row * features
+            for feature in 0..<features {
+                let normalized = (x[offset + feature] - mean[feature]) / (variance[feature] + epsilon).squareRoot()
+                y[offset + feature] = normalized * scale[feature] + shift[feature]
+            }
+        }
+    }
+
+    /// `gradient` comes in as the output's and leaves as the input's. `workspace` holds 2 · features.
+    func backward(gradient: UnsafeMutablePointer<Float>, rows: Int, saved: Saved, scale: UnsafePointer<Float>,
+                  scaleGradient: UnsafeMutablePointer<Float>, shiftGradient: UnsafeMutablePointer<Float>,
+                  workspace: UnsafeMutablePointer<Float>) {
+        columnSums(gradient, rows: rows, columns: features, into: shiftGradient)
+        scaleGradient.update(repeating: 0, count: features)
+        for row in 0..<rows {
+            let offset = row * features
+            for feature in 0..<features {
+                scaleGradient[feature] += gradient[offset + feature] * saved.normalized[offset + feature]
+            }
+        }
+        // With g = dL/dx̂ = dL/dy · scale: dL/dx = (g − mean(g) − x̂ · mean(g · x̂)) / σ, and
+        // mean(g) = scale · shiftGradient / rows, mean(g · x̂) = scale · scaleGradient / rows.
+        let meanGradient = workspace, meanProduct = workspace + features
+        for feature in 0..<features {
+            meanGradient[feature] = scale[feature] * shiftGradient[feature] / Float(rows)
+            meanProduct[feature] = scale[feature] * scaleGradient[feature] / Float(rows)
+        }
+        for row in 0..<rows {
+            let offset = row * features
+            for feature in 0..<features {
+                let g = gradient[offset + feature] * scale[feature]
+                gradient[offset + feature] = (g - meanGradient[feature] - saved.normalized[offset + feature] * meanProduct[feature])
+                    * saved.inverseDeviation[feature]
+            }
+        }
+    }
+}
+
+/// Softmax, and cross-entropy weighted per row, averaged over the weights.
+struct SoftmaxCrossEntropy {
+    let classes: Int
+
+    /// Turns logits into probabilities in place.
+    func softmax(_ values: UnsafeMutablePointer<Float>, rows: Int) {
+        for row in 0..<rows {
+            let logits = values + row * classes
+            var largest = logits[0]
+            for index in 1..<classes { largest = max(largest, logits[index]) }
+            var sum: Float = 0
+            for index in 0..<classes {
+                logits[index] = fastExp(logits[index] - largest)
+                sum += logits[index]
+            }
+            for index in 0..<classes { logits[index] /= sum }
+        }
+    }
+
+    /// The loss Σ wᵢ · −log pᵢ[labelᵢ] / Σ wᵢ, and its gradient with respect to the logits.
+    /// Returns 0 and a zero gradient when every weight is 0.
+    func loss(probabilities: UnsafePointer<Float>, labels: UnsafePointer<Int>, weights: UnsafePointer<Float>, rows: Int,
+              logitGradient: UnsafeMutablePointer<Float>) -> Float {
+        var totalWeight: Float = 0
+        for row in 0..<rows { totalWeight += weights[row] }
+        let normalizer = totalWeight > 0 ? 1 / totalWeight : 0
+        var loss: Float = 0
+        for row in 0..<rows {
+            let offset = row * classes, weight = weights[row] * normalizer
+            loss -= weight * log(max(probabilities[offset + labels[row]], .leastNormalMagnitude))
+            for index in 0..<classes {
+                logitGradient[offset + index] = weight * (probabilities[offset + index] - (index == labels[row] ? 1 : 0))
+            }
+        }
+        return loss
+    }
+}

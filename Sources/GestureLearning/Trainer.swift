@@ -1,0 +1,177 @@
+import Foundation
+
+public struct TrainingOptions: Sendable, Equatable {
+    public var epochs: Int
+    /// Chunks per batch.
+    public var batchSize: Int
+    public var learningRate: Float
+    public var seed: UInt64
+
+    public init(epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, seed: UInt64 = 1) {
+        self.epochs = epochs
+        self.batchSize = batchSize
+        self.learningRate = learningRate
+        self.seed = seed
+    }
+}
+
+/// One epoch's figures. Training figures come from the training passes themselves (with dropout);
+/// validation figures from the inference pass, over real windows only.
+public struct EpochReport: Sendable, Equatable {
+    public var epoch: Int
+    public var trainingLoss: Float
+    public var trainingAccuracy: Double
+    public var validationLoss: Float?
+    public var validationAccuracy: Double?
+    public var seconds: Double
+}
+
+public struct TrainingResult: Sendable {
+    /// The model of the epoch with the lowest validation loss (training loss without validation).
+    public var model: GestureModel
+    public var history: [EpochReport]
+    public var bestEpoch: Int
+    /// Whether the cancellation check stopped training before the last epoch.
+    public var wasCancelled: Bool
+}
+
+/// Why training cannot start.
+public struct TrainingError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Trains `GestureModel`s: chunks shuffled each epoch, Adam, the best epoch kept.
+public struct Trainer: Sendable {
+    public var description: ModelDescription
+    public var options: TrainingOptions
+
+    public init(description: ModelDescription, options: TrainingOptions) {
+        self.description = description
+        self.options = options
+    }
+
+    /// Trains on `training`, reports each epoch, and stops early (keeping the best epoch so far)
+    /// once `isCancelled` returns true; it is asked after every batch.
+    public func train(_ training: [LabeledSequence], validation: [LabeledSequence] = [],
+                      onEpoch: (EpochReport) -> Void = { _ in },
+                      isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
+        try check(training, validation: validation)
+        let normalization = FeatureNormalization(fitting: training)
+        var model = GestureModel(description: description, normalization: normalization, seed: options.seed)
+        let network = model.network
+        let classes = description.classNames.count
+        let trainingChunks = ChunkSet(training, windowing: description.windowing, classCount: classes,
+                                      normalization: normalization)
+        let validationChunks = validation.isEmpty ? nil
+            : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
+        let steps = description.windowing.windowsPerChunk
+        let workspace = Workspace(network, capacity: options.batchSize * steps)
+        var gradient = [Float](repeating: 0, count: network.trainableCount)
+        var adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
+        var random = Xoshiro256(seed: options.seed &+ 1)
+        var order = Array(0..<trainingChunks.chunkCount)
+        var history: [EpochReport] = []
+        var best: (loss: Float, epoch: Int, parameters: [Float])?
+
+        for epoch in 1...max(options.epochs, 1) {
+            let start = ContinuousClock.now
+            random.shuffle(&order)
+            var tally = EpochTally()
+            for first in stride(from: 0, to: order.count, by: options.batchSize) {
+                if isCancelled() {
+                    return finish(model, best: best, history: history, cancelled: true)
+                }
+                let batch = order[first..<min(first + options.batchSize, order.count)]
+                trainingChunks.gather(batch, into: workspace)
+                let loss = model.parameters.withUnsafeMutableBufferPointer { parameters in
+                    gradient.withUnsafeMutableBufferPointer { gradient in
+                        network.forwardTraining(parameters.baseAddress!, steps: steps, batch: batch.count,
+                                                workspace: workspace, random: &random)
+                        let loss = network.backward(parameters.baseAddress!, steps: steps, batch: batch.count,
+                                                    workspace: workspace, gradient: gradient.baseAddress!)
+                        adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
+                        return loss
+                    }
+                }
+                tally.add(loss: loss, workspace: workspace, rows: steps * batch.count, classes: classes)
+            }
+            var report = EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
+                                     validationLoss: nil, validationAccuracy: nil, seconds: 0)
+            if let validationChunks {
+                let probabilities = validationChunks.probabilities(network, parameters: model.parameters,
+                                                                   batchSize: options.batchSize)
+                let figures = validationChunks.lossAndAccuracy(probabilities: probabilities, classes: classes)
+                report.validationLoss = figures.loss
+                report.validationAccuracy = figures.accuracy
+            }
+            report.seconds = (ContinuousClock.now - start) / .seconds(1)
+            history.append(report)
+            let score = report.validationLoss ?? report.trainingLoss
+            if best == nil || score < best!.loss {
+                best = (score, epoch, model.parameters)
+            }
+            onEpoch(report)
+        }
+        return finish(model, best: best, history: history, cancelled: false)
+    }
+
+    private func finish(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
+                        history: [EpochReport], cancelled: Bool) -> TrainingResult {
+        var model = model
+        if let best { model.parameters = best.parameters }
+        return TrainingResult(model: model, history: history, bestEpoch: best?.epoch ?? 0, wasCancelled: cancelled)
+    }
+
+    /// The clear errors for input training cannot use, before any work.
+    func check(_ training: [LabeledSequence], validation: [LabeledSequence]) throws(TrainingError) {
+        guard !training.isEmpty else { throw TrainingError(description: "there are no training sessions") }
+        let classes = description.classNames.count
+        guard classes >= 2 else {
+            throw TrainingError(description: "a classifier needs at least two classes, not \(description.classNames)")
+        }
+        var windowsPerClass = [Int](repeating: 0, count: classes)
+        for (set, sequences) in [("training", training), ("validation", validation)] {
+            for sequence in sequences {
+                guard sequence.featureCount == description.featureNames.count else {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(description.featureNames.count) (\(description.featureNames.joined(separator: " ")))")
+                }
+                if let bad = sequence.features.firstIndex(where: { !$0.isFinite }) {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(description.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
+                }
+                if let bad = sequence.labels.first(where: { !(0..<classes).contains($0) }) {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has class index \(bad); there are \(classes) classes")
+                }
+            }
+        }
+        for sequence in training {
+            for label in description.windowing.windowLabels(sequence.labels, classCount: classes) {
+                windowsPerClass[label] += 1
+            }
+        }
+        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { description.classNames[$0] }
+        guard missing.isEmpty else {
+            throw TrainingError(description: "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class")
+        }
+    }
+}
+
+/// Loss and accuracy over an epoch's batches, weighted by their real windows.
+private struct EpochTally {
+    private var weightedLoss: Double = 0
+    private var windows = 0
+    private var correct = 0
+
+    mutating func add(loss: Float, workspace: Workspace, rows: Int, classes: Int) {
+        var batchWindows = 0
+        for row in 0..<rows where workspace.weights[row] > 0 {
+            batchWindows += 1
+            let probabilities = UnsafeBufferPointer(start: workspace.probabilities + row * classes, count: classes)
+            if argmax(probabilities) == workspace.labels[row] { correct += 1 }
+        }
+        weightedLoss += Double(loss) * Double(batchWindows)
+        windows += batchWindows
+    }
+
+    var loss: Float { Float(weightedLoss / Double(max(windows, 1))) }
+    var accuracy: Double { Double(correct) / Double(max(windows, 1)) }
+}
