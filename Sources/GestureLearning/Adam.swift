@@ -22,14 +22,17 @@ struct Adam {
         let correction1 = 1 - beta1Power, correction2 = 1 - beta2Power
         let stepSize = learningRate * correction2.squareRoot() / correction1
         let epsilon = self.epsilon * correction2.squareRoot()
-        let beta1 = self.beta1, beta2 = self.beta2
+        let beta1 = self.beta1, beta2 = self.beta2, count = firstMoment.count
         firstMoment.withUnsafeMutableBufferPointer { m in
             secondMoment.withUnsafeMutableBufferPointer { v in
-                for index in m.indices {
-                    let g = gradient[index]
-                    m[index] = beta1 * m[index] + (1 - beta1) * g
-                    v[index] = beta2 * v[index] + (1 - beta2) * g * g
-                    parameters[index] -= stepSize * m[index] / (v[index].squareRoot() + epsilon)
+                let m = m.baseAddress!, v = v.baseAddress!
+                forEachLane(count) { lane in
+                    let g = lane.load(gradient)
+                    let newM = beta1 * lane.load(m) + (1 - beta1) * g
+                    let newV = beta2 * lane.load(v) + (1 - beta2) * g * g
+                    lane.store(newM, m)
+                    lane.store(newV, v)
+                    lane.store(lane.load(parameters) - stepSize * newM / (newV.squareRoot() + epsilon), parameters)
                 }
             }
         }

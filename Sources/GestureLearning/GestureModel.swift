@@ -14,7 +14,7 @@ public struct GestureModel: Sendable, Equatable {
     var network: Network { Network(architecture) }
 
     /// The model before training: Xavier-initialized from `seed`.
-    init(description: ModelDescription, normalization: FeatureNormalization, seed: UInt64) {
+    public init(untrained description: ModelDescription, normalization: FeatureNormalization, seed: UInt64) {
         featureNames = description.featureNames
         windowing = description.windowing
         samplingRate = description.samplingRate

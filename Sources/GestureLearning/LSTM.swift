@@ -58,13 +58,13 @@ struct LSTM {
         applyTanh(gates + 2 * units, count: units)
         applySigmoid(gates + 3 * units, count: units)
         let input = gates, forget = gates + units, candidate = gates + 2 * units, output = gates + 3 * units
-        for unit in 0..<units {
-            let kept = previousCell.map { forget[unit] * $0[unit] } ?? 0
-            cell[unit] = kept + input[unit] * candidate[unit]
-        }
-        for unit in 0..<units {
-            cellTanh[unit] = tanhApproximation(cell[unit])
-            hidden[unit] = output[unit] * cellTanh[unit]
+        forEachLane(units) { lane in
+            var value = lane.load(input) * lane.load(candidate)
+            if let previousCell { value += lane.load(forget) * lane.load(previousCell) }
+            let squashed = tanhApproximation(value)
+            lane.store(value, cell)
+            lane.store(squashed, cellTanh)
+            lane.store(lane.load(output) * squashed, hidden)
         }
     }
 
@@ -83,19 +83,22 @@ struct LSTM {
                   gateGradient: UnsafeMutablePointer<Float>, cellGradient: UnsafeMutablePointer<Float>,
                   gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?) {
         cellGradient.update(repeating: 0, count: batch * units)
-        for step in stride(from: steps - 1, through: 0, by: -1) {
-            let first = step * batch
-            for row in 0..<batch {
-                let offset = (first + row) * units
-                let previousCell = step > 0 ? UnsafePointer(saved.cells + offset - batch * units) : nil
-                backwardCell(gates: saved.gates + (first + row) * gateWidth, previousCell: previousCell,
-                             cellTanh: saved.cellTanh + offset, hiddenGradient: hiddenGradient + offset,
-                             cellGradient: cellGradient + row * units,
-                             gateGradient: gateGradient + (first + row) * gateWidth)
-            }
-            if step > 0 {
-                gemm(batch, units, gateWidth, gateGradient + first * gateWidth, weights.recurrent, transposeB: true,
-                     hiddenGradient + (first - batch) * units, beta: 1)
+        let zeroCell = [Float](repeating: 0, count: units)
+        zeroCell.withUnsafeBufferPointer { zeroCell in
+            for step in stride(from: steps - 1, through: 0, by: -1) {
+                let first = step * batch
+                for row in 0..<batch {
+                    let offset = (first + row) * units
+                    let previousCell = step > 0 ? UnsafePointer(saved.cells + offset - batch * units) : zeroCell.baseAddress!
+                    backwardCell(gates: saved.gates + (first + row) * gateWidth, previousCell: previousCell,
+                                 cellTanh: saved.cellTanh + offset, hiddenGradient: hiddenGradient + offset,
+                                 cellGradient: cellGradient + row * units,
+                                 gateGradient: gateGradient + (first + row) * gateWidth)
+                }
+                if step > 0 {
+                    gemm(batch, units, gateWidth, gateGradient + first * gateWidth, weights.recurrent, transposeB: true,
+                         hiddenGradient + (first - batch) * units, beta: 1)
+                }
             }
         }
         let rows = steps * batch
@@ -114,19 +117,19 @@ struct LSTM {
     }
 
     /// One sequence at one step: the gates' gradients, and the cell gradient handed to step t − 1.
-    private func backwardCell(gates: UnsafePointer<Float>, previousCell: UnsafePointer<Float>?,
+    private func backwardCell(gates: UnsafePointer<Float>, previousCell: UnsafePointer<Float>,
                               cellTanh: UnsafePointer<Float>, hiddenGradient: UnsafePointer<Float>,
                               cellGradient: UnsafeMutablePointer<Float>, gateGradient: UnsafeMutablePointer<Float>) {
         let input = gates, forget = gates + units, candidate = gates + 2 * units, output = gates + 3 * units
-        for unit in 0..<units {
-            let tanhC = cellTanh[unit], o = output[unit], i = input[unit], f = forget[unit], g = candidate[unit]
-            let dh = hiddenGradient[unit]
-            let dc = cellGradient[unit] + dh * o * (1 - tanhC * tanhC)
-            gateGradient[unit] = dc * g * i * (1 - i)
-            gateGradient[units + unit] = previousCell.map { dc * $0[unit] * f * (1 - f) } ?? 0
-            gateGradient[2 * units + unit] = dc * i * (1 - g * g)
-            gateGradient[3 * units + unit] = dh * tanhC * o * (1 - o)
-            cellGradient[unit] = dc * f
+        forEachLane(units) { lane in
+            let tanhC = lane.load(cellTanh), o = lane.load(output), i = lane.load(input), f = lane.load(forget)
+            let g = lane.load(candidate), dh = lane.load(hiddenGradient)
+            let dc = lane.load(cellGradient) + dh * o * (1 - tanhC * tanhC)
+            lane.store(dc * g * i * (1 - i), gateGradient)
+            lane.store(dc * lane.load(previousCell) * f * (1 - f), gateGradient + units)
+            lane.store(dc * i * (1 - g * g), gateGradient + 2 * units)
+            lane.store(dh * tanhC * o * (1 - o), gateGradient + 3 * units)
+            lane.store(dc * f, cellGradient)
         }
     }
 }

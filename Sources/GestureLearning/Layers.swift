@@ -33,15 +33,21 @@ struct Affine {
 struct Dropout {
     let rate: Float
 
-    /// Draws a mask of 0 and 1 / (1 − rate).
+    /// Draws a mask of 0 and 1 / (1 − rate), four 16-bit draws from each random number.
     func drawMask(_ mask: UnsafeMutablePointer<Float>, count: Int, using random: inout Xoshiro256) {
-        let kept = 1 / (1 - rate)
-        for index in 0..<count { mask[index] = random.unitFloat() < rate ? 0 : kept }
+        let kept = 1 / (1 - rate), threshold = UInt64(rate * 65536)
+        for first in stride(from: 0, to: count, by: 4) {
+            var bits = random.next()
+            for index in first..<min(first + 4, count) {
+                mask[index] = bits & 0xffff < threshold ? 0 : kept
+                bits >>= 16
+            }
+        }
     }
 
     /// Forward and backward alike: multiplies by the mask in place.
     func apply(_ mask: UnsafePointer<Float>, to values: UnsafeMutablePointer<Float>, count: Int) {
-        for index in 0..<count { values[index] *= mask[index] }
+        multiply(values, by: mask, count: count)
     }
 }
 
@@ -72,9 +78,9 @@ struct BatchNorm {
         saved.variance.update(repeating: 0, count: features)
         for row in 0..<rows {
             let values = x + row * features
-            for feature in 0..<features {
-                let difference = values[feature] - saved.mean[feature]
-                saved.variance[feature] += difference * difference
+            forEachLane(features) { lane in
+                let difference = lane.load(values) - lane.load(saved.mean)
+                lane.store(lane.load(saved.variance) + difference * difference, saved.variance)
             }
         }
         for feature in 0..<features {
@@ -82,11 +88,11 @@ struct BatchNorm {
             saved.inverseDeviation[feature] = 1 / (saved.variance[feature] + epsilon).squareRoot()
         }
         for row in 0..<rows {
-            let offset = row * features
-            for feature in 0..<features {
-                let normalized = (x[offset + feature] - saved.mean[feature]) * saved.inverseDeviation[feature]
-                saved.normalized[offset + feature] = normalized
-                y[offset + feature] = normalized * scale[feature] + shift[feature]
+            let input = x + row * features, normalized = saved.normalized + row * features, output = y + row * features
+            forEachLane(features) { lane in
+                let value = (lane.load(input) - lane.load(saved.mean)) * lane.load(saved.inverseDeviation)
+                lane.store(value, normalized)
+                lane.store(value * lane.load(scale) + lane.load(shift), output)
             }
         }
     }
@@ -116,9 +122,9 @@ struct BatchNorm {
         columnSums(gradient, rows: rows, columns: features, into: shiftGradient)
         scaleGradient.update(repeating: 0, count: features)
         for row in 0..<rows {
-            let offset = row * features
-            for feature in 0..<features {
-                scaleGradient[feature] += gradient[offset + feature] * saved.normalized[offset + feature]
+            let rowGradient = gradient + row * features, normalized = saved.normalized + row * features
+            forEachLane(features) { lane in
+                lane.store(lane.load(scaleGradient) + lane.load(rowGradient) * lane.load(normalized), scaleGradient)
             }
         }
         // With g = dL/dx̂ = dL/dy · scale: dL/dx = (g − mean(g) − x̂ · mean(g · x̂)) / σ, and
@@ -129,11 +135,12 @@ struct BatchNorm {
             meanProduct[feature] = scale[feature] * scaleGradient[feature] / Float(rows)
         }
         for row in 0..<rows {
-            let offset = row * features
-            for feature in 0..<features {
-                let g = gradient[offset + feature] * scale[feature]
-                gradient[offset + feature] = (g - meanGradient[feature] - saved.normalized[offset + feature] * meanProduct[feature])
-                    * saved.inverseDeviation[feature]
+            let rowGradient = gradient + row * features, normalized = saved.normalized + row * features
+            forEachLane(features) { lane in
+                let g = lane.load(rowGradient) * lane.load(scale)
+                let value = (g - lane.load(meanGradient) - lane.load(normalized) * lane.load(meanProduct))
+                    * lane.load(saved.inverseDeviation)
+                lane.store(value, rowGradient)
             }
         }
     }
@@ -151,7 +158,7 @@ struct SoftmaxCrossEntropy {
             for index in 1..<classes { largest = max(largest, logits[index]) }
             var sum: Float = 0
             for index in 0..<classes {
-                logits[index] = fastExp(logits[index] - largest)
+                logits[index] = exp(logits[index] - largest)
                 sum += logits[index]
             }
             for index in 0..<classes { logits[index] /= sum }

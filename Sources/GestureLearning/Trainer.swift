@@ -57,7 +57,7 @@ public struct Trainer: Sendable {
                       isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
         try check(training, validation: validation)
         let normalization = FeatureNormalization(fitting: training)
-        var model = GestureModel(description: description, normalization: normalization, seed: options.seed)
+        var model = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
         let network = model.network
         let classes = description.classNames.count
         let trainingChunks = ChunkSet(training, windowing: description.windowing, classCount: classes,
