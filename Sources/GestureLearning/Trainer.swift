@@ -175,3 +175,27 @@ private struct EpochTally {
     var loss: Float { Float(weightedLoss / Double(max(windows, 1))) }
     var accuracy: Double { Double(correct) / Double(max(windows, 1)) }
 }
+
+/// The book's first check: can the model fit a handful of sessions at all?
+public struct OverfitResult: Sendable, Equatable {
+    public var sessions: Int
+    public var epochs: Int
+    /// Window accuracy on the sessions themselves, without dropout.
+    public var accuracy: Double
+    public var fits: Bool
+}
+
+extension Trainer {
+    /// Trains on `sessions` until the model predicts at least `target` of their windows right
+    /// (without dropout) or the epochs run out.
+    public func overfit(_ sessions: [LabeledSequence], target: Double = 0.99,
+                        onEpoch: (EpochReport) -> Void = { _ in }) throws(TrainingError) -> OverfitResult {
+        var fits = false
+        let result = try train(sessions, validation: sessions, onEpoch: { report in
+            onEpoch(report)
+            fits = (report.validationAccuracy ?? 0) >= target
+        }, isCancelled: { fits })
+        return OverfitResult(sessions: sessions.count, epochs: result.history.count,
+                             accuracy: result.history.last?.validationAccuracy ?? 0, fits: fits)
+    }
+}

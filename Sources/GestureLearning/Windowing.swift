@@ -22,13 +22,8 @@ public struct Windowing: Sendable, Equatable {
 
     /// Each window's label: the most frequent label of its samples, a tie going to the lowest class.
     public func windowLabels(_ labels: [Int], classCount: Int) -> [Int] {
-        var counts = [Int](repeating: 0, count: classCount)
-        return stride(from: 0, to: labels.count, by: window).map { start in
-            for index in counts.indices { counts[index] = 0 }
-            for label in labels[start..<min(start + window, labels.count)] { counts[label] += 1 }
-            var best = 0
-            for label in counts.indices where counts[label] > counts[best] { best = label }
-            return best
+        stride(from: 0, to: labels.count, by: window).map { start in
+            majorityClass(labels[start..<min(start + window, labels.count)], classCount: classCount)
         }
     }
 }
