@@ -1,14 +1,19 @@
 import Foundation
 
 extension ChunkSet {
-    /// Copies the chunks at `indices` into the workspace as one time-major batch: row `t · batch + b`
-    /// is window t of the b-th chunk.
-    func gather(_ indices: some Collection<Int>, into workspace: Workspace) {
-        let batch = indices.count
+    /// Copies the real windows of the chunks at `indices` into the workspace, packed as
+    /// `BatchShape` describes, and returns that shape and the chunk in each of its columns.
+    ///
+    /// Padded windows carry weight 0 and come after a chunk's real ones, so they could change
+    /// nothing but batch norm's statistics; leaving them out saves their work and keeps them out
+    /// of those statistics too.
+    func gather(_ indices: some Collection<Int>, into workspace: Workspace) -> (shape: BatchShape, chunks: [Int]) {
+        let chunks = indices.sorted { (lengths[$0], $1) > (lengths[$1], $0) }
+        let shape = BatchShape(lengths: chunks.map { lengths[$0] })
         inputs.withUnsafeBufferPointer { inputs in
-            for (column, chunk) in indices.enumerated() {
-                for step in 0..<windowsPerChunk {
-                    let row = step * batch + column, window = chunk * windowsPerChunk + step
+            for step in 0..<shape.steps {
+                for column in 0..<shape.active[step] {
+                    let row = shape.offsets[step] + column, window = chunks[column] * windowsPerChunk + step
                     (workspace.input + row * windowSize).update(from: inputs.baseAddress! + window * windowSize,
                                                                 count: windowSize)
                     workspace.labels[row] = labels[window]
@@ -16,24 +21,22 @@ extension ChunkSet {
                 }
             }
         }
+        return (shape, chunks)
     }
 
-    /// Every chunk's window probabilities, `chunkCount × windowsPerChunk × classes`, from the
-    /// inference pass in batches of up to `batchSize` chunks.
+    /// Every chunk's window probabilities, `chunkCount × windowsPerChunk × classes` (zeros for
+    /// padding), from the inference pass in batches of up to `batchSize` chunks.
     func probabilities(_ network: Network, parameters: [Float], batchSize: Int) -> [Float] {
         let classes = network.architecture.classes
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * classes)
         parameters.withUnsafeBufferPointer { parameters in
             for first in stride(from: 0, to: chunkCount, by: batchSize) {
-                let indices = first..<min(first + batchSize, chunkCount)
-                gather(indices, into: workspace)
-                network.forwardInference(parameters.baseAddress!, steps: windowsPerChunk, batch: indices.count,
-                                         workspace: workspace)
-                for (column, chunk) in indices.enumerated() {
-                    for step in 0..<windowsPerChunk {
-                        let row = step * indices.count + column
-                        let window = chunk * windowsPerChunk + step
+                let (shape, chunks) = gather(first..<min(first + batchSize, chunkCount), into: workspace)
+                network.forwardInference(parameters.baseAddress!, shape: shape, workspace: workspace)
+                for step in 0..<shape.steps {
+                    for column in 0..<shape.active[step] {
+                        let row = shape.offsets[step] + column, window = chunks[column] * windowsPerChunk + step
                         for index in 0..<classes {
                             result[window * classes + index] = workspace.probabilities[row * classes + index]
                         }

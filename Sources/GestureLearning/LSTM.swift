@@ -1,5 +1,25 @@
-/// A long short-term memory layer over `steps` time steps of `batch` sequences each. Rows are
-/// time-major, row `t · batch + b` is sequence b at step t, so each step is one contiguous block.
+/// How a batch of sequences of different lengths is laid out, as packed sequences: time-major,
+/// the sequences sorted longest first, and at step t only the `active[t]` sequences that are still
+/// running. Step t's rows are one contiguous block from `offsets[t]`, and sequence b is row b of
+/// every block it appears in, so the sequences running at step t are a prefix of those at t − 1.
+struct BatchShape: Equatable {
+    /// Sequences per step, non-increasing.
+    let active: [Int]
+    let offsets: [Int]
+    let rows: Int
+
+    /// `lengths` sorted longest first, each at least 1.
+    init(lengths: [Int]) {
+        precondition(!lengths.isEmpty && zip(lengths, lengths.dropFirst()).allSatisfy { $0 >= $1 } && lengths.last! > 0)
+        active = (0..<lengths[0]).map { step in lengths.prefix { $0 > step }.count }
+        offsets = active.reduce(into: [0]) { $0.append($0.last! + $1) }.dropLast()
+        rows = lengths.reduce(0, +)
+    }
+
+    var steps: Int { active.count }
+}
+
+/// A long short-term memory layer over the steps of a `BatchShape`.
 ///
 /// Gates in the order input, forget, cell candidate, output; weights `inputs × 4·units` and
 /// `units × 4·units`, one bias of 4·units.
@@ -31,19 +51,29 @@ struct LSTM {
         let cell: UnsafePointer<Float>
     }
 
-    func forward(_ x: UnsafePointer<Float>, steps: Int, batch: Int, weights: Weights, from initial: InitialState?,
-                 saving saved: Saved, into hidden: UnsafeMutablePointer<Float>) {
-        broadcastRows(weights.bias, to: saved.gates, rowCount: steps * batch, columns: gateWidth)
-        gemm(steps * batch, gateWidth, inputs, x, weights.input, saved.gates, beta: 1)
-        for step in 0..<steps {
-            let first = step * batch
+    /// Room for the recurrent weights packed for `RepeatedFactor`, either way round.
+    var packingCount: Int {
+        max(RepeatedFactor.packedCount(k: units, n: gateWidth), RepeatedFactor.packedCount(k: gateWidth, n: units))
+    }
+
+    /// `packing` holds `packingCount` floats, or is nil to leave every product to OpenBLAS.
+    func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, from initial: InitialState?,
+                 saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
+        broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
+        gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1)
+        let recurrentProducts = initial == nil ? shape.steps - 1 : shape.steps
+        let recurrent = RepeatedFactor(weights.recurrent, k: units, n: gateWidth,
+                                       packingInto: recurrentProducts > 1 ? packing : nil)
+        for step in 0..<shape.steps {
+            let first = shape.offsets[step], count = shape.active[step]
             let gates = saved.gates + first * gateWidth
-            let previousHidden = step > 0 ? UnsafePointer(hidden + (first - batch) * units) : initial?.hidden
+            let previous = step > 0 ? shape.offsets[step - 1] : nil
+            let previousHidden = previous.map { UnsafePointer(hidden + $0 * units) } ?? initial?.hidden
             if let previousHidden {
-                gemm(batch, gateWidth, units, previousHidden, weights.recurrent, gates, beta: 1)
+                recurrent.multiplyAdd(previousHidden, rows: count, into: gates)
             }
-            let previousCells = step > 0 ? UnsafePointer(saved.cells + (first - batch) * units) : initial?.cell
-            for row in 0..<batch {
+            let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) } ?? initial?.cell
+            for row in 0..<count {
                 let offset = (first + row) * units
                 updateCell(gates: gates + row * gateWidth, previousCell: previousCells.map { $0 + row * units },
                            cell: saved.cells + offset, cellTanh: saved.cellTanh + offset, hidden: hidden + offset)
@@ -74,46 +104,66 @@ struct LSTM {
         let bias: UnsafeMutablePointer<Float>
     }
 
+    /// Buffers the backward pass works in: gate gradients (`rows × 4·units`), the cell gradient
+    /// carried back (`batch × units`), the hidden states each step received (`rows × units`), and
+    /// `packingCount` floats or nil as in `forward`.
+    struct Scratch {
+        let gateGradient: UnsafeMutablePointer<Float>
+        let cellGradient: UnsafeMutablePointer<Float>
+        let previousHidden: UnsafeMutablePointer<Float>
+        let packing: UnsafeMutablePointer<Float>?
+    }
+
     /// Backpropagation through all steps, for a forward pass that started from the zero state.
-    ///
-    /// `hiddenGradient` (`rows × units`) comes in as dL/dh from above and is overwritten;
-    /// `gateGradient` (`rows × 4·units`) and `cellGradient` (`batch × units`) are scratch.
-    func backward(_ x: UnsafePointer<Float>, steps: Int, batch: Int, weights: Weights, saved: Saved,
-                  hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>,
-                  gateGradient: UnsafeMutablePointer<Float>, cellGradient: UnsafeMutablePointer<Float>,
+    /// `hiddenGradient` (`rows × units`) comes in as dL/dh from above and is overwritten.
+    func backward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
+                  hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
                   gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?) {
-        cellGradient.update(repeating: 0, count: batch * units)
+        let gateGradient = scratch.gateGradient
+        let recurrentTransposed = RepeatedFactor(weights.recurrent, k: gateWidth, n: units, transposed: true,
+                                                 packingInto: shape.steps > 2 ? scratch.packing : nil)
+        scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
         let zeroCell = [Float](repeating: 0, count: units)
         zeroCell.withUnsafeBufferPointer { zeroCell in
-            for step in stride(from: steps - 1, through: 0, by: -1) {
-                let first = step * batch
-                for row in 0..<batch {
+            for step in stride(from: shape.steps - 1, through: 0, by: -1) {
+                let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
+                for row in 0..<shape.active[step] {
                     let offset = (first + row) * units
-                    let previousCell = step > 0 ? UnsafePointer(saved.cells + offset - batch * units) : zeroCell.baseAddress!
+                    let previousCell = previous.map { UnsafePointer(saved.cells + ($0 + row) * units) } ?? zeroCell.baseAddress!
                     backwardCell(gates: saved.gates + (first + row) * gateWidth, previousCell: previousCell,
                                  cellTanh: saved.cellTanh + offset, hiddenGradient: hiddenGradient + offset,
-                                 cellGradient: cellGradient + row * units,
+                                 cellGradient: scratch.cellGradient + row * units,
                                  gateGradient: gateGradient + (first + row) * gateWidth)
                 }
-                if step > 0 {
-                    gemm(batch, units, gateWidth, gateGradient + first * gateWidth, weights.recurrent, transposeB: true,
-                         hiddenGradient + (first - batch) * units, beta: 1)
+                if let previous {
+                    recurrentTransposed.multiplyAdd(gateGradient + first * gateWidth, rows: shape.active[step],
+                                                    into: hiddenGradient + previous * units)
                 }
             }
         }
-        let rows = steps * batch
-        // The recurrent weights saw h(t−1) at steps 1…, so one product over all those steps at once.
-        if steps > 1 {
-            gemm(units, gateWidth, rows - batch, hidden, transposeA: true, gateGradient + batch * gateWidth,
-                 gradients.recurrent)
-        } else {
-            gradients.recurrent.update(repeating: 0, count: units * gateWidth)
-        }
-        gemm(inputs, gateWidth, rows, x, transposeA: true, gateGradient, gradients.input)
-        columnSums(gateGradient, rows: rows, columns: gateWidth, into: gradients.bias)
+        recurrentWeightGradient(shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent)
+        gemm(inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input)
+        columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias)
         if let inputGradient {
-            gemm(rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient)
+            gemm(shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient)
         }
+    }
+
+    /// Σₜ h(t−1)ᵀ · dgates(t) over steps 1…, as one product: the hidden states each step received
+    /// are gathered first, lined up with the steps' gate gradients.
+    private func recurrentWeightGradient(shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
+                                         into gradient: UnsafeMutablePointer<Float>) {
+        let firstBlock = shape.active[0]
+        guard shape.steps > 1 else {
+            gradient.update(repeating: 0, count: units * gateWidth)
+            return
+        }
+        for step in 1..<shape.steps {
+            (scratch.previousHidden + (shape.offsets[step] - firstBlock) * units)
+                .update(from: hidden + shape.offsets[step - 1] * units, count: shape.active[step] * units)
+        }
+        gemm(units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
+             scratch.gateGradient + firstBlock * gateWidth, gradient)
     }
 
     /// One sequence at one step: the gates' gradients, and the cell gradient handed to step t − 1.

@@ -110,8 +110,7 @@ final class Workspace {
     let logitGradient: UnsafeMutablePointer<Float>
     let denseGradient: UnsafeMutablePointer<Float>
     let hiddenGradient: UnsafeMutablePointer<Float>
-    let gateGradient: UnsafeMutablePointer<Float>
-    let cellGradient: UnsafeMutablePointer<Float>
+    let lstmScratch: LSTM.Scratch
     let convolutionGradient: UnsafeMutablePointer<Float>
     let batchNormScratch: UnsafeMutablePointer<Float>
 
@@ -144,8 +143,8 @@ final class Workspace {
         logitGradient = buffer(architecture.classes)
         denseGradient = buffer(denseUnits)
         hiddenGradient = buffer(units)
-        gateGradient = buffer(4 * units)
-        cellGradient = buffer(units)
+        lstmScratch = LSTM.Scratch(gateGradient: buffer(4 * units), cellGradient: buffer(units),
+                                   previousHidden: buffer(units), packing: allocate(network.lstm.packingCount))
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)
@@ -160,12 +159,12 @@ final class Workspace {
 }
 
 extension Network {
-    /// The training pass over `steps × batch` rows already in `workspace.input` (time-major),
-    /// with fresh dropout masks; leaves probabilities in `workspace.probabilities` and updates batch
+    /// The training pass over the rows already in `workspace.input`, laid out as `shape`, with
+    /// fresh dropout masks; leaves probabilities in `workspace.probabilities` and updates batch
     /// norm's running statistics.
-    func forwardTraining(_ parameters: UnsafeMutablePointer<Float>, steps: Int, batch: Int, workspace: Workspace,
+    func forwardTraining(_ parameters: UnsafeMutablePointer<Float>, shape: BatchShape, workspace: Workspace,
                          random: inout Xoshiro256) {
-        let rows = steps * batch
+        let rows = shape.rows
         convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
                             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
                             into: workspace.convolution)
@@ -173,8 +172,8 @@ extension Network {
         applyReLU(workspace.convolution, count: convolutionCount)
         convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
-        lstm.forward(workspace.convolution, steps: steps, batch: batch, weights: lstmWeights(parameters), from: nil,
-                     saving: workspace.lstm, into: workspace.hidden)
+        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters), from: nil,
+                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.lstmScratch.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
         batchNorm.forwardTraining(workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
@@ -188,22 +187,23 @@ extension Network {
         outputForward(parameters, rows: rows, workspace: workspace)
     }
 
-    /// The inference pass: no dropout, batch norm with its running statistics. With `state`, the
-    /// LSTM starts from it (`batch × units` each) and it is replaced by the state after the last step.
-    func forwardInference(_ parameters: UnsafePointer<Float>, steps: Int, batch: Int, workspace: Workspace,
+    /// The inference pass: no dropout, batch norm with its running statistics. With `state` (for
+    /// one step of equally long sequences), the LSTM starts from it (`batch × units` each) and it is
+    /// replaced by the state after the step.
+    func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
                           state: (hidden: UnsafeMutablePointer<Float>, cell: UnsafeMutablePointer<Float>)? = nil) {
-        let rows = steps * batch
+        precondition(state.map { _ in shape.steps == 1 } ?? true)
+        let rows = shape.rows
         convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
                             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
                             into: workspace.convolution)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
         let initial = state.map { LSTM.InitialState(hidden: $0.hidden, cell: $0.cell) }
-        lstm.forward(workspace.convolution, steps: steps, batch: batch, weights: lstmWeights(parameters),
-                     from: initial, saving: workspace.lstm, into: workspace.hidden)
+        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+                     from: initial, saving: workspace.lstm, into: workspace.hidden, packing: workspace.lstmScratch.packing)
         if let state {
-            let last = (rows - batch) * lstm.units
-            state.hidden.update(from: workspace.hidden + last, count: batch * lstm.units)
-            state.cell.update(from: workspace.lstm.cells + last, count: batch * lstm.units)
+            state.hidden.update(from: workspace.hidden, count: rows * lstm.units)
+            state.cell.update(from: workspace.lstm.cells, count: rows * lstm.units)
         }
         denseForward(parameters, rows: rows, workspace: workspace)
         let scale = parameters + batchNormOffset
@@ -227,9 +227,9 @@ extension Network {
 
     /// The loss of the last training pass, given `workspace.labels` and `weights`, and the gradient
     /// of every trainable parameter, written (not added) to `gradient`.
-    func backward(_ parameters: UnsafePointer<Float>, steps: Int, batch: Int, workspace: Workspace,
+    func backward(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
                   gradient: UnsafeMutablePointer<Float>) -> Float {
-        let rows = steps * batch
+        let rows = shape.rows
         let lossValue = loss.loss(probabilities: workspace.probabilities, labels: workspace.labels,
                                   weights: workspace.weights, rows: rows, logitGradient: workspace.logitGradient)
         output.backward(workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
@@ -250,9 +250,9 @@ extension Network {
                        inputGradient: workspace.hiddenGradient)
         let lstmGradient = gradient + lstmOffset
         let recurrentGradient = lstmGradient + lstm.inputs * lstm.gateWidth
-        lstm.backward(workspace.convolution, steps: steps, batch: batch, weights: lstmWeights(parameters),
+        lstm.backward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
                       saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
-                      gateGradient: workspace.gateGradient, cellGradient: workspace.cellGradient,
+                      scratch: workspace.lstmScratch,
                       gradients: LSTM.Gradients(input: lstmGradient, recurrent: recurrentGradient,
                                                 bias: recurrentGradient + lstm.units * lstm.gateWidth),
                       inputGradient: workspace.convolutionGradient)

@@ -17,6 +17,7 @@ public final class StreamingClassifier {
     public let model: GestureModel
     private let network: Network
     private let workspace: Workspace
+    private let oneWindow = BatchShape(lengths: [1])
 
     public init(model: GestureModel) {
         self.model = model
@@ -37,7 +38,7 @@ public final class StreamingClassifier {
         model.parameters.withUnsafeBufferPointer { parameters in
             state.hidden.withUnsafeMutableBufferPointer { hidden in
                 state.cell.withUnsafeMutableBufferPointer { cell in
-                    network.forwardInference(parameters.baseAddress!, steps: 1, batch: 1, workspace: workspace,
+                    network.forwardInference(parameters.baseAddress!, shape: oneWindow, workspace: workspace,
                                              state: (hidden.baseAddress!, cell.baseAddress!))
                 }
             }

@@ -64,8 +64,7 @@ public struct Trainer: Sendable {
                                       normalization: normalization)
         let validationChunks = validation.isEmpty ? nil
             : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
-        let steps = description.windowing.windowsPerChunk
-        let workspace = Workspace(network, capacity: options.batchSize * steps)
+        let workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
         var gradient = [Float](repeating: 0, count: network.trainableCount)
         var adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
         var random = Xoshiro256(seed: options.seed &+ 1)
@@ -82,18 +81,17 @@ public struct Trainer: Sendable {
                     return finish(model, best: best, history: history, cancelled: true)
                 }
                 let batch = order[first..<min(first + options.batchSize, order.count)]
-                trainingChunks.gather(batch, into: workspace)
+                let (shape, _) = trainingChunks.gather(batch, into: workspace)
                 let loss = model.parameters.withUnsafeMutableBufferPointer { parameters in
                     gradient.withUnsafeMutableBufferPointer { gradient in
-                        network.forwardTraining(parameters.baseAddress!, steps: steps, batch: batch.count,
-                                                workspace: workspace, random: &random)
-                        let loss = network.backward(parameters.baseAddress!, steps: steps, batch: batch.count,
-                                                    workspace: workspace, gradient: gradient.baseAddress!)
+                        network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
+                        let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,
+                                                    gradient: gradient.baseAddress!)
                         adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
                         return loss
                     }
                 }
-                tally.add(loss: loss, workspace: workspace, rows: steps * batch.count, classes: classes)
+                tally.add(loss: loss, workspace: workspace, rows: shape.rows, classes: classes)
             }
             var report = EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
                                      validationLoss: nil, validationAccuracy: nil, seconds: 0)

@@ -40,6 +40,8 @@ struct ChunkSet {
     private(set) var weights: [Float] = []
     /// Which sequence each chunk comes from; a sequence's chunks are consecutive and in order.
     private(set) var sequenceOfChunk: [Int] = []
+    /// Each chunk's real windows, those before its padding.
+    private(set) var lengths: [Int] = []
 
     init(_ sequences: [LabeledSequence], windowing: Windowing, classCount: Int,
          normalization: FeatureNormalization) {
@@ -60,6 +62,7 @@ struct ChunkSet {
             weights += repeatElement(1, count: windowLabels.count)
             weights += repeatElement(0, count: paddedWindows - windowLabels.count)
             sequenceOfChunk += repeatElement(sequenceIndex, count: chunks)
+            lengths += (0..<chunks).map { min(windowing.windowsPerChunk, windowLabels.count - $0 * windowing.windowsPerChunk) }
         }
     }
 

@@ -55,14 +55,19 @@ struct TrainSpeedBench: ParsableCommand {
         let sessions = shape.sessionsShapedLikeTheBook()
         let trainer = Trainer(description: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
         print("OpenBLAS kernels: \(OpenBLAS.coreName); \(sessions.count) sessions, \(shape.samples) samples")
+        var cpuSeconds: [Double] = []
+        var cpuBefore = processCPUSeconds()
         let result = try trainer.train(sessions) { report in
-            print(String(format: "epoch %2d  %.3f s  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
-                         report.trainingLoss, report.trainingAccuracy))
+            let cpuNow = processCPUSeconds()
+            cpuSeconds.append(cpuNow - cpuBefore)
+            cpuBefore = cpuNow
+            print(String(format: "epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
+                         cpuSeconds.last!, report.trainingLoss, report.trainingAccuracy))
         }
         let seconds = median(result.history.map(\.seconds))
         let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
-        print(String(format: "median %.3f s/epoch, %.2f M samples/s; peak RSS %.1f MiB (the data as floats: %.1f MiB)",
-                     seconds, Double(shape.samples) / seconds / 1e6, peakResidentMiB(), datasetMiB))
+        print(String(format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s; peak RSS %.1f MiB (the data as floats: %.1f MiB)",
+                     seconds, median(cpuSeconds), Double(shape.samples) / seconds / 1e6, peakResidentMiB(), datasetMiB))
     }
 }
 

@@ -67,9 +67,12 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         expectGradient(inputGradient.array, of: x, loss: loss)
     }
 
-    /// Four steps, so gradients flow back through the recurrent weights and the cell three times.
-    @Test func lstmThroughTime() {
-        let lstm = LSTM(inputs: 3, units: 5), steps = 4, batch = 2, rows = steps * batch
+    /// Four steps, so gradients flow back through the recurrent weights and the cell three times;
+    /// sequences of different lengths, packed; recurrent products by OpenBLAS and by the packed kernel.
+    @Test(arguments: [[4, 4], [4, 3, 1]], [false, true])
+    func lstmThroughTime(lengths: [Int], packsWeights: Bool) {
+        let lstm = LSTM(inputs: 3, units: 5), shape = BatchShape(lengths: lengths), rows = shape.rows
+        let packing = Floats(zeros: lstm.packingCount)
         let x = Floats(random: rows * 3, seed: 5)
         let input = Floats(random: 3 * lstm.gateWidth, seed: 6, scale: 0.8)
         let recurrent = Floats(random: 5 * lstm.gateWidth, seed: 7, scale: 0.8)
@@ -79,16 +82,20 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let saved = LSTM.Saved(gates: gates.pointer, cells: cells.pointer, cellTanh: cellTanh.pointer)
         let hidden = Floats(zeros: rows * 5), projection = Floats(random: rows * 5, seed: 9)
         func loss() -> Double {
-            lstm.forward(x.pointer, steps: steps, batch: batch, weights: weights, from: nil, saving: saved, into: hidden.pointer)
+            lstm.forward(x.pointer, shape: shape, weights: weights, from: nil, saving: saved, into: hidden.pointer,
+                         packing: packsWeights ? packing.pointer : nil)
             return projected(hidden.pointer, onto: projection)
         }
         _ = loss()
         let hiddenGradient = Floats(projection.array), gateGradient = Floats(zeros: rows * lstm.gateWidth)
-        let cellGradient = Floats(zeros: batch * 5), inputGradient = Floats(zeros: rows * 3)
+        let cellGradient = Floats(zeros: lengths.count * 5), previousHidden = Floats(zeros: rows * 5)
+        let inputGradient = Floats(zeros: rows * 3)
         let gradients = (input: Floats(zeros: input.count), recurrent: Floats(zeros: recurrent.count), bias: Floats(zeros: bias.count))
-        lstm.backward(x.pointer, steps: steps, batch: batch, weights: weights, saved: saved, hidden: hidden.pointer,
-                      hiddenGradient: hiddenGradient.pointer, gateGradient: gateGradient.pointer,
-                      cellGradient: cellGradient.pointer,
+        lstm.backward(x.pointer, shape: shape, weights: weights, saved: saved, hidden: hidden.pointer,
+                      hiddenGradient: hiddenGradient.pointer,
+                      scratch: LSTM.Scratch(gateGradient: gateGradient.pointer, cellGradient: cellGradient.pointer,
+                                            previousHidden: previousHidden.pointer,
+                                            packing: packsWeights ? packing.pointer : nil),
                       gradients: LSTM.Gradients(input: gradients.input.pointer, recurrent: gradients.recurrent.pointer,
                                                 bias: gradients.bias.pointer),
                       inputGradient: inputGradient.pointer)
@@ -183,7 +190,7 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         architecture.denseUnits = 6
         architecture.convolutionDropout = 0.25
         architecture.denseDropout = 0.25
-        let network = Network(architecture), steps = 3, batch = 3, rows = steps * batch
+        let network = Network(architecture), shape = BatchShape(lengths: [3, 3, 2]), rows = shape.rows
         let workspace = Workspace(network, capacity: rows)
         var random = Xoshiro256(seed: 19)
         let parameters = Floats(network.initialParameters(using: &random))
@@ -196,8 +203,8 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         func loss() -> Double {
             workspace.input.update(from: inputs.pointer, count: rows * 4)
             var masks = Xoshiro256(seed: 21)
-            network.forwardTraining(parameters.pointer, steps: steps, batch: batch, workspace: workspace, random: &masks)
-            return Double(network.backward(parameters.pointer, steps: steps, batch: batch, workspace: workspace,
+            network.forwardTraining(parameters.pointer, shape: shape, workspace: workspace, random: &masks)
+            return Double(network.backward(parameters.pointer, shape: shape, workspace: workspace,
                                            gradient: gradient.pointer))
         }
         _ = loss()

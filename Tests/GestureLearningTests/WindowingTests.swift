@@ -58,17 +58,20 @@ func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, 
         #expect(normalization.deviation[1] == 1, "a constant feature keeps deviation 1")
     }
 
-    /// Batches are time-major: row t · batch + b is window t of the b-th chunk of the batch.
-    @Test func batchesAreTimeMajor() {
+    /// Batches are packed: time-major, longest chunk first, and a chunk's padding left out.
+    @Test func batchesArePackedTimeMajor() {
         let windowing = Windowing(window: 1, windowsPerChunk: 3)
-        let data = sequence([0, 1, 0, 1, 0, 1], features: [1, 2, 3, 4, 5, 6])
+        let data = sequence([0, 1, 0, 1, 0], features: [1, 2, 3, 4, 5])
         let chunks = ChunkSet([data], windowing: windowing, classCount: 2,
                               normalization: FeatureNormalization(mean: [0], deviation: [1]))
+        #expect(chunks.lengths == [3, 2])
         var architecture = Architecture(windowSize: 1, classes: 2)
         architecture.denseUnits = 1
         let workspace = Workspace(Network(architecture), capacity: 6)
-        chunks.gather([1, 0], into: workspace)
-        #expect(Array(UnsafeBufferPointer(start: workspace.input, count: 6)) == [4, 1, 5, 2, 6, 3])
-        #expect(Array(UnsafeBufferPointer(start: workspace.labels, count: 6)) == [1, 0, 0, 1, 1, 0])
+        let (shape, order) = chunks.gather([1, 0], into: workspace)
+        #expect(order == [0, 1])
+        #expect(shape.active == [2, 2, 1] && shape.offsets == [0, 2, 4] && shape.rows == 5)
+        #expect(Array(UnsafeBufferPointer(start: workspace.input, count: 5)) == [1, 4, 2, 5, 3])
+        #expect(Array(UnsafeBufferPointer(start: workspace.labels, count: 5)) == [0, 1, 1, 0, 0])
     }
 }

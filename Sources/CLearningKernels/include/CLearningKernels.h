@@ -1,0 +1,20 @@
+#ifndef C_LEARNING_KERNELS_H
+#define C_LEARNING_KERNELS_H
+
+#include <stdbool.h>
+
+/// Whether this CPU and OS run AVX-512F, which `gl_gemm_packed` needs.
+bool gl_has_avx512f(void);
+
+/// The floats `gl_pack_panels` writes for op(b) of `k × n`: panels of 32 columns, zero-padded.
+long gl_packed_count(int k, int n);
+
+/// Packs op(b), `k × n`, into column panels of 32: panel p holds columns 32p…32p+31, row by row.
+/// `b` is row-major with leading dimension `ldb`; with `transposed` it holds bᵀ (`n × k`).
+void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed);
+
+/// c (`m × n`, leading dimension `ldc`) += a (`m × k`, leading dimension `lda`) · the packed matrix.
+/// Only where `gl_has_avx512f()`.
+void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *packed, float *c, int ldc);
+
+#endif
