@@ -5,6 +5,7 @@
 #include "CLearningKernels.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { panelWidth = 32, blockRows = 8 };
 
@@ -14,12 +15,18 @@ long gl_packed_count(int k, int n) {
 
 void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed) {
     for (int panel = 0; panel * panelWidth < n; panel++) {
-        for (int row = 0; row < k; row++) {
-            float *destination = packed + ((size_t)panel * k + row) * panelWidth;
-            for (int lane = 0; lane < panelWidth; lane++) {
-                int column = panel * panelWidth + lane;
-                destination[lane] = column >= n ? 0
-                    : transposed ? b[(size_t)column * ldb + row] : b[(size_t)row * ldb + column];
+        float *destination = packed + (size_t)panel * panelWidth * k;
+        int first = panel * panelWidth, columns = n - first < panelWidth ? n - first : panelWidth;
+        memset(destination, 0, sizeof(float) * panelWidth * k);
+        if (transposed) {
+            // Column by column, so that the reads run along bᵀ's rows.
+            for (int lane = 0; lane < columns; lane++) {
+                const float *source = b + (size_t)(first + lane) * ldb;
+                for (int row = 0; row < k; row++) destination[(size_t)row * panelWidth + lane] = source[row];
+            }
+        } else {
+            for (int row = 0; row < k; row++) {
+                memcpy(destination + (size_t)row * panelWidth, b + (size_t)row * ldb + first, sizeof(float) * columns);
             }
         }
     }

@@ -36,42 +36,6 @@ func forEachLane(_ count: Int, _ body: (Lane) -> Void) {
     }
 }
 
-/// e^x to about 2 ulp, without calls to `expf` or SSE4's rounding, so it stays in vector registers
-/// even for the x86-64 baseline: the LSTM takes a million per batch.
-@inline(__always)
-func fastExp(_ x: Lanes) -> Lanes {
-    let x = x.replacing(with: -87, where: x .< -87).replacing(with: 88, where: x .> 88)
-    // Adding 1.5 · 2²³ rounds x · log₂e to the nearest integer n, which then sits in the low bits.
-    let shifted = x * 1.442_695_04 + 12_582_912
-    let n = shifted - 12_582_912
-    // ln 2 split in two, the first with few enough bits that n · ln2High is exact.
-    let r = x - n * 0.693_145_751_953_125 - n * 1.428_606_765_330_187e-6
-    var p = Lanes(repeating: 1.0 / 5040)
-    p = p * r + 1.0 / 720
-    p = p * r + 1.0 / 120
-    p = p * r + 1.0 / 24
-    p = p * r + 1.0 / 6
-    p = p * r + 0.5
-    p = p * r + 1
-    p = p * r + 1
-    let exponent = (unsafeBitCast(shifted, to: SIMD8<UInt32>.self) &- 0x4B40_0000 &+ 127) &<< 23
-    return p * unsafeBitCast(exponent, to: Lanes.self)
-}
-
-@inline(__always)
-func sigmoid(_ x: Lanes) -> Lanes { 1 / (1 + fastExp(-x)) }
-
-@inline(__always)
-func tanhApproximation(_ x: Lanes) -> Lanes { 2 / (1 + fastExp(-2 * x)) - 1 }
-
-func applySigmoid(_ values: UnsafeMutablePointer<Float>, count: Int) {
-    forEachLane(count) { lane in lane.store(sigmoid(lane.load(values)), values) }
-}
-
-func applyTanh(_ values: UnsafeMutablePointer<Float>, count: Int) {
-    forEachLane(count) { lane in lane.store(tanhApproximation(lane.load(values)), values) }
-}
-
 /// ReLU in place.
 func applyReLU(_ values: UnsafeMutablePointer<Float>, count: Int) {
     forEachLane(count) { lane in

@@ -1,3 +1,5 @@
+import CLearningKernels
+
 /// How a batch of sequences of different lengths is laid out, as packed sequences: time-major,
 /// the sequences sorted longest first, and at step t only the `active[t]` sequences that are still
 /// running. Step t's rows are one contiguous block from `offsets[t]`, and sequence b is row b of
@@ -73,28 +75,8 @@ struct LSTM {
                 recurrent.multiplyAdd(previousHidden, rows: count, into: gates)
             }
             let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) } ?? initial?.cell
-            for row in 0..<count {
-                let offset = (first + row) * units
-                updateCell(gates: gates + row * gateWidth, previousCell: previousCells.map { $0 + row * units },
-                           cell: saved.cells + offset, cellTanh: saved.cellTanh + offset, hidden: hidden + offset)
-            }
-        }
-    }
-
-    private func updateCell(gates: UnsafeMutablePointer<Float>, previousCell: UnsafePointer<Float>?,
-                            cell: UnsafeMutablePointer<Float>, cellTanh: UnsafeMutablePointer<Float>,
-                            hidden: UnsafeMutablePointer<Float>) {
-        applySigmoid(gates, count: 2 * units)
-        applyTanh(gates + 2 * units, count: units)
-        applySigmoid(gates + 3 * units, count: units)
-        let input = gates, forget = gates + units, candidate = gates + 2 * units, output = gates + 3 * units
-        forEachLane(units) { lane in
-            var value = lane.load(input) * lane.load(candidate)
-            if let previousCell { value += lane.load(forget) * lane.load(previousCell) }
-            let squashed = tanhApproximation(value)
-            lane.store(value, cell)
-            lane.store(squashed, cellTanh)
-            lane.store(lane.load(output) * squashed, hidden)
+            gl_lstm_step_forward(Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
+                                 saved.cellTanh + first * units, hidden + first * units)
         }
     }
 
@@ -123,22 +105,14 @@ struct LSTM {
         let recurrentTransposed = RepeatedFactor(weights.recurrent, k: gateWidth, n: units, transposed: true,
                                                  packingInto: shape.steps > 2 ? scratch.packing : nil)
         scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
-        let zeroCell = [Float](repeating: 0, count: units)
-        zeroCell.withUnsafeBufferPointer { zeroCell in
-            for step in stride(from: shape.steps - 1, through: 0, by: -1) {
-                let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
-                for row in 0..<shape.active[step] {
-                    let offset = (first + row) * units
-                    let previousCell = previous.map { UnsafePointer(saved.cells + ($0 + row) * units) } ?? zeroCell.baseAddress!
-                    backwardCell(gates: saved.gates + (first + row) * gateWidth, previousCell: previousCell,
-                                 cellTanh: saved.cellTanh + offset, hiddenGradient: hiddenGradient + offset,
-                                 cellGradient: scratch.cellGradient + row * units,
-                                 gateGradient: gateGradient + (first + row) * gateWidth)
-                }
-                if let previous {
-                    recurrentTransposed.multiplyAdd(gateGradient + first * gateWidth, rows: shape.active[step],
-                                                    into: hiddenGradient + previous * units)
-                }
+        for step in stride(from: shape.steps - 1, through: 0, by: -1) {
+            let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
+            gl_lstm_step_backward(Int32(shape.active[step]), Int32(units), saved.gates + first * gateWidth,
+                                  previous.map { saved.cells + $0 * units }, saved.cellTanh + first * units,
+                                  hiddenGradient + first * units, scratch.cellGradient, gateGradient + first * gateWidth)
+            if let previous {
+                recurrentTransposed.multiplyAdd(gateGradient + first * gateWidth, rows: shape.active[step],
+                                                into: hiddenGradient + previous * units)
             }
         }
         recurrentWeightGradient(shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent)
@@ -164,22 +138,5 @@ struct LSTM {
         }
         gemm(units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
              scratch.gateGradient + firstBlock * gateWidth, gradient)
-    }
-
-    /// One sequence at one step: the gates' gradients, and the cell gradient handed to step t − 1.
-    private func backwardCell(gates: UnsafePointer<Float>, previousCell: UnsafePointer<Float>,
-                              cellTanh: UnsafePointer<Float>, hiddenGradient: UnsafePointer<Float>,
-                              cellGradient: UnsafeMutablePointer<Float>, gateGradient: UnsafeMutablePointer<Float>) {
-        let input = gates, forget = gates + units, candidate = gates + 2 * units, output = gates + 3 * units
-        forEachLane(units) { lane in
-            let tanhC = lane.load(cellTanh), o = lane.load(output), i = lane.load(input), f = lane.load(forget)
-            let g = lane.load(candidate), dh = lane.load(hiddenGradient)
-            let dc = lane.load(cellGradient) + dh * o * (1 - tanhC * tanhC)
-            lane.store(dc * g * i * (1 - i), gateGradient)
-            lane.store(dc * lane.load(previousCell) * f * (1 - f), gateGradient + units)
-            lane.store(dc * i * (1 - g * g), gateGradient + 2 * units)
-            lane.store(dh * tanhC * o * (1 - o), gateGradient + 3 * units)
-            lane.store(dc * f, cellGradient)
-        }
     }
 }

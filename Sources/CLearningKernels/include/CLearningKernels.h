@@ -17,4 +17,16 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
 /// Only where `gl_has_avx512f()`.
 void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *packed, float *c, int ldc);
 
+/// One LSTM step for `rows` sequences, rows contiguous. `gates` (`rows × 4·units`: input, forget,
+/// candidate, output) come in before their activations and leave after them; writes the cells, their
+/// tanh and the hidden states (`rows × units` each). `previousCells` is NULL for the zero state.
+void gl_lstm_step_forward(int rows, int units, float *gates, const float *previousCells,
+                          float *cells, float *cellTanh, float *hidden);
+
+/// The step's gate gradients from dL/dh (`hiddenGradient`) and the cell gradient carried from the
+/// step after it, which `cellGradient` holds on entry and holds for the step before on return.
+void gl_lstm_step_backward(int rows, int units, const float *gates, const float *previousCells,
+                           const float *cellTanh, const float *hiddenGradient,
+                           float *cellGradient, float *gateGradient);
+
 #endif
