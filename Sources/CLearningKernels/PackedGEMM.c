@@ -1,6 +1,8 @@
-// A matrix product for a right-hand factor used many times, as the LSTM's recurrent weights are at
-// every step: packed once, it is read straight from the panels, where OpenBLAS would pack it again
-// at each call. AVX-512 only, compiled for it function by function and chosen at run time.
+// A matrix product whose right-hand factor is packed in panels of 32 columns, read by a kernel of
+// 8 rows × 32 columns that takes the left-hand factor as it is, rows or columns. A factor used many
+// times, as the LSTM's recurrent weights are at every step, is packed once, where OpenBLAS would
+// pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
+// run time.
 
 #include "CLearningKernels.h"
 
@@ -17,12 +19,21 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
     for (int panel = 0; panel * panelWidth < n; panel++) {
         float *destination = packed + (size_t)panel * panelWidth * k;
         int first = panel * panelWidth, columns = n - first < panelWidth ? n - first : panelWidth;
-        memset(destination, 0, sizeof(float) * panelWidth * k);
+        if (columns < panelWidth) {
+            for (int row = 0; row < k; row++) {
+                memset(destination + (size_t)row * panelWidth + columns, 0, sizeof(float) * (panelWidth - columns));
+            }
+        }
         if (transposed) {
             // Column by column, so that the reads run along bᵀ's rows.
             for (int lane = 0; lane < columns; lane++) {
                 const float *source = b + (size_t)(first + lane) * ldb;
                 for (int row = 0; row < k; row++) destination[(size_t)row * panelWidth + lane] = source[row];
+            }
+        } else if (columns == panelWidth) {
+            // A constant size, which the compiler copies inline rather than calling memcpy.
+            for (int row = 0; row < k; row++) {
+                memcpy(destination + (size_t)row * panelWidth, b + (size_t)row * ldb + first, sizeof(float) * panelWidth);
             }
         } else {
             for (int row = 0; row < k; row++) {
@@ -43,18 +54,18 @@ bool gl_has_avx512f(void) {
 
 // Eight rows of c against one panel: sixteen accumulators, each value of a broadcast once per row.
 __attribute__((target("avx512f")))
-static void blockOfRows(int k, const float *a, int lda, const float *panel, float *c, int ldc,
-                        __mmask16 low, __mmask16 high) {
+static void blockOfRows(int k, const float *a, int rowStride, int indexStride, const float *panel, float *c,
+                        int ldc, bool accumulate, __mmask16 low, __mmask16 high) {
     __m512 sums[blockRows][2];
     for (int row = 0; row < blockRows; row++) {
-        sums[row][0] = _mm512_maskz_loadu_ps(low, c + (size_t)row * ldc);
-        sums[row][1] = _mm512_maskz_loadu_ps(high, c + (size_t)row * ldc + 16);
+        sums[row][0] = accumulate ? _mm512_maskz_loadu_ps(low, c + (size_t)row * ldc) : _mm512_setzero_ps();
+        sums[row][1] = accumulate ? _mm512_maskz_loadu_ps(high, c + (size_t)row * ldc + 16) : _mm512_setzero_ps();
     }
     for (int index = 0; index < k; index++) {
         __m512 left = _mm512_loadu_ps(panel + (size_t)index * panelWidth);
         __m512 right = _mm512_loadu_ps(panel + (size_t)index * panelWidth + 16);
         for (int row = 0; row < blockRows; row++) {
-            __m512 value = _mm512_set1_ps(a[(size_t)row * lda + index]);
+            __m512 value = _mm512_set1_ps(a[(size_t)row * rowStride + (size_t)index * indexStride]);
             sums[row][0] = _mm512_fmadd_ps(value, left, sums[row][0]);
             sums[row][1] = _mm512_fmadd_ps(value, right, sums[row][1]);
         }
@@ -66,10 +77,12 @@ static void blockOfRows(int k, const float *a, int lda, const float *panel, floa
 }
 
 __attribute__((target("avx512f")))
-static void singleRow(int k, const float *a, const float *panel, float *c, __mmask16 low, __mmask16 high) {
-    __m512 left = _mm512_maskz_loadu_ps(low, c), right = _mm512_maskz_loadu_ps(high, c + 16);
+static void singleRow(int k, const float *a, int indexStride, const float *panel, float *c, bool accumulate,
+                      __mmask16 low, __mmask16 high) {
+    __m512 left = accumulate ? _mm512_maskz_loadu_ps(low, c) : _mm512_setzero_ps();
+    __m512 right = accumulate ? _mm512_maskz_loadu_ps(high, c + 16) : _mm512_setzero_ps();
     for (int index = 0; index < k; index++) {
-        __m512 value = _mm512_set1_ps(a[index]);
+        __m512 value = _mm512_set1_ps(a[(size_t)index * indexStride]);
         left = _mm512_fmadd_ps(value, _mm512_loadu_ps(panel + (size_t)index * panelWidth), left);
         right = _mm512_fmadd_ps(value, _mm512_loadu_ps(panel + (size_t)index * panelWidth + 16), right);
     }
@@ -82,7 +95,8 @@ static __mmask16 laneMask(int lanes) {
 }
 
 __attribute__((target("avx512f")))
-void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *packed, float *c, int ldc) {
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate) {
     for (int panel = 0; panel * panelWidth < n; panel++) {
         const float *panelStart = packed + (size_t)panel * panelWidth * k;
         int columns = n - panel * panelWidth;
@@ -90,10 +104,12 @@ void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *p
         float *cPanel = c + panel * panelWidth;
         int row = 0;
         for (; row + blockRows <= m; row += blockRows) {
-            blockOfRows(k, a + (size_t)row * lda, lda, panelStart, cPanel + (size_t)row * ldc, ldc, low, high);
+            blockOfRows(k, a + (size_t)row * rowStride, rowStride, indexStride, panelStart, cPanel + (size_t)row * ldc,
+                        ldc, accumulate, low, high);
         }
         for (; row < m; row++) {
-            singleRow(k, a + (size_t)row * lda, panelStart, cPanel + (size_t)row * ldc, low, high);
+            singleRow(k, a + (size_t)row * rowStride, indexStride, panelStart, cPanel + (size_t)row * ldc, accumulate,
+                      low, high);
         }
     }
 }
@@ -102,7 +118,8 @@ void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *p
 
 bool gl_has_avx512f(void) { return false; }
 
-void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *packed, float *c, int ldc) {
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate) {
     __builtin_trap();
 }
 

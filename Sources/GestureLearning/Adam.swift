@@ -1,3 +1,5 @@
+import CLearningKernels
+
 /// Adam with bias-corrected moments.
 struct Adam {
     let learningRate: Float
@@ -25,15 +27,7 @@ struct Adam {
         let beta1 = self.beta1, beta2 = self.beta2, count = firstMoment.count
         firstMoment.withUnsafeMutableBufferPointer { m in
             secondMoment.withUnsafeMutableBufferPointer { v in
-                let m = m.baseAddress!, v = v.baseAddress!
-                forEachLane(count) { lane in
-                    let g = lane.load(gradient)
-                    let newM = beta1 * lane.load(m) + (1 - beta1) * g
-                    let newV = beta2 * lane.load(v) + (1 - beta2) * g * g
-                    lane.store(newM, m)
-                    lane.store(newV, v)
-                    lane.store(lane.load(parameters) - stepSize * newM / (newV.squareRoot() + epsilon), parameters)
-                }
+                gl_adam_update(count, parameters, gradient, m.baseAddress!, v.baseAddress!, beta1, beta2, stepSize, epsilon)
             }
         }
     }

@@ -53,18 +53,19 @@ struct LSTM {
         let cell: UnsafePointer<Float>
     }
 
-    /// Room for the recurrent weights packed for `RepeatedFactor`, either way round.
-    var packingCount: Int {
-        max(RepeatedFactor.packedCount(k: units, n: gateWidth), RepeatedFactor.packedCount(k: gateWidth, n: units))
+    /// Room to pack any right-hand factor of the products over `rows` rows (see `gemm`).
+    func packingCount(rows: Int) -> Int {
+        [(units, gateWidth), (gateWidth, units), (inputs, gateWidth), (gateWidth, inputs), (rows, gateWidth)]
+            .map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
     }
 
-    /// `packing` holds `packingCount` floats, or is nil to leave every product to OpenBLAS.
+    /// `packing` holds `packingCount(rows:)` floats, or is nil to leave every product to OpenBLAS.
     func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, from initial: InitialState?,
                  saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
-        gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1)
+        gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing)
         let recurrentProducts = initial == nil ? shape.steps - 1 : shape.steps
-        let recurrent = RepeatedFactor(weights.recurrent, k: units, n: gateWidth,
+        let recurrent = PackedFactor(weights.recurrent, k: units, n: gateWidth,
                                        packingInto: recurrentProducts > 1 ? packing : nil)
         for step in 0..<shape.steps {
             let first = shape.offsets[step], count = shape.active[step]
@@ -72,7 +73,7 @@ struct LSTM {
             let previous = step > 0 ? shape.offsets[step - 1] : nil
             let previousHidden = previous.map { UnsafePointer(hidden + $0 * units) } ?? initial?.hidden
             if let previousHidden {
-                recurrent.multiplyAdd(previousHidden, rows: count, into: gates)
+                recurrent.multiply(previousHidden, rows: count, into: gates)
             }
             let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) } ?? initial?.cell
             gl_lstm_step_forward(Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
@@ -87,23 +88,21 @@ struct LSTM {
     }
 
     /// Buffers the backward pass works in: gate gradients (`rows × 4·units`), the cell gradient
-    /// carried back (`batch × units`), the hidden states each step received (`rows × units`), and
-    /// `packingCount` floats or nil as in `forward`.
+    /// carried back (`batch × units`), the hidden states each step received (`rows × units`).
     struct Scratch {
         let gateGradient: UnsafeMutablePointer<Float>
         let cellGradient: UnsafeMutablePointer<Float>
         let previousHidden: UnsafeMutablePointer<Float>
-        let packing: UnsafeMutablePointer<Float>?
     }
 
     /// Backpropagation through all steps, for a forward pass that started from the zero state.
     /// `hiddenGradient` (`rows × units`) comes in as dL/dh from above and is overwritten.
     func backward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
                   hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
-                  gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?) {
+                  gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?) {
         let gateGradient = scratch.gateGradient
-        let recurrentTransposed = RepeatedFactor(weights.recurrent, k: gateWidth, n: units, transposed: true,
-                                                 packingInto: shape.steps > 2 ? scratch.packing : nil)
+        let recurrentTransposed = PackedFactor(weights.recurrent, k: gateWidth, n: units, transposed: true,
+                                                 packingInto: shape.steps > 2 ? packing : nil)
         scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
         for step in stride(from: shape.steps - 1, through: 0, by: -1) {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
@@ -111,22 +110,24 @@ struct LSTM {
                                   previous.map { saved.cells + $0 * units }, saved.cellTanh + first * units,
                                   hiddenGradient + first * units, scratch.cellGradient, gateGradient + first * gateWidth)
             if let previous {
-                recurrentTransposed.multiplyAdd(gateGradient + first * gateWidth, rows: shape.active[step],
+                recurrentTransposed.multiply(gateGradient + first * gateWidth, rows: shape.active[step],
                                                 into: hiddenGradient + previous * units)
             }
         }
-        recurrentWeightGradient(shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent)
-        gemm(inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input)
+        recurrentWeightGradient(shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent,
+                                packing: packing)
+        gemm(inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing)
         columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias)
         if let inputGradient {
-            gemm(shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient)
+            gemm(shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient,
+                 packing: packing)
         }
     }
 
     /// Σₜ h(t−1)ᵀ · dgates(t) over steps 1…, as one product: the hidden states each step received
     /// are gathered first, lined up with the steps' gate gradients.
     private func recurrentWeightGradient(shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
-                                         into gradient: UnsafeMutablePointer<Float>) {
+                                         into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
         let firstBlock = shape.active[0]
         guard shape.steps > 1 else {
             gradient.update(repeating: 0, count: units * gateWidth)
@@ -137,6 +138,6 @@ struct LSTM {
                 .update(from: hidden + shape.offsets[step - 1] * units, count: shape.active[step] * units)
         }
         gemm(units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
-             scratch.gateGradient + firstBlock * gateWidth, gradient)
+             scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing)
     }
 }

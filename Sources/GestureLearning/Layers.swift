@@ -8,22 +8,28 @@ struct Affine {
 
     var parameterCount: Int { inputs * outputs + outputs }
 
-    /// `weight` is `inputs × outputs`, row-major.
+    /// Room to pack any right-hand factor of the products over `rows` rows (see `gemm`).
+    func packingCount(rows: Int) -> Int {
+        [(inputs, outputs), (outputs, inputs), (rows, outputs)].map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
+    }
+
+    /// `weight` is `inputs × outputs`, row-major; `packing` as for `gemm`.
     func forward(_ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                 into y: UnsafeMutablePointer<Float>) {
+                 into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
         broadcastRows(bias, to: y, rowCount: rows, columns: outputs)
-        gemm(rows, outputs, inputs, x, weight, y, beta: 1)
+        gemm(rows, outputs, inputs, x, weight, y, beta: 1, packing: packing)
     }
 
     /// Writes the parameters' gradients, and the input's unless `inputGradient` is nil (the first
     /// layer needs none).
     func backward(_ x: UnsafePointer<Float>, outputGradient: UnsafePointer<Float>, rows: Int,
                   weight: UnsafePointer<Float>, weightGradient: UnsafeMutablePointer<Float>,
-                  biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?) {
-        gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient)
+                  biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?,
+                  packing: UnsafeMutablePointer<Float>?) {
+        gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient, packing: packing)
         columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient)
         if let inputGradient {
-            gemm(rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient)
+            gemm(rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient, packing: packing)
         }
     }
 }
@@ -35,13 +41,11 @@ struct Dropout {
 
     /// Draws a mask of 0 and 1 / (1 − rate), four 16-bit draws from each random number.
     func drawMask(_ mask: UnsafeMutablePointer<Float>, count: Int, using random: inout Xoshiro256) {
-        let kept = 1 / (1 - rate), threshold = UInt64(rate * 65536)
+        let kept = SIMD4<Float>(repeating: 1 / (1 - rate)), threshold = SIMD4<Int32>(repeating: Int32(rate * 65536))
         for first in stride(from: 0, to: count, by: 4) {
-            var bits = random.next()
-            for index in first..<min(first + 4, count) {
-                mask[index] = bits & 0xffff < threshold ? 0 : kept
-                bits >>= 16
-            }
+            let draws = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(random.next(), to: SIMD4<UInt16>.self))
+            let values = kept.replacing(with: 0, where: draws .< threshold)
+            for lane in 0..<min(4, count - first) { mask[first + lane] = values[lane] }
         }
     }
 

@@ -111,6 +111,8 @@ final class Workspace {
     let denseGradient: UnsafeMutablePointer<Float>
     let hiddenGradient: UnsafeMutablePointer<Float>
     let lstmScratch: LSTM.Scratch
+    /// Room to pack any right-hand factor, for `gemm`.
+    let packing: UnsafeMutablePointer<Float>
     let convolutionGradient: UnsafeMutablePointer<Float>
     let batchNormScratch: UnsafeMutablePointer<Float>
 
@@ -144,7 +146,9 @@ final class Workspace {
         denseGradient = buffer(denseUnits)
         hiddenGradient = buffer(units)
         lstmScratch = LSTM.Scratch(gateGradient: buffer(4 * units), cellGradient: buffer(units),
-                                   previousHidden: buffer(units), packing: allocate(network.lstm.packingCount))
+                                   previousHidden: buffer(units))
+        packing = allocate([network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+                            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity)].max()!)
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)
@@ -167,13 +171,13 @@ extension Network {
         let rows = shape.rows
         convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
                             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-                            into: workspace.convolution)
+                            into: workspace.convolution, packing: workspace.packing)
         let convolutionCount = rows * convolution.outputs
         applyReLU(workspace.convolution, count: convolutionCount)
         convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
         lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters), from: nil,
-                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.lstmScratch.packing)
+                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
         batchNorm.forwardTraining(workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
@@ -196,11 +200,11 @@ extension Network {
         let rows = shape.rows
         convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
                             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-                            into: workspace.convolution)
+                            into: workspace.convolution, packing: workspace.packing)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
         let initial = state.map { LSTM.InitialState(hidden: $0.hidden, cell: $0.cell) }
         lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-                     from: initial, saving: workspace.lstm, into: workspace.hidden, packing: workspace.lstmScratch.packing)
+                     from: initial, saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         if let state {
             state.hidden.update(from: workspace.hidden, count: rows * lstm.units)
             state.cell.update(from: workspace.lstm.cells, count: rows * lstm.units)
@@ -216,12 +220,14 @@ extension Network {
 
     private func denseForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         dense.forward(workspace.hidden, rows: rows, weight: parameters + denseOffset,
-                      bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense)
+                      bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense,
+                      packing: workspace.packing)
     }
 
     private func outputForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         output.forward(workspace.dense, rows: rows, weight: parameters + outputOffset,
-                       bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities)
+                       bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities,
+                       packing: workspace.packing)
         loss.softmax(workspace.probabilities, rows: rows)
     }
 
@@ -235,7 +241,7 @@ extension Network {
         output.backward(workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
                         weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
                         biasGradient: gradient + outputOffset + output.inputs * output.outputs,
-                        inputGradient: workspace.denseGradient)
+                        inputGradient: workspace.denseGradient, packing: workspace.packing)
         let denseCount = rows * dense.outputs
         denseDropout.apply(workspace.denseMask, to: workspace.denseGradient, count: denseCount)
         // The dropped output is positive exactly where the ReLU passed and the mask kept.
@@ -247,7 +253,7 @@ extension Network {
         dense.backward(workspace.hidden, outputGradient: workspace.denseGradient, rows: rows,
                        weight: parameters + denseOffset, weightGradient: gradient + denseOffset,
                        biasGradient: gradient + denseOffset + dense.inputs * dense.outputs,
-                       inputGradient: workspace.hiddenGradient)
+                       inputGradient: workspace.hiddenGradient, packing: workspace.packing)
         let lstmGradient = gradient + lstmOffset
         let recurrentGradient = lstmGradient + lstm.inputs * lstm.gateWidth
         lstm.backward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
@@ -255,14 +261,14 @@ extension Network {
                       scratch: workspace.lstmScratch,
                       gradients: LSTM.Gradients(input: lstmGradient, recurrent: recurrentGradient,
                                                 bias: recurrentGradient + lstm.units * lstm.gateWidth),
-                      inputGradient: workspace.convolutionGradient)
+                      inputGradient: workspace.convolutionGradient, packing: workspace.packing)
         let convolutionCount = rows * convolution.outputs
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
         reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
         convolution.backward(workspace.input, outputGradient: workspace.convolutionGradient, rows: rows,
                              weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
                              biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
-                             inputGradient: nil)
+                             inputGradient: nil, packing: workspace.packing)
         return lossValue
     }
 }

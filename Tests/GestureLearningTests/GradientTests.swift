@@ -50,18 +50,20 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
 }
 
 @Suite struct GradientTests {
-    @Test func affineLayer() {
+    @Test(arguments: [false, true])
+    func affineLayer(packsFactors: Bool) {
         let layer = Affine(inputs: 3, outputs: 4), rows = 5
+        let room = Floats(zeros: layer.packingCount(rows: rows)), packing = packsFactors ? room.pointer : nil
         let x = Floats(random: rows * 3, seed: 1), weight = Floats(random: 12, seed: 2), bias = Floats(random: 4, seed: 3)
         let projection = Floats(random: rows * 4, seed: 4), y = Floats(zeros: rows * 4)
         func loss() -> Double {
-            layer.forward(x.pointer, rows: rows, weight: weight.pointer, bias: bias.pointer, into: y.pointer)
+            layer.forward(x.pointer, rows: rows, weight: weight.pointer, bias: bias.pointer, into: y.pointer, packing: packing)
             return projected(y.pointer, onto: projection)
         }
         let weightGradient = Floats(zeros: 12), biasGradient = Floats(zeros: 4), inputGradient = Floats(zeros: rows * 3)
         layer.backward(x.pointer, outputGradient: projection.pointer, rows: rows, weight: weight.pointer,
                        weightGradient: weightGradient.pointer, biasGradient: biasGradient.pointer,
-                       inputGradient: inputGradient.pointer)
+                       inputGradient: inputGradient.pointer, packing: packing)
         expectGradient(weightGradient.array, of: weight, loss: loss)
         expectGradient(biasGradient.array, of: bias, loss: loss)
         expectGradient(inputGradient.array, of: x, loss: loss)
@@ -70,9 +72,9 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
     /// Four steps, so gradients flow back through the recurrent weights and the cell three times;
     /// sequences of different lengths, packed; recurrent products by OpenBLAS and by the packed kernel.
     @Test(arguments: [[4, 4], [4, 3, 1]], [false, true])
-    func lstmThroughTime(lengths: [Int], packsWeights: Bool) {
+    func lstmThroughTime(lengths: [Int], packsFactors: Bool) {
         let lstm = LSTM(inputs: 3, units: 5), shape = BatchShape(lengths: lengths), rows = shape.rows
-        let packing = Floats(zeros: lstm.packingCount)
+        let room = Floats(zeros: lstm.packingCount(rows: rows)), packing = packsFactors ? room.pointer : nil
         let x = Floats(random: rows * 3, seed: 5)
         let input = Floats(random: 3 * lstm.gateWidth, seed: 6, scale: 0.8)
         let recurrent = Floats(random: 5 * lstm.gateWidth, seed: 7, scale: 0.8)
@@ -83,7 +85,7 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let hidden = Floats(zeros: rows * 5), projection = Floats(random: rows * 5, seed: 9)
         func loss() -> Double {
             lstm.forward(x.pointer, shape: shape, weights: weights, from: nil, saving: saved, into: hidden.pointer,
-                         packing: packsWeights ? packing.pointer : nil)
+                         packing: packing)
             return projected(hidden.pointer, onto: projection)
         }
         _ = loss()
@@ -94,11 +96,10 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         lstm.backward(x.pointer, shape: shape, weights: weights, saved: saved, hidden: hidden.pointer,
                       hiddenGradient: hiddenGradient.pointer,
                       scratch: LSTM.Scratch(gateGradient: gateGradient.pointer, cellGradient: cellGradient.pointer,
-                                            previousHidden: previousHidden.pointer,
-                                            packing: packsWeights ? packing.pointer : nil),
+                                            previousHidden: previousHidden.pointer),
                       gradients: LSTM.Gradients(input: gradients.input.pointer, recurrent: gradients.recurrent.pointer,
                                                 bias: gradients.bias.pointer),
-                      inputGradient: inputGradient.pointer)
+                      inputGradient: inputGradient.pointer, packing: packing)
         expectGradient(gradients.input.array, of: input, loss: loss)
         expectGradient(gradients.recurrent.array, of: recurrent, loss: loss)
         expectGradient(gradients.bias.array, of: bias, loss: loss)

@@ -13,9 +13,10 @@ long gl_packed_count(int k, int n);
 /// `b` is row-major with leading dimension `ldb`; with `transposed` it holds bᵀ (`n × k`).
 void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed);
 
-/// c (`m × n`, leading dimension `ldc`) += a (`m × k`, leading dimension `lda`) · the packed matrix.
-/// Only where `gl_has_avx512f()`.
-void gl_gemm_packed(int m, int n, int k, const float *a, int lda, const float *packed, float *c, int ldc);
+/// c (`m × n`, leading dimension `ldc`) = a · the packed matrix, + c with `accumulate`, where a is
+/// `m × k` with element (i, j) at `a[i · rowStride + j · indexStride]`. Only where `gl_has_avx512f()`.
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate);
 
 /// One LSTM step for `rows` sequences, rows contiguous. `gates` (`rows × 4·units`: input, forget,
 /// candidate, output) come in before their activations and leave after them; writes the cells, their
@@ -28,5 +29,10 @@ void gl_lstm_step_forward(int rows, int units, float *gates, const float *previo
 void gl_lstm_step_backward(int rows, int units, const float *gates, const float *previousCells,
                            const float *cellTanh, const float *hiddenGradient,
                            float *cellGradient, float *gateGradient);
+
+/// One Adam step: updates the moments and moves the parameters by stepSize · m / (√v + epsilon),
+/// stepSize and epsilon already bias-corrected.
+void gl_adam_update(long count, float *parameters, const float *gradient, float *firstMoment,
+                    float *secondMoment, float beta1, float beta2, float stepSize, float epsilon);
 
 #endif

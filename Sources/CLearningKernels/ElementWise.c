@@ -1,5 +1,6 @@
-// The LSTM's element-wise work for one step: a million exponentials per batch. Plain loops the
-// compiler vectorizes, compiled once per instruction set and chosen when the program loads.
+// Element-wise work where Swift's 8-lane vectors for the x86-64 baseline are too slow: the LSTM's
+// steps (a million exponentials per batch) and Adam's update. Plain loops the compiler vectorizes,
+// compiled once per instruction set and chosen when the program loads.
 
 #include "CLearningKernels.h"
 
@@ -103,5 +104,20 @@ void gl_lstm_step_backward(int rows, int units, const float *restrict gates, con
             dOutput[unit] = dh[unit] * t * o * (1 - o);
             carried[unit] = dc * f;
         }
+    }
+}
+
+INSTRUCTION_SET_CLONES
+void gl_adam_update(long count, float *restrict parameters, const float *restrict gradient,
+                    float *restrict firstMoment, float *restrict secondMoment,
+                    float beta1, float beta2, float stepSize, float epsilon) {
+    for (long index = 0; index < count; index++) {
+        float g = gradient[index];
+        float m = beta1 * firstMoment[index] + (1 - beta1) * g;
+        float v = beta2 * secondMoment[index] + (1 - beta2) * g * g;
+        firstMoment[index] = m;
+        secondMoment[index] = v;
+        // The element-wise builtin, unlike sqrtf, never sets errno, so it vectorizes.
+        parameters[index] -= stepSize * m / (__builtin_elementwise_sqrt(v) + epsilon);
     }
 }
