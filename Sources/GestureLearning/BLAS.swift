@@ -5,15 +5,15 @@ import Foundation
 /// `c = alpha · op(a) · op(b) + beta · c` on row-major matrices, where op(a) is `m × k` and op(b)
 /// is `k × n`; `transposeA`/`transposeB` read `a`/`b` as stored transposed.
 ///
-/// Given room to pack op(b) (`PackedFactor.packedCount(k:n:)` floats) on a CPU with AVX-512, and
-/// alpha 1 and beta 0 or 1, the hand-written kernel does it: 2–16 % faster than OpenBLAS on this
-/// model's shapes. Otherwise OpenBLAS.
+/// Given room to pack op(b) (`PackedFactor.packedCount(k:n:)` floats) on a CPU with AVX-512, at
+/// least a block of rows to pay for the packing, alpha 1 and beta 0 or 1, the hand-written kernel
+/// does it: 2–16 % faster than OpenBLAS on this model's shapes. Otherwise OpenBLAS.
 func gemm(_ m: Int, _ n: Int, _ k: Int,
           _ a: UnsafePointer<Float>, transposeA: Bool = false,
           _ b: UnsafePointer<Float>, transposeB: Bool = false,
           _ c: UnsafeMutablePointer<Float>, alpha: Float = 1, beta: Float = 0,
           packing: UnsafeMutablePointer<Float>? = nil) {
-    if let packing, PackedFactor.kernelIsAvailable, alpha == 1, beta == 0 || beta == 1 {
+    if let packing, PackedFactor.kernelIsAvailable, m >= PackedFactor.blockRows, alpha == 1, beta == 0 || beta == 1 {
         PackedFactor(b, k: k, n: n, transposed: transposeB, packingInto: packing)
             .multiply(a, rows: m, transposed: transposeA, into: c, adding: beta == 1)
         return
@@ -38,6 +38,8 @@ func gemm(_ m: Int, _ n: Int, _ k: Int,
 /// Where the CPU lacks AVX-512, or without room to pack, the products go to OpenBLAS.
 struct PackedFactor {
     static let kernelIsAvailable = gl_has_avx512f()
+    /// The rows the kernel computes together.
+    static let blockRows = 8
 
     /// The floats packing a `k × n` factor takes.
     static func packedCount(k: Int, n: Int) -> Int { gl_packed_count(Int32(k), Int32(n)) }
