@@ -19,8 +19,8 @@ func peakResidentMiB() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
-/// CPU time this process has used, in seconds: unlike the clock on the wall, it does not count
-/// time the other engineers' work took the core away.
+/// CPU time this process has used, in seconds: unlike wall time, it leaves out the time other
+/// processes held the core.
 func processCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
