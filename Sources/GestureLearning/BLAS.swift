@@ -37,7 +37,8 @@ func gemm(_ m: Int, _ n: Int, _ k: Int,
 /// (OpenBLAS packs its operands again at every call, a fifth of the time of these small products).
 /// Where the CPU lacks AVX-512, or without room to pack, the products go to OpenBLAS.
 struct PackedFactor {
-    static let kernelIsAvailable = gl_has_avx512f()
+    /// Whether the CPU has AVX-512 and `GESTURELAB_OPENBLAS_ONLY` is unset (to measure OpenBLAS alone).
+    static let kernelIsAvailable = gl_has_avx512f() && ProcessInfo.processInfo.environment["GESTURELAB_OPENBLAS_ONLY"] == nil
     /// The rows the kernel computes together.
     static let blockRows = 8
 
@@ -84,6 +85,11 @@ public enum OpenBLAS {
 
     /// The kernel family OpenBLAS chose for this CPU, e.g. `Haswell` or `SkylakeX`.
     public static var coreName: String { String(cString: openblas_get_corename()) }
+
+    /// What does the matrix products: OpenBLAS's kernels, or GestureLab's own where it has them.
+    public static var productKernels: String {
+        PackedFactor.kernelIsAvailable ? "GestureLab's AVX-512 kernel (OpenBLAS \(coreName) for a few rows)" : "OpenBLAS \(coreName)"
+    }
 
     /// OpenBLAS 0.3.21 picks its Haswell kernels on AVX-512 CPUs it does not know, and reads
     /// `OPENBLAS_CORETYPE` only while it loads, before `main`. So where the CPU has AVX-512 and the

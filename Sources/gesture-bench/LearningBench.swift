@@ -22,8 +22,12 @@ struct LearningBenchOptions: ParsableArguments {
     @Flag(help: "Keep the kernels OpenBLAS picks itself, instead of its AVX-512 ones where the CPU has AVX-512.")
     var defaultKernels = false
 
-    /// Where the CPU has AVX-512, restarts the process with OpenBLAS's AVX-512 kernels.
-    func prepareOpenBLAS() {
+    @Flag(help: "Every matrix product through OpenBLAS, none through GestureLab's own AVX-512 kernel.")
+    var openblasOnly = false
+
+    /// Chooses the kernels; where the CPU has AVX-512, restarts the process with OpenBLAS's AVX-512 kernels.
+    func prepareKernels() {
+        if openblasOnly { setenv("GESTURELAB_OPENBLAS_ONLY", "1", 1) }
         if !defaultKernels { OpenBLAS.restartWithAVX512KernelsIfPossible() }
     }
 
@@ -51,10 +55,10 @@ struct TrainSpeedBench: ParsableCommand {
     var epochs = 5
 
     func run() throws {
-        shape.prepareOpenBLAS()
+        shape.prepareKernels()
         let sessions = shape.sessionsShapedLikeTheBook()
         let trainer = Trainer(description: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
-        print("OpenBLAS kernels: \(OpenBLAS.coreName); \(sessions.count) sessions, \(shape.samples) samples")
+        print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
         var cpuSeconds: [Double] = []
         var cpuBefore = processCPUSeconds()
         let result = try trainer.train(sessions) { report in
@@ -82,7 +86,7 @@ struct PredictSpeedBench: ParsableCommand {
     var predictions = 20_000
 
     func run() throws {
-        shape.prepareOpenBLAS()
+        shape.prepareKernels()
         let sessions = Array(shape.sessionsShapedLikeTheBook().prefix(8))
         let model = GestureModel(untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1)
         let classifier = StreamingClassifier(model: model)
@@ -98,7 +102,7 @@ struct PredictSpeedBench: ParsableCommand {
             _ = classifier.step(window, state: &state)
             times.append((ContinuousClock.now - begin) / .microseconds(1))
         }
-        print("OpenBLAS kernels: \(OpenBLAS.coreName)")
+        print("products: \(OpenBLAS.productKernels)")
         print(String(format: "%d predictions: median %.2f µs, p99 %.2f µs", predictions, median(times), percentile(times, 0.99)))
     }
 }
