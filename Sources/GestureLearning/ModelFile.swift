@@ -65,7 +65,7 @@ extension GestureModel {
         } catch {
             throw ModelFileError(description: "the model file's header is not readable: \(error)")
         }
-        let floats = try reader.floats(count: Int(try reader.read(UInt64.self)))
+        let floats = try reader.floats(count: try reader.read(UInt64.self))
         try self.init(header: header, floats: floats)
     }
 
@@ -126,7 +126,7 @@ private func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inou
 }
 
 /// FNV-1a, 64 bits: enough to catch damage, which is all the checksum is for.
-private func fnv1a(_ bytes: some Collection<UInt8>) -> UInt64 {
+func fnv1a(_ bytes: some Collection<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     return hash
@@ -154,11 +154,14 @@ private struct ByteReader {
         try bytes(MemoryLayout<Integer>.size).reversed().reduce(0) { $0 << 8 | Integer($1) }
     }
 
-    mutating func floats(count: Int) throws(ModelFileError) -> [Float] {
-        guard count >= 0, count <= (bytes.endIndex - offset) / 4 else {
+    mutating func floats(count: UInt64) throws(ModelFileError) -> [Float] {
+        guard count <= UInt64((bytes.endIndex - offset) / 4) else {
             throw ModelFileError(description: "the model file is truncated")
         }
-        return (0..<count).map { _ in Float(bitPattern: try! read(UInt32.self)) }
+        let values = try bytes(Int(count) * 4)
+        return stride(from: values.startIndex, to: values.endIndex, by: 4).map { index in
+            Float(bitPattern: values[index..<index + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) })
+        }
     }
 
     /// The eight bytes at the offset; the caller has checked that they are there.

@@ -27,9 +27,11 @@ public struct EpochReport: Sendable, Equatable {
 }
 
 public struct TrainingResult: Sendable {
-    /// The model of the epoch with the lowest validation loss (training loss without validation).
+    /// The model of the epoch with the lowest validation loss (training loss without validation);
+    /// if training was cancelled before its first epoch ended, the model as far as it got.
     public var model: GestureModel
     public var history: [EpochReport]
+    /// The epoch `model` comes from, 0 if none ended.
     public var bestEpoch: Int
     /// Whether the cancellation check stopped training before the last epoch.
     public var wasCancelled: Bool

@@ -52,6 +52,18 @@ import Testing
         #expect(throws: ModelFileError.self) { try GestureModel(serialized: notANumber.serialized()) }
     }
 
+    /// A float count no file could hold, behind a checksum that matches: an error, not a crash.
+    @Test func impossibleCountsAreErrors() throws {
+        var bytes = try trainSmallModel(epochs: 1).serialized()
+        let lengthAt = GestureModel.magic.count + 4
+        let headerLength = bytes[lengthAt..<lengthAt + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let countAt = lengthAt + 4 + headerLength
+        bytes.replaceSubrange(countAt..<countAt + 8, with: repeatElement(0xff, count: 8))
+        let checksum = fnv1a(bytes.dropLast(8))
+        bytes.replaceSubrange(bytes.count - 8..<bytes.count, with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+        #expect(throws: ModelFileError(description: "the model file is truncated")) { try GestureModel(serialized: bytes) }
+    }
+
     @Test func missingFileIsAnError() {
         #expect(throws: ModelFileError.self) { try GestureModel(contentsOf: "/nonexistent/model") }
     }
