@@ -25,10 +25,14 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
             }
         }
         if (transposed) {
-            // Column by column, so that the reads run along bᵀ's rows.
-            for (int lane = 0; lane < columns; lane++) {
-                const float *source = b + (size_t)(first + lane) * ldb;
-                for (int row = 0; row < k; row++) destination[(size_t)row * panelWidth + lane] = source[row];
+            // Sixteen rows at a time, column by column: the reads run along bᵀ's rows and the
+            // writes stay within 2 KB.
+            for (int block = 0; block < k; block += 16) {
+                int rows = k - block < 16 ? k - block : 16;
+                for (int lane = 0; lane < columns; lane++) {
+                    const float *source = b + (size_t)(first + lane) * ldb + block;
+                    for (int row = 0; row < rows; row++) destination[(size_t)(block + row) * panelWidth + lane] = source[row];
+                }
             }
         } else if (columns == panelWidth) {
             // A constant size, which the compiler copies inline rather than calling memcpy.
