@@ -59,7 +59,8 @@ struct LSTM {
             .map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
     }
 
-    /// `packing` holds `packingCount(rows:)` floats, or is nil to leave every product to OpenBLAS.
+    /// The pass from `initial`, or from the zero state. `packing` holds `packingCount(rows:)`
+    /// floats, or is nil to leave every product to OpenBLAS.
     func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, from initial: InitialState?,
                  saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
