@@ -58,64 +58,24 @@ public struct Trainer: Sendable {
                       onEpoch: (EpochReport) -> Void = { _ in },
                       isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
         try check(training, validation: validation)
-        let normalization = FeatureNormalization(fitting: training)
-        var model = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
-        let network = model.network
-        let classes = description.classNames.count
-        let trainingChunks = ChunkSet(training, windowing: description.windowing, classCount: classes,
-                                      normalization: normalization)
-        let validationChunks = validation.isEmpty ? nil
-            : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
-        let workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
-        var gradient = [Float](repeating: 0, count: network.trainableCount)
-        var adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
-        var random = Xoshiro256(seed: options.seed &+ 1)
-        var order = Array(0..<trainingChunks.chunkCount)
+        var run = TrainingRun(description: description, options: options, training: training, validation: validation)
         var history: [EpochReport] = []
         var best: (loss: Float, epoch: Int, parameters: [Float])?
-
         for epoch in 1...max(options.epochs, 1) {
-            let start = ContinuousClock.now
-            random.shuffle(&order)
-            var tally = EpochTally()
-            for first in stride(from: 0, to: order.count, by: options.batchSize) {
-                if isCancelled() {
-                    return finish(model, best: best, history: history, cancelled: true)
-                }
-                let batch = order[first..<min(first + options.batchSize, order.count)]
-                let (shape, _) = trainingChunks.gather(batch, into: workspace)
-                let loss = model.parameters.withUnsafeMutableBufferPointer { parameters in
-                    gradient.withUnsafeMutableBufferPointer { gradient in
-                        network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
-                        let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,
-                                                    gradient: gradient.baseAddress!)
-                        adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
-                        return loss
-                    }
-                }
-                tally.add(loss: loss, workspace: workspace, rows: shape.rows, classes: classes)
+            guard let report = run.epoch(epoch, isCancelled: isCancelled) else {
+                return result(run.model, best: best, history: history, cancelled: true)
             }
-            var report = EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
-                                     validationLoss: nil, validationAccuracy: nil, seconds: 0)
-            if let validationChunks {
-                let probabilities = validationChunks.probabilities(network, parameters: model.parameters,
-                                                                   batchSize: options.batchSize)
-                let figures = validationChunks.lossAndAccuracy(probabilities: probabilities, classes: classes)
-                report.validationLoss = figures.loss
-                report.validationAccuracy = figures.accuracy
-            }
-            report.seconds = (ContinuousClock.now - start) / .seconds(1)
             history.append(report)
-            let score = report.validationLoss ?? report.trainingLoss
-            if best == nil || score < best!.loss {
-                best = (score, epoch, model.parameters)
+            let loss = report.validationLoss ?? report.trainingLoss
+            if loss < best?.loss ?? .infinity {
+                best = (loss, epoch, run.model.parameters)
             }
             onEpoch(report)
         }
-        return finish(model, best: best, history: history, cancelled: false)
+        return result(run.model, best: best, history: history, cancelled: false)
     }
 
-    private func finish(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
+    private func result(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
                         history: [EpochReport], cancelled: Bool) -> TrainingResult {
         var model = model
         if let best { model.parameters = best.parameters }
@@ -151,6 +111,73 @@ public struct Trainer: Sendable {
         let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { description.classNames[$0] }
         guard missing.isEmpty else {
             throw TrainingError(description: "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class")
+        }
+    }
+}
+
+/// One training's state from batch to batch: the model, the data cut into chunks, the buffers,
+/// Adam's moments and the random numbers for shuffling and dropout.
+private struct TrainingRun {
+    private(set) var model: GestureModel
+    private let network: Network
+    private let training: ChunkSet
+    private let validation: ChunkSet?
+    private let batchSize: Int
+    private let workspace: Workspace
+    private var gradient: [Float]
+    private var adam: Adam
+    private var random: Xoshiro256
+    private var order: [Int]
+
+    init(description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
+         validation: [LabeledSequence]) {
+        let normalization = FeatureNormalization(fitting: training)
+        let classes = description.classNames.count
+        model = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
+        network = model.network
+        self.training = ChunkSet(training, windowing: description.windowing, classCount: classes,
+                                 normalization: normalization)
+        self.validation = validation.isEmpty ? nil
+            : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
+        batchSize = options.batchSize
+        workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
+        gradient = [Float](repeating: 0, count: network.trainableCount)
+        adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
+        random = Xoshiro256(seed: options.seed &+ 1)
+        order = Array(0..<self.training.chunkCount)
+    }
+
+    /// One pass over the training chunks in a new order, then the validation figures; nil if
+    /// cancelled on the way.
+    mutating func epoch(_ epoch: Int, isCancelled: () -> Bool) -> EpochReport? {
+        let start = ContinuousClock.now
+        random.shuffle(&order)
+        var tally = EpochTally()
+        for first in stride(from: 0, to: order.count, by: batchSize) {
+            if isCancelled() { return nil }
+            let shape = training.gather(order[first..<min(first + batchSize, order.count)], into: workspace).shape
+            tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
+        }
+        let figures = validation.map { chunks in
+            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: model.parameters, batchSize: batchSize),
+                                   classes: network.architecture.classes)
+        }
+        return EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
+                           validationLoss: figures?.loss, validationAccuracy: figures?.accuracy,
+                           seconds: (ContinuousClock.now - start) / .seconds(1))
+    }
+
+    /// Forward, backward and Adam on the batch in the workspace; returns its loss.
+    private mutating func step(_ shape: BatchShape) -> Float {
+        let network = network, workspace = workspace
+        return model.parameters.withUnsafeMutableBufferPointer { parameters in
+            gradient.withUnsafeMutableBufferPointer { gradient in
+                network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
+                let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,
+                                            gradient: gradient.baseAddress!)
+                adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
+                return loss
+            }
         }
     }
 }
