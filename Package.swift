@@ -38,10 +38,12 @@ let package = Package(
         .target(name: "GestureAnalysis", dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
         // OpenBLAS's CBLAS interface (Debian: libopenblas-dev).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        // Hand-written AVX-512 matrix kernels, chosen at run time.
+        .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.
         .target(
             name: "GestureLearning",
-            dependencies: ["GestureCore", "COpenBLAS"],
+            dependencies: ["GestureCore", "COpenBLAS", "CLearningKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         // Prediction windows, streaming detection and the game.
         .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors"]),

@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture-bench",
         abstract: "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
-        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self])
+        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self])
 }
 
 struct SamplingBench: AsyncParsableCommand {
@@ -30,10 +30,10 @@ struct SamplingBench: AsyncParsableCommand {
         for rate in rates {
             var runs: [TimingStats] = []
             for _ in 0..<repeats { runs.append(try await measure(rate: rate)) }
-            let median = { (figure: (TimingStats) -> Double) in Self.median(runs.map(figure)) }
+            let medianOf = { (figure: (TimingStats) -> Double) in median(runs.map(figure)) }
             print(String(format: "%7g  %4d  %7d  %14.1f  %13.4f  %6.4f  %6.4f",
-                         rate, repeats, runs[0].sampleCount, median { $0.rateErrorPPM },
-                         median { $0.p50 * 1e3 }, median { $0.p99 * 1e3 }, median { $0.max * 1e3 }))
+                         rate, repeats, runs[0].sampleCount, medianOf { $0.rateErrorPPM },
+                         medianOf { $0.p50 * 1e3 }, medianOf { $0.p99 * 1e3 }, medianOf { $0.max * 1e3 }))
         }
     }
 
@@ -48,10 +48,5 @@ struct SamplingBench: AsyncParsableCommand {
             times.append(sample.time)
         }
         return TimingStats(times: times, nominalRate: rate)
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }

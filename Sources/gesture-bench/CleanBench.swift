@@ -36,6 +36,6 @@ struct CleanBench: AsyncParsableCommand {
             for bad in found where truth[bad.session] == nil { print("  false positive: \(bad.session) \(bad.gesture): \(bad.reasons)") }
         }
         print(String(format: "median precision %.3f, recall %.3f (target ≥ 0.9 each)",
-                     SamplingBench.median(scores.map(\.precision)), SamplingBench.median(scores.map(\.recall))))
+                     median(scores.map(\.precision)), median(scores.map(\.recall))))
     }
 }

@@ -23,10 +23,10 @@ struct LoadBench: ParsableCommand {
         let swift = try (0..<repeats).map { _ in
             try time { _ = try RecordingFile.rows(at: FilePath(path)) }
         }
-        report("GestureLab RecordingFile.rows", seconds: SamplingBench.median(swift), bytes: bytes)
+        report("GestureLab RecordingFile.rows", seconds: median(swift), bytes: bytes)
         if let pandas = pandasSeconds(path) {
             report("pandas.read_csv", seconds: pandas, bytes: bytes)
-            print(String(format: "GestureLab / pandas time: %.2f", SamplingBench.median(swift) / pandas))
+            print(String(format: "GestureLab / pandas time: %.2f", median(swift) / pandas))
         } else {
             print("pandas: not installed (python3 -c 'import pandas' fails); comparison skipped")
         }

@@ -1,0 +1,130 @@
+// A matrix product whose right-hand factor is packed in panels of 32 columns, read by a kernel of
+// 8 rows × 32 columns that takes the left-hand factor as it is, rows or columns. A factor used many
+// times, as the LSTM's recurrent weights are at every step, is packed once, where OpenBLAS would
+// pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
+// run time.
+
+#include "CLearningKernels.h"
+
+#include <stddef.h>
+#include <string.h>
+
+enum { panelWidth = 32, blockRows = 8 };
+
+long gl_packed_count(int k, int n) {
+    return (long)((n + panelWidth - 1) / panelWidth) * panelWidth * k;
+}
+
+void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed) {
+    for (int panel = 0; panel * panelWidth < n; panel++) {
+        float *destination = packed + (size_t)panel * panelWidth * k;
+        int first = panel * panelWidth, columns = n - first < panelWidth ? n - first : panelWidth;
+        if (columns < panelWidth) {
+            for (int row = 0; row < k; row++) {
+                memset(destination + (size_t)row * panelWidth + columns, 0, sizeof(float) * (panelWidth - columns));
+            }
+        }
+        if (transposed) {
+            // Sixteen rows at a time, column by column: the reads run along bᵀ's rows and the
+            // writes stay within 2 KB.
+            for (int block = 0; block < k; block += 16) {
+                int rows = k - block < 16 ? k - block : 16;
+                for (int lane = 0; lane < columns; lane++) {
+                    const float *source = b + (size_t)(first + lane) * ldb + block;
+                    for (int row = 0; row < rows; row++) destination[(size_t)(block + row) * panelWidth + lane] = source[row];
+                }
+            }
+        } else if (columns == panelWidth) {
+            // A constant size, which the compiler copies inline rather than calling memcpy.
+            for (int row = 0; row < k; row++) {
+                memcpy(destination + (size_t)row * panelWidth, b + (size_t)row * ldb + first, sizeof(float) * panelWidth);
+            }
+        } else {
+            for (int row = 0; row < k; row++) {
+                memcpy(destination + (size_t)row * panelWidth, b + (size_t)row * ldb + first, sizeof(float) * columns);
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+bool gl_has_avx512f(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+// Eight rows of c against one panel: sixteen accumulators, each value of a broadcast once per row.
+__attribute__((target("avx512f")))
+static void blockOfRows(int k, const float *a, int rowStride, int indexStride, const float *panel, float *c,
+                        int ldc, bool accumulate, __mmask16 low, __mmask16 high) {
+    __m512 sums[blockRows][2];
+    for (int row = 0; row < blockRows; row++) {
+        sums[row][0] = accumulate ? _mm512_maskz_loadu_ps(low, c + (size_t)row * ldc) : _mm512_setzero_ps();
+        sums[row][1] = accumulate ? _mm512_maskz_loadu_ps(high, c + (size_t)row * ldc + 16) : _mm512_setzero_ps();
+    }
+    for (int index = 0; index < k; index++) {
+        __m512 left = _mm512_loadu_ps(panel + (size_t)index * panelWidth);
+        __m512 right = _mm512_loadu_ps(panel + (size_t)index * panelWidth + 16);
+        for (int row = 0; row < blockRows; row++) {
+            __m512 value = _mm512_set1_ps(a[(size_t)row * rowStride + (size_t)index * indexStride]);
+            sums[row][0] = _mm512_fmadd_ps(value, left, sums[row][0]);
+            sums[row][1] = _mm512_fmadd_ps(value, right, sums[row][1]);
+        }
+    }
+    for (int row = 0; row < blockRows; row++) {
+        _mm512_mask_storeu_ps(c + (size_t)row * ldc, low, sums[row][0]);
+        _mm512_mask_storeu_ps(c + (size_t)row * ldc + 16, high, sums[row][1]);
+    }
+}
+
+__attribute__((target("avx512f")))
+static void singleRow(int k, const float *a, int indexStride, const float *panel, float *c, bool accumulate,
+                      __mmask16 low, __mmask16 high) {
+    __m512 left = accumulate ? _mm512_maskz_loadu_ps(low, c) : _mm512_setzero_ps();
+    __m512 right = accumulate ? _mm512_maskz_loadu_ps(high, c + 16) : _mm512_setzero_ps();
+    for (int index = 0; index < k; index++) {
+        __m512 value = _mm512_set1_ps(a[(size_t)index * indexStride]);
+        left = _mm512_fmadd_ps(value, _mm512_loadu_ps(panel + (size_t)index * panelWidth), left);
+        right = _mm512_fmadd_ps(value, _mm512_loadu_ps(panel + (size_t)index * panelWidth + 16), right);
+    }
+    _mm512_mask_storeu_ps(c, low, left);
+    _mm512_mask_storeu_ps(c + 16, high, right);
+}
+
+static __mmask16 laneMask(int lanes) {
+    return lanes >= 16 ? 0xFFFF : lanes <= 0 ? 0 : (__mmask16)((1u << lanes) - 1);
+}
+
+__attribute__((target("avx512f")))
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate) {
+    for (int panel = 0; panel * panelWidth < n; panel++) {
+        const float *panelStart = packed + (size_t)panel * panelWidth * k;
+        int columns = n - panel * panelWidth;
+        __mmask16 low = laneMask(columns), high = laneMask(columns - 16);
+        float *cPanel = c + panel * panelWidth;
+        int row = 0;
+        for (; row + blockRows <= m; row += blockRows) {
+            blockOfRows(k, a + (size_t)row * rowStride, rowStride, indexStride, panelStart, cPanel + (size_t)row * ldc,
+                        ldc, accumulate, low, high);
+        }
+        for (; row < m; row++) {
+            singleRow(k, a + (size_t)row * rowStride, indexStride, panelStart, cPanel + (size_t)row * ldc, accumulate,
+                      low, high);
+        }
+    }
+}
+
+#else
+
+bool gl_has_avx512f(void) { return false; }
+
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate) {
+    __builtin_trap();
+}
+
+#endif

@@ -1,0 +1,38 @@
+#ifndef C_LEARNING_KERNELS_H
+#define C_LEARNING_KERNELS_H
+
+#include <stdbool.h>
+
+/// Whether this CPU and OS run AVX-512F, which `gl_gemm_packed` needs.
+bool gl_has_avx512f(void);
+
+/// The floats `gl_pack_panels` writes for op(b) of `k × n`: panels of 32 columns, zero-padded.
+long gl_packed_count(int k, int n);
+
+/// Packs op(b), `k × n`, into column panels of 32: panel p holds columns 32p…32p+31, row by row.
+/// `b` is row-major with leading dimension `ldb`; with `transposed` it holds bᵀ (`n × k`).
+void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed);
+
+/// c (`m × n`, leading dimension `ldc`) = a · the packed matrix, + c with `accumulate`, where a is
+/// `m × k` with element (i, j) at `a[i · rowStride + j · indexStride]`. Only where `gl_has_avx512f()`.
+void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                    float *c, int ldc, bool accumulate);
+
+/// One LSTM step for `rows` sequences, rows contiguous. `gates` (`rows × 4·units`: input, forget,
+/// candidate, output) come in before their activations and leave after them; writes the cells, their
+/// tanh and the hidden states (`rows × units` each). `previousCells` is NULL for the zero state.
+void gl_lstm_step_forward(int rows, int units, float *gates, const float *previousCells,
+                          float *cells, float *cellTanh, float *hidden);
+
+/// The step's gate gradients from dL/dh (`hiddenGradient`) and the cell gradient carried from the
+/// step after it, which `cellGradient` holds on entry and holds for the step before on return.
+void gl_lstm_step_backward(int rows, int units, const float *gates, const float *previousCells,
+                           const float *cellTanh, const float *hiddenGradient,
+                           float *cellGradient, float *gateGradient);
+
+/// One Adam step: updates the moments and moves the parameters by stepSize · m / (√v + epsilon),
+/// stepSize and epsilon already bias-corrected.
+void gl_adam_update(long count, float *parameters, const float *gradient, float *firstMoment,
+                    float *secondMoment, float beta1, float beta2, float stepSize, float epsilon);
+
+#endif

@@ -1,0 +1,68 @@
+/// A trained classifier and everything needed to use it on new recordings.
+public struct GestureModel: Sendable, Equatable {
+    /// The features it reads, in the order of a window's columns.
+    public var featureNames: [String]
+    public var windowing: Windowing
+    /// The sampling rate of its training data, in Hz.
+    public var samplingRate: Double
+    public var classNames: [String]
+    public var normalization: FeatureNormalization
+    public var architecture: Architecture
+    /// The network's parameters in `Network`'s layout.
+    var parameters: [Float]
+
+    var network: Network { Network(architecture) }
+
+    /// The model before training: Xavier-initialized from `seed`.
+    public init(untrained description: ModelDescription, normalization: FeatureNormalization, seed: UInt64) {
+        featureNames = description.featureNames
+        windowing = description.windowing
+        samplingRate = description.samplingRate
+        classNames = description.classNames
+        self.normalization = normalization
+        architecture = Architecture(windowSize: description.windowing.window * description.featureNames.count,
+                                    classes: description.classNames.count)
+        var random = Xoshiro256(seed: seed)
+        parameters = Network(architecture).initialParameters(using: &random)
+    }
+
+    init(featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
+         normalization: FeatureNormalization, architecture: Architecture, parameters: [Float]) {
+        self.featureNames = featureNames
+        self.windowing = windowing
+        self.samplingRate = samplingRate
+        self.classNames = classNames
+        self.normalization = normalization
+        self.architecture = architecture
+        self.parameters = parameters
+    }
+
+    /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),
+    /// the LSTM starting afresh at every chunk as in training.
+    public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
+        let chunks = ChunkSet(sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
+        let probabilities = chunks.probabilities(network, parameters: parameters, batchSize: 32)
+        let classes = classNames.count
+        var firstChunk = 0
+        return sequences.map { sequence in
+            let start = firstChunk * windowing.windowsPerChunk * classes
+            firstChunk += windowing.chunkCount(samples: sequence.sampleCount)
+            return Array(probabilities[start..<start + windowing.windowCount(samples: sequence.sampleCount) * classes])
+        }
+    }
+}
+
+/// What a model is trained on: its inputs and outputs, by name.
+public struct ModelDescription: Sendable, Equatable {
+    public var featureNames: [String]
+    public var windowing: Windowing
+    public var samplingRate: Double
+    public var classNames: [String]
+
+    public init(featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String]) {
+        self.featureNames = featureNames
+        self.windowing = windowing
+        self.samplingRate = samplingRate
+        self.classNames = classNames
+    }
+}

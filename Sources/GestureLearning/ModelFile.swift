@@ -1,0 +1,171 @@
+import Foundation
+
+/// Why a model file cannot be used.
+public struct ModelFileError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+/// The model file: the magic line, the format version, a JSON header describing the model, the
+/// floats (normalization, then the network's parameters), and an FNV-1a checksum of all that.
+/// Integers and floats are little-endian.
+///
+///     "GestureLab model\n"  UInt32 version  UInt32 n  n bytes of JSON  UInt64 m  m × Float32  UInt64 checksum
+extension GestureModel {
+    public static let fileFormatVersion = 1
+    static let magic = Array("GestureLab model\n".utf8)
+
+    /// What the JSON header holds.
+    private struct Header: Codable {
+        var featureNames: [String]
+        var window: Int
+        var windowsPerChunk: Int
+        var samplingRate: Double
+        var classNames: [String]
+        var architecture: Architecture
+    }
+
+    public func serialized() -> [UInt8] {
+        let header = Header(featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
+                            samplingRate: samplingRate, classNames: classNames, architecture: architecture)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain strings, numbers and arrays cannot fail.
+        let json = try! encoder.encode(header)
+        let floats = normalization.mean + normalization.deviation + parameters
+        var bytes = Self.magic
+        append(UInt32(Self.fileFormatVersion), to: &bytes)
+        append(UInt32(json.count), to: &bytes)
+        bytes += json
+        append(UInt64(floats.count), to: &bytes)
+        for value in floats { append(value.bitPattern, to: &bytes) }
+        append(fnv1a(bytes), to: &bytes)
+        return bytes
+    }
+
+    public init(serialized bytes: [UInt8]) throws(ModelFileError) {
+        guard bytes.starts(with: Self.magic) else {
+            throw ModelFileError(description: "not a GestureLab model file (it does not start with \"GestureLab model\")")
+        }
+        var reader = ByteReader(bytes: bytes[..<max(bytes.count - 8, 0)], offset: Self.magic.count)
+        let version = Int(try reader.read(UInt32.self))
+        guard version == Self.fileFormatVersion else {
+            throw ModelFileError(description: "model file format \(version) is not one this GestureLab reads (\(Self.fileFormatVersion))")
+        }
+        guard bytes.count >= Self.magic.count + 8 + 8,
+              fnv1a(bytes[..<(bytes.count - 8)]) == ByteReader(bytes: bytes[...], offset: bytes.count - 8).uncheckedUInt64
+        else {
+            throw ModelFileError(description: "the model file is damaged or truncated: its checksum does not match")
+        }
+        let headerLength = Int(try reader.read(UInt32.self))
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: Data(try reader.bytes(headerLength)))
+        } catch let error as ModelFileError {
+            throw error
+        } catch {
+            throw ModelFileError(description: "the model file's header is not readable: \(error)")
+        }
+        let floats = try reader.floats(count: try reader.read(UInt64.self))
+        try self.init(header: header, floats: floats)
+    }
+
+    private init(header: Header, floats: [Float]) throws(ModelFileError) {
+        let architecture = header.architecture
+        let features = header.featureNames.count
+        func inconsistent(_ what: String) -> ModelFileError {
+            ModelFileError(description: "the model file is inconsistent: \(what)")
+        }
+        let sizes = [architecture.windowSize, architecture.classes, architecture.convolutionFilters,
+                     architecture.lstmUnits, architecture.denseUnits]
+        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), header.window > 0, header.windowsPerChunk > 0 else {
+            throw inconsistent("layer sizes \(sizes), window \(header.window)")
+        }
+        guard architecture.windowSize == header.window * features else {
+            throw inconsistent("\(features) features × window \(header.window) is not its input size \(architecture.windowSize)")
+        }
+        guard architecture.classes == header.classNames.count, architecture.classes >= 2 else {
+            throw inconsistent("\(header.classNames.count) class names for \(architecture.classes) outputs")
+        }
+        let network = Network(architecture)
+        guard floats.count == 2 * features + network.parameterCount else {
+            throw inconsistent("\(floats.count) numbers where the architecture has \(2 * features + network.parameterCount)")
+        }
+        guard floats.allSatisfy(\.isFinite), floats[features..<2 * features].allSatisfy({ $0 > 0 }) else {
+            throw inconsistent("a weight or normalization that is not a finite number")
+        }
+        self.init(featureNames: header.featureNames,
+                  windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
+                  samplingRate: header.samplingRate, classNames: header.classNames,
+                  normalization: FeatureNormalization(mean: Array(floats[..<features]),
+                                                      deviation: Array(floats[features..<2 * features])),
+                  architecture: architecture, parameters: Array(floats[(2 * features)...]))
+    }
+
+    /// Writes the file whole under a temporary name, then renames it into place.
+    public func write(to path: String) throws {
+        try Data(serialized()).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    public init(contentsOf path: String) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ModelFileError(description: "cannot read the model file \(path): \(error.localizedDescription)")
+        }
+        do {
+            try self.init(serialized: [UInt8](data))
+        } catch {
+            throw ModelFileError(description: "\(path): \(error.description)")
+        }
+    }
+}
+
+private func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
+    withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+}
+
+/// FNV-1a, 64 bits: enough to catch damage, which is all the checksum is for.
+func fnv1a(_ bytes: some Collection<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+}
+
+/// Reads little-endian values in order, throwing where the bytes end.
+private struct ByteReader {
+    let bytes: ArraySlice<UInt8>
+    var offset: Int
+
+    init(bytes: ArraySlice<UInt8>, offset: Int) {
+        self.bytes = bytes
+        self.offset = bytes.startIndex + offset
+    }
+
+    mutating func bytes(_ count: Int) throws(ModelFileError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= bytes.endIndex - offset else {
+            throw ModelFileError(description: "the model file is truncated")
+        }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func read<Integer: FixedWidthInteger>(_: Integer.Type) throws(ModelFileError) -> Integer {
+        try bytes(MemoryLayout<Integer>.size).reversed().reduce(0) { $0 << 8 | Integer($1) }
+    }
+
+    mutating func floats(count: UInt64) throws(ModelFileError) -> [Float] {
+        guard count <= UInt64((bytes.endIndex - offset) / 4) else {
+            throw ModelFileError(description: "the model file is truncated")
+        }
+        let values = try bytes(Int(count) * 4)
+        return stride(from: values.startIndex, to: values.endIndex, by: 4).map { index in
+            Float(bitPattern: values[index..<index + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) })
+        }
+    }
+
+    /// The eight bytes at the offset; the caller has checked that they are there.
+    var uncheckedUInt64: UInt64 {
+        bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

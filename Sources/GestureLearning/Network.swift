@@ -1,0 +1,274 @@
+/// The model's shape, Turi Create's activity classifier: a convolution whose kernel and stride are
+/// one window, ReLU, dropout; an LSTM over the windows of a chunk; dense, batch norm, ReLU,
+/// dropout; dense to the classes, softmax.
+public struct Architecture: Sendable, Equatable, Codable {
+    /// Values in one window: window length × features.
+    public var windowSize: Int
+    public var classes: Int
+    public var convolutionFilters = 64
+    public var lstmUnits = 200
+    public var denseUnits = 128
+    public var convolutionDropout: Float = 0.2
+    public var denseDropout: Float = 0.5
+
+    public init(windowSize: Int, classes: Int) {
+        self.windowSize = windowSize
+        self.classes = classes
+    }
+}
+
+/// The layers, and where each one's parameters sit in the one flat parameter vector: trainable
+/// parameters first (Adam updates that prefix), then batch norm's running statistics.
+struct Network {
+    let architecture: Architecture
+    let convolution: Affine
+    let lstm: LSTM
+    let dense: Affine
+    let batchNorm: BatchNorm
+    let output: Affine
+    let convolutionDropout: Dropout
+    let denseDropout: Dropout
+    let loss: SoftmaxCrossEntropy
+
+    let convolutionOffset: Int
+    let lstmOffset: Int
+    let denseOffset: Int
+    let batchNormOffset: Int
+    let outputOffset: Int
+    let trainableCount: Int
+    let runningMeanOffset: Int
+    let runningVarianceOffset: Int
+    let parameterCount: Int
+
+    init(_ architecture: Architecture) {
+        self.architecture = architecture
+        convolution = Affine(inputs: architecture.windowSize, outputs: architecture.convolutionFilters)
+        lstm = LSTM(inputs: architecture.convolutionFilters, units: architecture.lstmUnits)
+        dense = Affine(inputs: architecture.lstmUnits, outputs: architecture.denseUnits)
+        batchNorm = BatchNorm(features: architecture.denseUnits)
+        output = Affine(inputs: architecture.denseUnits, outputs: architecture.classes)
+        convolutionDropout = Dropout(rate: architecture.convolutionDropout)
+        denseDropout = Dropout(rate: architecture.denseDropout)
+        loss = SoftmaxCrossEntropy(classes: architecture.classes)
+        convolutionOffset = 0
+        lstmOffset = convolution.parameterCount
+        denseOffset = lstmOffset + lstm.parameterCount
+        batchNormOffset = denseOffset + dense.parameterCount
+        outputOffset = batchNormOffset + batchNorm.parameterCount
+        trainableCount = outputOffset + output.parameterCount
+        runningMeanOffset = trainableCount
+        runningVarianceOffset = runningMeanOffset + architecture.denseUnits
+        parameterCount = runningVarianceOffset + architecture.denseUnits
+    }
+
+    /// Xavier-uniform weights, zero biases, batch norm as the identity.
+    func initialParameters(using random: inout Xoshiro256) -> [Float] {
+        var parameters = [Float](repeating: 0, count: parameterCount)
+        func xavier(at offset: Int, rows: Int, columns: Int, fanOut: Int) {
+            let limit = (6 / Float(rows + fanOut)).squareRoot()
+            for index in offset..<offset + rows * columns {
+                parameters[index] = (2 * random.unitFloat() - 1) * limit
+            }
+        }
+        let units = lstm.units
+        xavier(at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
+        // Each LSTM gate is a layer of its own for the initialisation's fan-out.
+        xavier(at: lstmOffset, rows: lstm.inputs, columns: lstm.gateWidth, fanOut: units)
+        xavier(at: lstmOffset + lstm.inputs * lstm.gateWidth, rows: units, columns: lstm.gateWidth, fanOut: units)
+        xavier(at: denseOffset, rows: dense.inputs, columns: dense.outputs, fanOut: dense.outputs)
+        xavier(at: outputOffset, rows: output.inputs, columns: output.outputs, fanOut: output.outputs)
+        for index in 0..<batchNorm.features {
+            parameters[batchNormOffset + index] = 1
+            parameters[runningVarianceOffset + index] = 1
+        }
+        return parameters
+    }
+
+    func lstmWeights(_ parameters: UnsafePointer<Float>) -> LSTM.Weights {
+        let input = parameters + lstmOffset
+        let recurrent = input + lstm.inputs * lstm.gateWidth
+        return LSTM.Weights(input: input, recurrent: recurrent, bias: recurrent + lstm.units * lstm.gateWidth)
+    }
+}
+
+/// Memory for one network's passes over up to `capacity` rows (windows), allocated once.
+final class Workspace {
+    let capacity: Int
+    let input: UnsafeMutablePointer<Float>
+    let convolution: UnsafeMutablePointer<Float>
+    let convolutionMask: UnsafeMutablePointer<Float>
+    let lstm: LSTM.Saved
+    let hidden: UnsafeMutablePointer<Float>
+    let dense: UnsafeMutablePointer<Float>
+    let batchNorm: BatchNorm.Saved
+    let denseMask: UnsafeMutablePointer<Float>
+    /// Probabilities after a forward pass.
+    let probabilities: UnsafeMutablePointer<Float>
+    let labels: UnsafeMutablePointer<Int>
+    let weights: UnsafeMutablePointer<Float>
+
+    let logitGradient: UnsafeMutablePointer<Float>
+    let denseGradient: UnsafeMutablePointer<Float>
+    let hiddenGradient: UnsafeMutablePointer<Float>
+    let lstmScratch: LSTM.Scratch
+    /// Room to pack any right-hand factor, for `gemm`.
+    let packing: UnsafeMutablePointer<Float>
+    let convolutionGradient: UnsafeMutablePointer<Float>
+    let batchNormScratch: UnsafeMutablePointer<Float>
+
+    private var allocations: [UnsafeMutablePointer<Float>] = []
+
+    init(_ network: Network, capacity: Int) {
+        self.capacity = capacity
+        let architecture = network.architecture
+        var allocations: [UnsafeMutablePointer<Float>] = []
+        func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
+            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+            pointer.initialize(repeating: 0, count: count)
+            allocations.append(pointer)
+            return pointer
+        }
+        func buffer(_ width: Int) -> UnsafeMutablePointer<Float> { allocate(capacity * width) }
+        let filters = architecture.convolutionFilters, units = architecture.lstmUnits
+        let denseUnits = architecture.denseUnits
+        input = buffer(architecture.windowSize)
+        convolution = buffer(filters)
+        convolutionMask = buffer(filters)
+        lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
+        hidden = buffer(units)
+        dense = buffer(denseUnits)
+        batchNorm = BatchNorm.Saved(normalized: buffer(denseUnits), inverseDeviation: allocate(denseUnits),
+                                    mean: allocate(denseUnits), variance: allocate(denseUnits))
+        denseMask = buffer(denseUnits)
+        probabilities = buffer(architecture.classes)
+        weights = buffer(1)
+        logitGradient = buffer(architecture.classes)
+        denseGradient = buffer(denseUnits)
+        hiddenGradient = buffer(units)
+        lstmScratch = LSTM.Scratch(gateGradient: buffer(4 * units), cellGradient: buffer(units),
+                                   previousHidden: buffer(units))
+        packing = allocate([network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+                            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity)].max()!)
+        convolutionGradient = buffer(filters)
+        batchNormScratch = allocate(2 * denseUnits)
+        labels = .allocate(capacity: capacity)
+        labels.initialize(repeating: 0, count: capacity)
+        self.allocations = allocations
+    }
+
+    deinit {
+        for pointer in allocations { pointer.deallocate() }
+        labels.deallocate()
+    }
+}
+
+extension Network {
+    /// The training pass over the rows already in `workspace.input`, laid out as `shape`, with
+    /// fresh dropout masks; leaves probabilities in `workspace.probabilities` and updates batch
+    /// norm's running statistics.
+    func forwardTraining(_ parameters: UnsafeMutablePointer<Float>, shape: BatchShape, workspace: Workspace,
+                         random: inout Xoshiro256) {
+        let rows = shape.rows
+        convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
+                            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
+                            into: workspace.convolution, packing: workspace.packing)
+        let convolutionCount = rows * convolution.outputs
+        applyReLU(workspace.convolution, count: convolutionCount)
+        convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
+        convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
+        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters), from: nil,
+                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+        denseForward(parameters, rows: rows, workspace: workspace)
+        let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
+        batchNorm.forwardTraining(workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
+                                  into: workspace.dense)
+        batchNorm.updateRunning(mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
+                                from: workspace.batchNorm)
+        let denseCount = rows * dense.outputs
+        applyReLU(workspace.dense, count: denseCount)
+        denseDropout.drawMask(workspace.denseMask, count: denseCount, using: &random)
+        denseDropout.apply(workspace.denseMask, to: workspace.dense, count: denseCount)
+        outputForward(parameters, rows: rows, workspace: workspace)
+    }
+
+    /// The inference pass: no dropout, batch norm with its running statistics. With `state` (for
+    /// one step of equally long sequences), the LSTM starts from it (`batch × units` each) and it is
+    /// replaced by the state after the step.
+    func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
+                          state: (hidden: UnsafeMutablePointer<Float>, cell: UnsafeMutablePointer<Float>)? = nil) {
+        precondition(state.map { _ in shape.steps == 1 } ?? true)
+        let rows = shape.rows
+        convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
+                            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
+                            into: workspace.convolution, packing: workspace.packing)
+        applyReLU(workspace.convolution, count: rows * convolution.outputs)
+        let initial = state.map { LSTM.InitialState(hidden: $0.hidden, cell: $0.cell) }
+        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+                     from: initial, saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+        if let state {
+            state.hidden.update(from: workspace.hidden, count: rows * lstm.units)
+            state.cell.update(from: workspace.lstm.cells, count: rows * lstm.units)
+        }
+        denseForward(parameters, rows: rows, workspace: workspace)
+        let scale = parameters + batchNormOffset
+        batchNorm.forwardInference(workspace.dense, rows: rows, scale: scale, shift: scale + batchNorm.features,
+                                   mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
+                                   into: workspace.dense)
+        applyReLU(workspace.dense, count: rows * dense.outputs)
+        outputForward(parameters, rows: rows, workspace: workspace)
+    }
+
+    private func denseForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
+        dense.forward(workspace.hidden, rows: rows, weight: parameters + denseOffset,
+                      bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense,
+                      packing: workspace.packing)
+    }
+
+    private func outputForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
+        output.forward(workspace.dense, rows: rows, weight: parameters + outputOffset,
+                       bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities,
+                       packing: workspace.packing)
+        loss.softmax(workspace.probabilities, rows: rows)
+    }
+
+    /// The loss of the last training pass, given `workspace.labels` and `weights`, and the gradient
+    /// of every trainable parameter, written (not added) to `gradient`.
+    func backward(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
+                  gradient: UnsafeMutablePointer<Float>) -> Float {
+        let rows = shape.rows
+        let lossValue = loss.loss(probabilities: workspace.probabilities, labels: workspace.labels,
+                                  weights: workspace.weights, rows: rows, logitGradient: workspace.logitGradient)
+        output.backward(workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
+                        weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
+                        biasGradient: gradient + outputOffset + output.inputs * output.outputs,
+                        inputGradient: workspace.denseGradient, packing: workspace.packing)
+        let denseCount = rows * dense.outputs
+        denseDropout.apply(workspace.denseMask, to: workspace.denseGradient, count: denseCount)
+        // The dropped output is positive exactly where the ReLU passed and the mask kept.
+        reluBackward(output: workspace.dense, gradient: workspace.denseGradient, count: denseCount)
+        batchNorm.backward(gradient: workspace.denseGradient, rows: rows, saved: workspace.batchNorm,
+                           scale: parameters + batchNormOffset, scaleGradient: gradient + batchNormOffset,
+                           shiftGradient: gradient + batchNormOffset + batchNorm.features,
+                           workspace: workspace.batchNormScratch)
+        dense.backward(workspace.hidden, outputGradient: workspace.denseGradient, rows: rows,
+                       weight: parameters + denseOffset, weightGradient: gradient + denseOffset,
+                       biasGradient: gradient + denseOffset + dense.inputs * dense.outputs,
+                       inputGradient: workspace.hiddenGradient, packing: workspace.packing)
+        let lstmGradient = gradient + lstmOffset
+        let recurrentGradient = lstmGradient + lstm.inputs * lstm.gateWidth
+        lstm.backward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+                      saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
+                      scratch: workspace.lstmScratch,
+                      gradients: LSTM.Gradients(input: lstmGradient, recurrent: recurrentGradient,
+                                                bias: recurrentGradient + lstm.units * lstm.gateWidth),
+                      inputGradient: workspace.convolutionGradient, packing: workspace.packing)
+        let convolutionCount = rows * convolution.outputs
+        convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
+        reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
+        convolution.backward(workspace.input, outputGradient: workspace.convolutionGradient, rows: rows,
+                             weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
+                             biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
+                             inputGradient: nil, packing: workspace.packing)
+        return lossValue
+    }
+}

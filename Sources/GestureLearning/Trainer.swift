@@ -1,0 +1,228 @@
+import Foundation
+
+public struct TrainingOptions: Sendable, Equatable {
+    public var epochs: Int
+    /// Chunks per batch.
+    public var batchSize: Int
+    public var learningRate: Float
+    public var seed: UInt64
+
+    public init(epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, seed: UInt64 = 1) {
+        self.epochs = epochs
+        self.batchSize = batchSize
+        self.learningRate = learningRate
+        self.seed = seed
+    }
+}
+
+/// One epoch's figures. Training figures come from the training passes themselves (with dropout);
+/// validation figures from the inference pass, over real windows only.
+public struct EpochReport: Sendable, Equatable {
+    public var epoch: Int
+    public var trainingLoss: Float
+    public var trainingAccuracy: Double
+    public var validationLoss: Float?
+    public var validationAccuracy: Double?
+    public var seconds: Double
+}
+
+public struct TrainingResult: Sendable {
+    /// The model of the epoch with the lowest validation loss (training loss without validation);
+    /// if training was cancelled before its first epoch ended, the model as far as it got.
+    public var model: GestureModel
+    public var history: [EpochReport]
+    /// The epoch `model` comes from, 0 if none ended.
+    public var bestEpoch: Int
+    /// Whether the cancellation check stopped training before the last epoch.
+    public var wasCancelled: Bool
+}
+
+/// Why training cannot start.
+public struct TrainingError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Trains `GestureModel`s: chunks shuffled each epoch, Adam, the best epoch kept.
+public struct Trainer: Sendable {
+    public var description: ModelDescription
+    public var options: TrainingOptions
+
+    public init(description: ModelDescription, options: TrainingOptions) {
+        self.description = description
+        self.options = options
+    }
+
+    /// Trains on `training`, reports each epoch, and stops early (keeping the best epoch so far)
+    /// once `isCancelled` returns true; it is asked after every batch.
+    public func train(_ training: [LabeledSequence], validation: [LabeledSequence] = [],
+                      onEpoch: (EpochReport) -> Void = { _ in },
+                      isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
+        try check(training, validation: validation)
+        var run = TrainingRun(description: description, options: options, training: training, validation: validation)
+        var history: [EpochReport] = []
+        var best: (loss: Float, epoch: Int, parameters: [Float])?
+        for epoch in 1...max(options.epochs, 1) {
+            guard let report = run.epoch(epoch, isCancelled: isCancelled) else {
+                return result(run.model, best: best, history: history, cancelled: true)
+            }
+            history.append(report)
+            let loss = report.validationLoss ?? report.trainingLoss
+            if loss < best?.loss ?? .infinity {
+                best = (loss, epoch, run.model.parameters)
+            }
+            onEpoch(report)
+        }
+        return result(run.model, best: best, history: history, cancelled: false)
+    }
+
+    private func result(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
+                        history: [EpochReport], cancelled: Bool) -> TrainingResult {
+        var model = model
+        if let best { model.parameters = best.parameters }
+        return TrainingResult(model: model, history: history, bestEpoch: best?.epoch ?? 0, wasCancelled: cancelled)
+    }
+
+    /// The clear errors for input training cannot use, before any work.
+    func check(_ training: [LabeledSequence], validation: [LabeledSequence]) throws(TrainingError) {
+        guard !training.isEmpty else { throw TrainingError(description: "there are no training sessions") }
+        let classes = description.classNames.count
+        guard classes >= 2 else {
+            throw TrainingError(description: "a classifier needs at least two classes, not \(description.classNames)")
+        }
+        var windowsPerClass = [Int](repeating: 0, count: classes)
+        for (set, sequences) in [("training", training), ("validation", validation)] {
+            for sequence in sequences {
+                guard sequence.featureCount == description.featureNames.count else {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(description.featureNames.count) (\(description.featureNames.joined(separator: " ")))")
+                }
+                if let bad = sequence.features.firstIndex(where: { !$0.isFinite }) {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(description.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
+                }
+                if let bad = sequence.labels.first(where: { !(0..<classes).contains($0) }) {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has class index \(bad); there are \(classes) classes")
+                }
+            }
+        }
+        for sequence in training {
+            for label in description.windowing.windowLabels(sequence.labels, classCount: classes) {
+                windowsPerClass[label] += 1
+            }
+        }
+        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { description.classNames[$0] }
+        guard missing.isEmpty else {
+            throw TrainingError(description: "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class")
+        }
+    }
+}
+
+/// One training's state from batch to batch: the model, the data cut into chunks, the buffers,
+/// Adam's moments and the random numbers for shuffling and dropout.
+private struct TrainingRun {
+    private(set) var model: GestureModel
+    private let network: Network
+    private let training: ChunkSet
+    private let validation: ChunkSet?
+    private let batchSize: Int
+    private let workspace: Workspace
+    private var gradient: [Float]
+    private var adam: Adam
+    private var random: Xoshiro256
+    private var order: [Int]
+
+    init(description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
+         validation: [LabeledSequence]) {
+        let normalization = FeatureNormalization(fitting: training)
+        let classes = description.classNames.count
+        model = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
+        network = model.network
+        self.training = ChunkSet(training, windowing: description.windowing, classCount: classes,
+                                 normalization: normalization)
+        self.validation = validation.isEmpty ? nil
+            : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
+        batchSize = options.batchSize
+        workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
+        gradient = [Float](repeating: 0, count: network.trainableCount)
+        adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
+        random = Xoshiro256(seed: options.seed &+ 1)
+        order = Array(0..<self.training.chunkCount)
+    }
+
+    /// One pass over the training chunks in a new order, then the validation figures; nil if
+    /// cancelled on the way.
+    mutating func epoch(_ epoch: Int, isCancelled: () -> Bool) -> EpochReport? {
+        let start = ContinuousClock.now
+        random.shuffle(&order)
+        var tally = EpochTally()
+        for first in stride(from: 0, to: order.count, by: batchSize) {
+            if isCancelled() { return nil }
+            let shape = training.gather(order[first..<min(first + batchSize, order.count)], into: workspace).shape
+            tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
+        }
+        let figures = validation.map { chunks in
+            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: model.parameters, batchSize: batchSize),
+                                   classes: network.architecture.classes)
+        }
+        return EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
+                           validationLoss: figures?.loss, validationAccuracy: figures?.accuracy,
+                           seconds: (ContinuousClock.now - start) / .seconds(1))
+    }
+
+    /// Forward, backward and Adam on the batch in the workspace; returns its loss.
+    private mutating func step(_ shape: BatchShape) -> Float {
+        let network = network, workspace = workspace
+        return model.parameters.withUnsafeMutableBufferPointer { parameters in
+            gradient.withUnsafeMutableBufferPointer { gradient in
+                network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
+                let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,
+                                            gradient: gradient.baseAddress!)
+                adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
+                return loss
+            }
+        }
+    }
+}
+
+/// Loss and accuracy over an epoch's batches, weighted by their real windows.
+private struct EpochTally {
+    private var weightedLoss: Double = 0
+    private var windows = 0
+    private var correct = 0
+
+    mutating func add(loss: Float, workspace: Workspace, rows: Int, classes: Int) {
+        var batchWindows = 0
+        for row in 0..<rows where workspace.weights[row] > 0 {
+            batchWindows += 1
+            let probabilities = UnsafeBufferPointer(start: workspace.probabilities + row * classes, count: classes)
+            if argmax(probabilities) == workspace.labels[row] { correct += 1 }
+        }
+        weightedLoss += Double(loss) * Double(batchWindows)
+        windows += batchWindows
+    }
+
+    var loss: Float { Float(weightedLoss / Double(max(windows, 1))) }
+    var accuracy: Double { Double(correct) / Double(max(windows, 1)) }
+}
+
+/// The book's first check: can the model fit a handful of sessions at all?
+public struct OverfitResult: Sendable, Equatable {
+    public var sessions: Int
+    public var epochs: Int
+    /// Window accuracy on the sessions themselves, without dropout.
+    public var accuracy: Double
+    public var fits: Bool
+}
+
+extension Trainer {
+    /// Trains on `sessions` until the model predicts at least `target` of their windows right
+    /// (without dropout) or the epochs run out.
+    public func overfit(_ sessions: [LabeledSequence], target: Double = 0.99,
+                        onEpoch: (EpochReport) -> Void = { _ in }) throws(TrainingError) -> OverfitResult {
+        var fits = false
+        let result = try train(sessions, validation: sessions, onEpoch: { report in
+            onEpoch(report)
+            fits = (report.validationAccuracy ?? 0) >= target
+        }, isCancelled: { fits })
+        return OverfitResult(sessions: sessions.count, epochs: result.history.count,
+                             accuracy: result.history.last?.validationAccuracy ?? 0, fits: fits)
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import GestureLearning
+
+/// The options both learning benchmarks share.
+struct LearningBenchOptions: ParsableArguments {
+    @Option(help: "Sessions in the synthetic set.")
+    var sessions = 216
+
+    @Option(help: "Samples in all sessions together.")
+    var samples = 235_057
+
+    @Option(help: "Features per sample.")
+    var features = 6
+
+    @Option(help: "Classes.")
+    var classes = 4
+
+    @Option(help: "Samples per prediction window.")
+    var window = 20
+
+    @Flag(help: "Keep the kernels OpenBLAS picks itself, instead of its AVX-512 ones where the CPU has AVX-512.")
+    var defaultKernels = false
+
+    @Flag(help: "Every matrix product through OpenBLAS, none through GestureLab's own AVX-512 kernel.")
+    var openblasOnly = false
+
+    /// Chooses the kernels; where the CPU has AVX-512, restarts the process with OpenBLAS's AVX-512 kernels.
+    func prepareKernels() {
+        if openblasOnly { setenv("GESTURELAB_OPENBLAS_ONLY", "1", 1) }
+        if !defaultKernels { OpenBLAS.restartWithAVX512KernelsIfPossible() }
+    }
+
+    var description: ModelDescription {
+        ModelDescription(featureNames: (1...features).map { "f\($0)" }, windowing: Windowing(window: window),
+                         samplingRate: 25, classNames: (1...classes).map { "class\($0)" })
+    }
+
+    func sessionsShapedLikeTheBook() -> [LabeledSequence] {
+        SyntheticSessions(sessions: sessions, totalSamples: samples, featureCount: features, classCount: classes).make()
+    }
+}
+
+struct TrainSpeedBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train-speed",
+        abstract: "Seconds per training epoch on a synthetic set shaped like the book's (216 sessions, 235,057 samples).")
+
+    @OptionGroup var shape: LearningBenchOptions
+
+    @Option(help: "Chunks per batch.")
+    var batch = 32
+
+    @Option(help: "Epochs to time; the figures are their median.")
+    var epochs = 5
+
+    func run() throws {
+        shape.prepareKernels()
+        let sessions = shape.sessionsShapedLikeTheBook()
+        let trainer = Trainer(description: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
+        print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
+        var cpuSeconds: [Double] = []
+        var cpuBefore = processCPUSeconds()
+        let result = try trainer.train(sessions) { report in
+            let cpuNow = processCPUSeconds()
+            cpuSeconds.append(cpuNow - cpuBefore)
+            cpuBefore = cpuNow
+            print(String(format: "epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
+                         cpuSeconds.last!, report.trainingLoss, report.trainingAccuracy))
+        }
+        let seconds = median(result.history.map(\.seconds))
+        let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
+        print(String(format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s; peak RSS %.1f MiB (the data as floats: %.1f MiB)",
+                     seconds, median(cpuSeconds), Double(shape.samples) / seconds / 1e6, peakResidentMiB(), datasetMiB))
+    }
+}
+
+struct PredictSpeedBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predict-speed",
+        abstract: "Microseconds for one streaming prediction: one window through the model, the LSTM state carried.")
+
+    @OptionGroup var shape: LearningBenchOptions
+
+    @Option(help: "Predictions to time.")
+    var predictions = 20_000
+
+    func run() throws {
+        shape.prepareKernels()
+        let sessions = Array(shape.sessionsShapedLikeTheBook().prefix(8))
+        let model = GestureModel(untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1)
+        let classifier = StreamingClassifier(model: model)
+        let windowSize = shape.window * shape.features
+        let stream = sessions[0].features
+        var state = classifier.initialState
+        var times: [Double] = []
+        times.reserveCapacity(predictions)
+        for index in 0..<predictions {
+            let start = (index * windowSize) % (stream.count - windowSize + 1)
+            let window = Array(stream[start..<start + windowSize])
+            let begin = ContinuousClock.now
+            _ = classifier.step(window, state: &state)
+            times.append((ContinuousClock.now - begin) / .microseconds(1))
+        }
+        print("products: \(OpenBLAS.productKernels)")
+        print(String(format: "%d predictions: median %.2f µs, p99 %.2f µs", predictions, median(times), percentile(times, 0.99)))
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GestureCore
+import Testing
+@testable import GestureLearning
+
+/// Eight short sessions of two classes, three features: quick to train even in a debug build.
+let smallSessions = SyntheticSessions(sessions: 8, totalSamples: 800, featureCount: 3, classCount: 2, seed: 7).make()
+let smallDescription = ModelDescription(featureNames: ["a", "b", "c"], windowing: Windowing(window: 10),
+                                        samplingRate: 25, classNames: ["rest", "shake"])
+
+func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
+    let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, seed: seed))
+    return try trainer.train(smallSessions, validation: Array(smallSessions.prefix(2))).model
+}
+
+@Suite struct TrainingTests {
+    @Test func sameSeedSameModelBitForBit() throws {
+        let first = try trainSmallModel(seed: 3), second = try trainSmallModel(seed: 3)
+        #expect(first.parameters == second.parameters)
+        #expect(try trainSmallModel(seed: 4).parameters != first.parameters)
+    }
+
+    @Test func reportsEveryEpochAndKeepsTheBest() throws {
+        var reports: [EpochReport] = []
+        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 4, batchSize: 4))
+        let result = try trainer.train(smallSessions, validation: Array(smallSessions.suffix(2))) { reports.append($0) }
+        #expect(reports == result.history)
+        #expect(reports.map(\.epoch) == [1, 2, 3, 4])
+        #expect(reports.allSatisfy { $0.validationLoss != nil && $0.seconds > 0 })
+        let best = reports.min { $0.validationLoss! < $1.validationLoss! }!
+        #expect(result.bestEpoch == best.epoch)
+        #expect(!result.wasCancelled)
+    }
+
+    @Test func cancellationStopsAndKeepsTheBestSoFar() throws {
+        var epochs = 0
+        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 50, batchSize: 4))
+        let result = try trainer.train(smallSessions, validation: smallSessions, onEpoch: { _ in epochs += 1 },
+                                       isCancelled: { epochs == 2 })
+        #expect(result.wasCancelled)
+        #expect(result.history.count == 2)
+        #expect((1...2).contains(result.bestEpoch))
+    }
+
+    @Test func fitsAHandfulOfSessions() throws {
+        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 80, batchSize: 4))
+        let result = try trainer.overfit(Array(smallSessions.prefix(4)))
+        #expect(result.fits, "accuracy \(result.accuracy) after \(result.epochs) epochs")
+        #expect(result.accuracy >= 0.99)
+    }
+
+    /// Two sessions with the same features and different classes cannot both be fitted.
+    @Test func cannotFitContradictions() throws {
+        let features = smallSessions[0].features
+        let contradiction = [sequence([Int](repeating: 0, count: 100), features: features, featureCount: 3, session: 1),
+                             sequence([Int](repeating: 1, count: 100), features: features, featureCount: 3, session: 2)]
+        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 5, batchSize: 4))
+        let result = try trainer.overfit(contradiction)
+        #expect(!result.fits)
+        #expect(result.accuracy <= 0.5)
+    }
+
+    /// Windows fed one by one, the state reset where a chunk starts, give the offline probabilities.
+    @Test func streamingEqualsOffline() throws {
+        let model = try trainSmallModel()
+        let long = sequence([Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 },
+                            featureCount: 3)
+        let offline = model.predict([long])[0]
+        let classifier = StreamingClassifier(model: model)
+        var state = classifier.initialState
+        for window in 0..<25 {
+            if window % model.windowing.windowsPerChunk == 0 { state = classifier.initialState }
+            let probabilities = classifier.step(Array(long.features[window * 30..<(window + 1) * 30]), state: &state)
+            for (index, probability) in probabilities.enumerated() {
+                #expect(abs(probability - offline[window * 2 + index]) <= 1e-5, "window \(window)")
+            }
+        }
+        #expect(state.hidden.contains { $0 != 0 } && state.cell.contains { $0 != 0 })
+    }
+
+    @Test func rejectsInputItCannotUse() {
+        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 1))
+        var withNaN = smallSessions[1]
+        withNaN.features[7] = .nan
+        #expect(throws: TrainingError.self) { try trainer.train([smallSessions[0], withNaN]) }
+        do {
+            _ = try trainer.train([smallSessions[0], withNaN])
+        } catch {
+            #expect(error.description.contains(withNaN.session.rawValue) && error.description.contains("b"))
+        }
+        let onlyRest = smallSessions.filter { $0.labels[0] == 0 }
+        #expect(throws: TrainingError(description: "no training window is labeled shake; record more of it, or drop the class")) {
+            try trainer.train(onlyRest)
+        }
+        let twoFeatures = sequence([0, 1], features: [1, 2, 3, 4], featureCount: 2)
+        #expect(throws: TrainingError.self) { try trainer.train([twoFeatures]) }
+        #expect(throws: TrainingError.self) { try trainer.train(smallSessions, validation: [sequence([0, 2, 1], featureCount: 3)]) }
+    }
+}
