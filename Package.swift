@@ -45,18 +45,22 @@ let package = Package(
             name: "GestureLearning",
             dependencies: ["GestureCore", "COpenBLAS", "CLearningKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        // Recordings as training and test sets, and the reports of an experiment.
+        .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureAnalysis", "GestureLearning"]),
         // Prediction windows, streaming detection and the game.
         .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors"]),
         .executableTarget(
             name: "gesture",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
+                "GestureExperiments", "GestureLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
+                "GestureExperiments", "GestureLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.

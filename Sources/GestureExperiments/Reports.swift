@@ -1,0 +1,77 @@
+import Foundation
+import GestureAnalysis
+import GestureLearning
+
+/// Training history and evaluation as people read them: text, CSV and SVG.
+public enum Reports {
+    /// One line per epoch, as `gesture train` prints it.
+    public static func epochLine(_ report: EpochReport, of epochs: Int, secondsLeft: Double) -> String {
+        var line = String(format: "epoch %3d/%d  train loss %.4f acc %.3f", report.epoch, epochs,
+                          report.trainingLoss, report.trainingAccuracy)
+        if let loss = report.validationLoss, let accuracy = report.validationAccuracy {
+            line += String(format: "  validation loss %.4f acc %.3f", loss, accuracy)
+        }
+        return line + String(format: "  %.2f s, %.0f s left", report.seconds, secondsLeft)
+    }
+
+    public static func historyCSV(_ history: [EpochReport]) -> String {
+        let rows = history.map { report in
+            [String(report.epoch), "\(report.trainingLoss)", "\(report.trainingAccuracy)",
+             report.validationLoss.map { "\($0)" } ?? "", report.validationAccuracy.map { "\($0)" } ?? "",
+             "\(report.seconds)"].joined(separator: ",")
+        }
+        return (["epoch,trainingLoss,trainingAccuracy,validationLoss,validationAccuracy,seconds"] + rows)
+            .joined(separator: "\n") + "\n"
+    }
+
+    /// Loss and accuracy over the epochs, training and validation, on two panels.
+    public static func historySVG(_ history: [EpochReport]) -> String {
+        func series(_ name: String, _ value: (EpochReport) -> Double?) -> LineChart.Series? {
+            let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
+            return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
+        }
+        let loss = LineChart(title: "Loss", xLabel: "epoch", yLabel: "cross-entropy", series: [
+            series("training", { Double($0.trainingLoss) }), series("validation", { $0.validationLoss.map(Double.init) }),
+        ].compactMap { $0 })
+        let accuracy = LineChart(title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy", series: [
+            series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
+        ].compactMap { $0 })
+        return ChartPage(charts: [loss, accuracy]).svg.text
+    }
+
+    /// The evaluation as text: accuracy, per-class figures, the confusion matrix, sessions and users.
+    public static func evaluationText(_ evaluation: Evaluation) -> String {
+        var lines = [String(format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d sessions)",
+                            evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy, evaluation.sessions.count)]
+        lines.append("")
+        lines.append(table(["class", "precision", "recall", "F1", "windows"], evaluation.classes.map {
+            [$0.name, String(format: "%.3f", $0.precision), String(format: "%.3f", $0.recall), String(format: "%.3f", $0.f1), "\($0.support)"]
+        }))
+        lines.append("")
+        lines.append("confusion matrix (rows: target, columns: predicted)")
+        lines.append(table(["target"] + evaluation.classNames, zip(evaluation.classNames, evaluation.confusion).map { [$0] + $1.map(String.init) }))
+        lines.append("")
+        lines.append(table(["user", "windows", "accuracy"], evaluation.users.map {
+            [$0.user.rawValue, "\($0.windows)", String(format: "%.3f", $0.accuracy)]
+        }))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The confusion matrix as a heatmap: each row as shares of its target's windows.
+    public static func confusionSVG(_ evaluation: Evaluation) -> String {
+        let shares = evaluation.confusion.map { row in
+            let total = max(1, row.reduce(0, +))
+            return row.map { Double($0) / Double(total) }
+        }
+        return Heatmap(title: "Confusion matrix: target × predicted (share of the target's windows)",
+                       rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares).svg().text
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
+        return ([header] + rows).map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+}

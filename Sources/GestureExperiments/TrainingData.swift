@@ -1,0 +1,61 @@
+import GestureAnalysis
+import GestureCore
+import GestureLearning
+
+/// Recorded sessions as the model sees them: the chosen features of each sample and its class.
+public struct TrainingData: Sendable {
+    public let features: [Feature]
+    public let classNames: [String]
+    public let sequences: [LabeledSequence]
+    /// The sampling rate all the sessions share, in Hz.
+    public let rate: Double
+
+    /// The default features, as the book trained on them.
+    public static let defaultFeatures = ["rotX", "rotY", "rotZ", "accelX", "accelY", "accelZ"]
+
+    /// - Parameter classNames: the classes in model order; nil takes the dataset's labels, sorted.
+    public init(dataset: Dataset, features: [Feature], classNames: [String]? = nil) throws(AnalysisError) {
+        guard !dataset.sessions.isEmpty else { throw AnalysisError("no sessions to learn from") }
+        let labels = Set(dataset.sessions.flatMap { $0.rows.map(\.activity.rawValue) })
+        let classNames = classNames ?? labels.sorted()
+        if let unknown = labels.subtracting(classNames).sorted().first {
+            throw AnalysisError("the label '\(unknown)' is not one of the model's classes: \(classNames.joined(separator: ", "))")
+        }
+        self.features = features
+        self.classNames = classNames
+        rate = try Self.commonRate(of: dataset)
+        let classIndex = Dictionary(uniqueKeysWithValues: classNames.enumerated().map { ($1, $0) })
+        sequences = try dataset.sessions.map { session throws(AnalysisError) in
+            var values: [Float] = []
+            values.reserveCapacity(session.rows.count * features.count)
+            for row in session.rows {
+                for feature in features {
+                    let value = feature.value(of: row)
+                    guard value.isFinite else {
+                        throw AnalysisError("session \(session.id) has \(value) in \(feature.name) at \(row.timestamp) s; `gesture clean` finds such sessions")
+                    }
+                    values.append(Float(value))
+                }
+            }
+            return LabeledSequence(session: session.id, user: session.user, featureCount: features.count, features: values,
+                                   labels: session.rows.map { classIndex[$0.activity.rawValue]! })
+        }
+    }
+
+    /// The sessions' nominal rate, which must be the same for all (within 2 %).
+    private static func commonRate(of dataset: Dataset) throws(AnalysisError) -> Double {
+        let rates = dataset.sessions.map(\.nominalRate).sorted()
+        guard let low = rates.first, let high = rates.last, low > 0 else {
+            throw AnalysisError("the sessions' sampling rate is unknown")
+        }
+        guard high <= low * 1.02 else {
+            throw AnalysisError(String(format: "the sessions were recorded at %g to %g Hz; pass --rate to train at one rate", low, high))
+        }
+        return rates[rates.count / 2]
+    }
+
+    /// Users who are in both sets: a test that shares users with training flatters the model.
+    public static func sharedUsers(_ a: [LabeledSequence], _ b: [LabeledSequence]) -> [UserID] {
+        Set(a.map(\.user)).intersection(b.map(\.user)).sorted()
+    }
+}

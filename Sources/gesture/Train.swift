@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import GestureAnalysis
+import GestureCore
+import GestureExperiments
+import GestureLearning
+import Synchronization
+
+struct Train: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Train the CNN+LSTM gesture classifier on recorded sessions.",
+        discussion: """
+            Trains on the manifest's train part and validates on its validation part (from `gesture split`), \
+            or on every selected session without validation. Ctrl-C stops after the current batch and keeps \
+            the best model so far.
+            """)
+
+    @OptionGroup var folder: FolderOptions
+    @Option(help: "A manifest from `gesture split`: its train and validation parts.") var manifest: String?
+    @Option(name: .customLong("gesture"), help: "Without --manifest: only sessions of this gesture (repeatable).")
+    var gestures: [String] = []
+    @Option(help: "Downsample to this rate in Hz first (default: the manifest's, else as recorded).") var rate: Double?
+    @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
+    @Option(help: "Samples per prediction window.") var window = 20
+    @Option var epochs = 30
+    @Option(help: "Chunks of 20 windows per batch.") var batch = 32
+    @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
+    @Option var seed: UInt64 = 1
+    @Option(help: "The model file to write; its history goes beside it as .history.csv and .history.svg.")
+    var output = "gesture.model"
+    @Option(help: "Only check that the model can fit this many sessions, as the book's first step.") var overfit: Int?
+
+    func run() async throws {
+        let parts = try ExperimentData(folder: folder, manifest: manifest, gestures: gestures, rate: rate)
+        let chosen = try analysing { try features.map { name throws(AnalysisError) in try Feature(named: name) } }
+        let training = try analysing { try TrainingData(dataset: parts.training, features: chosen) }
+        let validation = try parts.validation.map { dataset in
+            try analysing { try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames) }
+        }
+        if let validation, !TrainingData.sharedUsers(training.sequences, validation.sequences).isEmpty {
+            Terminal.warn("validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))")
+        }
+        let trainer = Trainer(
+            description: ModelDescription(featureNames: chosen.map(\.name), windowing: Windowing(window: window),
+                                          samplingRate: training.rate, classNames: training.classNames),
+            options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, seed: seed))
+        Terminal.say("training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
+                     + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz")
+        if let overfit {
+            try check(trainer, fitting: Array(training.sequences.prefix(overfit)))
+        } else {
+            try fit(trainer, training: training, validation: validation)
+        }
+    }
+
+    private func check(_ trainer: Trainer, fitting sessions: [LabeledSequence]) throws {
+        let result = try learning { try trainer.overfit(sessions, onEpoch: { print(epoch: $0, at: Date()) }) }
+        Terminal.say(String(format: "%@: %.3f of the windows of %d sessions right after %d epochs",
+                            result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
+        if !result.fits { throw Failure.failed("the model cannot fit \(result.sessions) sessions; check the labels and features") }
+    }
+
+    private func fit(_ trainer: Trainer, training: TrainingData, validation: TrainingData?) throws {
+        let stop = Atomic<Bool>(false)
+        let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
+        let started = Date()
+        let result = try learning {
+            try trainer.train(training.sequences, validation: validation?.sequences ?? [],
+                              onEpoch: { print(epoch: $0, at: started) },
+                              isCancelled: { stop.load(ordering: .relaxed) })
+        }
+        withExtendedLifetime(signals) {}
+        do {
+            try result.model.write(to: output)
+        } catch {
+            throw Failure.failed("cannot write \(output): \(error.localizedDescription)")
+        }
+        let base = (output as NSString).deletingPathExtension
+        try write(Reports.historyCSV(result.history), to: base + ".history.csv")
+        try write(Reports.historySVG(result.history), to: base + ".history.svg")
+        Terminal.say("\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
+                     + "history in \(base).history.csv and .svg")
+    }
+
+    private func print(epoch report: EpochReport, at started: Date) {
+        let elapsed = Date().timeIntervalSince(started)
+        let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
+        Terminal.say(Reports.epochLine(report, of: epochs, secondsLeft: left))
+    }
+
+    private func learning<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TrainingError {
+            throw Failure.usage(error.description)
+        }
+    }
+}
+
+/// The sessions of an experiment: a manifest's parts, or every selected session for training.
+struct ExperimentData {
+    var training: Dataset
+    var validation: Dataset?
+    var test: Dataset?
+    var manifest: Manifest?
+
+    init(folder: FolderOptions, manifest path: String?, gestures: [String], rate: Double?) throws {
+        let manifest = try path.map(Self.readManifest)
+        let loaded = try analysing { try DatasetLoader(folder: folder.folder).load() }
+        let gestures = try gestures.map(activityLabel)
+        let rate = rate ?? manifest?.rate
+        func select(_ ids: [SessionID]?) throws -> Dataset? {
+            if let ids, ids.isEmpty { return nil }
+            let chosen = try analysing { try SessionSelection(gestures: gestures, manifest: ids).apply(to: loaded) }
+            return try rate.map { rate in try analysing { try chosen.downsampled(to: rate) } } ?? chosen
+        }
+        training = try select(manifest?.sessions(in: .train))
+            ?? { throw Failure.usage("the manifest \(path ?? "") has no train part") }()
+        validation = try select(manifest?.sessions(in: .validation) ?? [])
+        test = try select(manifest?.sessions(in: .test) ?? [])
+        self.manifest = manifest
+    }
+
+    static func readManifest(_ path: String) throws -> Manifest {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw Failure.usage("cannot read the manifest \(path): \(error.localizedDescription)")
+        }
+        do { return try Manifest(text: text, file: path) } catch { throw Failure.usage(error.description) }
+    }
+}
