@@ -92,17 +92,17 @@ public enum OpenBLAS {
     }
 
     /// OpenBLAS 0.3.21 picks its Haswell kernels on AVX-512 CPUs it does not know, and reads
-    /// `OPENBLAS_CORETYPE` only while it loads, before `main`. So where the CPU has AVX-512 and the
-    /// variable is unset, this sets it and executes the program again; otherwise it returns.
-    /// Call it first thing, before any output or threads matter.
+    /// `OPENBLAS_CORETYPE` only while it loads, before `main`. So where the CPU has AVX-512 but
+    /// OpenBLAS chose kernels without it, and the variable is unset, this sets it and executes the
+    /// program again; otherwise it returns. Call it first thing, before any output or threads matter.
     public static func restartWithAVX512KernelsIfPossible() {
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["OPENBLAS_CORETYPE"] == nil, coreName.lowercased() != "skylakex",
+        let avx512Cores: Set = ["skylakex", "cooperlake", "sapphirerapids"]
+        guard ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"] == nil, !avx512Cores.contains(coreName.lowercased()),
               let cpuInfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
               cpuInfo.split(separator: "\n").contains(where: { $0.hasPrefix("flags") && $0.split(separator: " ").contains("avx512f") })
         else { return }
         setenv("OPENBLAS_CORETYPE", "SkylakeX", 1)
-        if environment["OPENBLAS_NUM_THREADS"] == nil { setenv("OPENBLAS_NUM_THREADS", "1", 1) }
+        if ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"] == nil { setenv("OPENBLAS_NUM_THREADS", "1", 1) }
         fflush(nil)
         let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", arguments)

@@ -1,13 +1,13 @@
 /// A trained classifier and everything needed to use it on new recordings.
 public struct GestureModel: Sendable, Equatable {
     /// The features it reads, in the order of a window's columns.
-    public var featureNames: [String]
-    public var windowing: Windowing
+    public internal(set) var featureNames: [String]
+    public internal(set) var windowing: Windowing
     /// The sampling rate of its training data, in Hz.
-    public var samplingRate: Double
-    public var classNames: [String]
-    public var normalization: FeatureNormalization
-    public var architecture: Architecture
+    public internal(set) var samplingRate: Double
+    public internal(set) var classNames: [String]
+    public internal(set) var normalization: FeatureNormalization
+    public internal(set) var architecture: Architecture
     /// The network's parameters in `Network`'s layout.
     var parameters: [Float]
 
