@@ -7,7 +7,8 @@ struct Gesture: AsyncParsableCommand {
         commandName: "gesture",
         abstract: "Record labeled motion from an accelerometer and gyroscope, and learn gestures from it.",
         subcommands: [Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
-                      Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self])
+                      Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
+                      Train.self, Evaluate.self])
 
     /// Errors of ours are one line and their own exit code; the rest is ArgumentParser's.
     static func main() async {

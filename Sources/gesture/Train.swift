@@ -31,6 +31,7 @@ struct Train: AsyncParsableCommand {
     @Option(help: "Only check that the model can fit this many sessions, as the book's first step.") var overfit: Int?
 
     func run() async throws {
+        OpenBLAS.restartWithAVX512KernelsIfPossible()
         let parts = try ExperimentData(folder: folder, manifest: manifest, gestures: gestures, rate: rate)
         let chosen = try analysing { try features.map { name throws(AnalysisError) in try Feature(named: name) } }
         let training = try analysing { try TrainingData(dataset: parts.training, features: chosen) }
@@ -97,28 +98,33 @@ struct Train: AsyncParsableCommand {
     }
 }
 
-/// The sessions of an experiment: a manifest's parts, or every selected session for training.
+/// The sessions of an experiment: a manifest's parts, or every selected session.
 struct ExperimentData {
+    /// The sessions to train on, or with `usingTestPart`, the ones to score.
     var training: Dataset
     var validation: Dataset?
-    var test: Dataset?
-    var manifest: Manifest?
+    /// The users the manifest trains on, when it has a train part.
+    var trainingUsers: [UserID]?
 
-    init(folder: FolderOptions, manifest path: String?, gestures: [String], rate: Double?) throws {
+    init(folder: FolderOptions, manifest path: String?, gestures: [String], rate: Double?, usingTestPart: Bool = false) throws {
         let manifest = try path.map(Self.readManifest)
         let loaded = try analysing { try DatasetLoader(folder: folder.folder).load() }
         let gestures = try gestures.map(activityLabel)
         let rate = rate ?? manifest?.rate
-        func select(_ ids: [SessionID]?) throws -> Dataset? {
-            if let ids, ids.isEmpty { return nil }
+        func select(_ ids: [SessionID]?) throws -> Dataset {
             let chosen = try analysing { try SessionSelection(gestures: gestures, manifest: ids).apply(to: loaded) }
             return try rate.map { rate in try analysing { try chosen.downsampled(to: rate) } } ?? chosen
         }
-        training = try select(manifest?.sessions(in: .train))
-            ?? { throw Failure.usage("the manifest \(path ?? "") has no train part") }()
-        validation = try select(manifest?.sessions(in: .validation) ?? [])
-        test = try select(manifest?.sessions(in: .test) ?? [])
-        self.manifest = manifest
+        let main: Manifest.Part = usingTestPart ? .test : .train
+        if let manifest, manifest.sessions(in: main).isEmpty {
+            throw Failure.usage("the manifest \(path!) has no \(main.rawValue) part")
+        }
+        training = try select(manifest?.sessions(in: main))
+        let validationIDs = manifest?.sessions(in: .validation) ?? []
+        validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
+        let trainIDs = Set(manifest?.sessions(in: .train) ?? [])
+        trainingUsers = usingTestPart && !trainIDs.isEmpty
+            ? Set(loaded.sessions.filter { trainIDs.contains($0.id) }.map(\.user)).sorted() : nil
     }
 
     static func readManifest(_ path: String) throws -> Manifest {
