@@ -1,0 +1,40 @@
+import GestureAnalysis
+import GestureCore
+import GestureSensors
+
+/// A model's features computed from live readings: the attitude filter's device motion and the
+/// raw readings, in the model's column order.
+public struct LiveFeatures: Sendable {
+    public let features: [Feature]
+    private var filter = AttitudeFilter()
+
+    public init(names: [String]) throws(AnalysisError) {
+        features = try names.map { name throws(AnalysisError) in try Feature(named: name) }
+    }
+
+    public mutating func values(of sample: RawSample) -> [Float] {
+        let row = RecordingRow(session: SessionID(rawValue: "live"), activity: .rest, timestamp: sample.time,
+                               motion: filter.update(sample), rawAcceleration: sample.acceleration,
+                               rawRotationRate: sample.rotationRate)
+        return features.map { Float($0.value(of: row)) }
+    }
+}
+
+/// Readings at a sensor's rate brought to a model's: every n-th reading, where the rates are n to 1.
+public struct RateMatch: Sendable, Equatable {
+    public let keepEvery: Int
+
+    /// Matches `sensorRate` to `modelRate`, or says why it cannot (within 2 %).
+    public init(sensorRate: Double, modelRate: Double) throws(SensorError) {
+        let ratio = sensorRate / modelRate
+        let whole = ratio.rounded()
+        guard whole >= 1, abs(ratio - whole) <= 0.02 * whole else {
+            throw SensorError(device: "rate", reason: String(
+                format: "the sensor runs at %g Hz and the model was trained at %g Hz; record at a whole multiple of %g Hz, or train at the sensor's rate",
+                sensorRate, modelRate, modelRate))
+        }
+        keepEvery = Int(whole)
+    }
+
+    public var resamples: Bool { keepEvery > 1 }
+}

@@ -1,0 +1,5 @@
+import GestureLearning
+
+extension StreamingClassifier: WindowClassifier {
+    public var classNames: [String] { model.classNames }
+}
