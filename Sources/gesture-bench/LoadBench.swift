@@ -41,7 +41,8 @@ struct LoadBench: ParsableCommand {
 
     private func report(_ what: String, _ timings: [Timing], rows: Int, bytes: Double) {
         let wall = SamplingBench.median(timings.map(\.wall)), cpu = SamplingBench.median(timings.map(\.cpu))
-        print(String(format: "%-30@ %6.3f  %10.0f  %9.1f  %6.3f", what, wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
+        print(what.padding(toLength: 30, withPad: " ", startingAt: 0)
+            + String(format: " %6.3f  %10.0f  %9.1f  %6.3f", wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
     }
 
     /// Simulated recordings of the book's three gestures, as `gesture record` writes them.
