@@ -14,7 +14,6 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
         Feature(name: name, unit: unit(of: index), index: index)
     }
 
-    public static let gravity = Array(all[6..<9])
     public static let rawAcceleration = Array(all[12..<15])
     public static let rawRotationRate = Array(all[15..<18])
 

@@ -14,14 +14,10 @@
 /// (absent: as recorded). Each `train`, `validation`, `test` or `sessions` line names one session
 /// for that part, in order; a session may appear more than once (oversampling).
 public struct Manifest: Equatable, Sendable {
-    public enum Part: String, Sendable, CaseIterable, Comparable {
+    public enum Part: String, Sendable, CaseIterable {
         case train, validation, test
         /// A selection without a role, as `gesture balance` writes it.
         case sessions
-
-        public static func < (a: Part, b: Part) -> Bool {
-            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-        }
     }
 
     public struct Entry: Equatable, Sendable {
@@ -50,8 +46,6 @@ public struct Manifest: Equatable, Sendable {
     public func sessions(in part: Part) -> [SessionID] {
         entries.filter { $0.part == part }.map(\.session)
     }
-
-    public var parts: [Part] { Set(entries.map(\.part)).sorted() }
 
     public var text: String {
         var lines = [Self.formatLine]

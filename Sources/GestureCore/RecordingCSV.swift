@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A CSV line that cannot be read, with the file and line it came from.
 public struct CSVError: Error, Equatable, CustomStringConvertible {
     public var file: String
@@ -54,16 +60,67 @@ public enum RecordingCSV {
     /// Reads a whole file's bytes, UTF-8, LF or CRLF.
     public static func rows(inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String) throws(CSVError) -> [RecordingRow] {
         var reader = Reader(file: file)
-        var rows: [RecordingRow] = []
-        // A recording line is about 350 bytes; reserving avoids regrowing a million-row array.
-        rows.reserveCapacity(bytes.count / 300)
+        return try reader.readLines(of: bytes, from: 0)
+    }
+
+    /// Reads a whole file's bytes in `pieces` pieces that `perform` may read at once, e.g. with
+    /// `DispatchQueue.concurrentPerform`: `perform(pieces, readPiece)` must call `readPiece` once for
+    /// each of 0..<pieces. The book's format, whose timestamps count rows per session through the
+    /// whole file, is read in one piece.
+    public static func rows(inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String, pieces: Int,
+                            perform: (Int, @escaping @Sendable (Int) -> Void) -> Void) throws(CSVError) -> [RecordingRow] {
+        var reader = Reader(file: file)
+        var first: [RecordingRow] = []
         var start = 0
-        while start < bytes.count {
+        // The header, or the first row, tells the format.
+        while start < bytes.count, reader.format == nil {
             let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
-            if let row = try reader.read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { rows.append(row) }
+            if let row = try reader.read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { first.append(row) }
             start = end + 1
         }
+        guard case .gestureLab = reader.format, pieces > 1, start < bytes.count else {
+            return first + (try reader.readLines(of: bytes, from: start))
+        }
+        let bounds = pieceBounds(bytes, from: start, pieces: pieces)
+        var results = [Result<[RecordingRow], CSVError>](repeating: .success([]), count: bounds.count)
+        results.withUnsafeMutableBufferPointer { results in
+            // Each piece writes only its own result and reads its own bytes.
+            nonisolated(unsafe) let (output, input, template) = (results, bytes, reader)
+            perform(bounds.count) { piece in
+                var pieceReader = template
+                pieceReader.lineNumber = 0
+                let range = UnsafeBufferPointer(rebasing: input[..<bounds[piece].upperBound])
+                output[piece] = Result { () throws(CSVError) in try pieceReader.readLines(of: range, from: bounds[piece].lowerBound) }
+            }
+        }
+        var rows = first
+        rows.reserveCapacity(bytes.count / 300)
+        for (piece, result) in results.enumerated() {
+            switch result {
+            case .success(let pieceRows): rows += pieceRows
+            case .failure(var error):
+                error.line += reader.lineNumber + lineCount(bytes, bounds[0].lowerBound..<bounds[piece].lowerBound)
+                throw error
+            }
+        }
         return rows
+    }
+
+    /// Ranges of about equal size that end at line ends.
+    private static func pieceBounds(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, pieces: Int) -> [Range<Int>] {
+        var bounds: [Range<Int>] = []
+        var lower = start
+        for piece in 1...pieces where lower < bytes.count {
+            let target = piece == pieces ? bytes.count : start + (bytes.count - start) * piece / pieces
+            let upper = target >= bytes.count ? bytes.count : (CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: max(lower, target)) ?? bytes.count - 1) + 1
+            bounds.append(lower..<upper)
+            lower = upper
+        }
+        return bounds
+    }
+
+    private static func lineCount(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
+        bytes[range].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 
     /// A text's lines, LF or CRLF: "\r\n" is a single Character, so splitting on "\n" alone
@@ -75,12 +132,14 @@ public enum RecordingCSV {
     /// Reads a file line by line, telling a header, the book's format and malformed lines apart.
     public struct Reader {
         public let file: String
-        public private(set) var lineNumber = 0
-        private var format: Format?
+        public internal(set) var lineNumber = 0
+        var format: Format?
         private var bookSampleCounts: [SessionID: Int] = [:]
         private var fields = CSVFields()
         private var lastSession = Interned<SessionID>()
         private var lastActivity = Interned<ActivityLabel>()
+        /// The numbers of the line being read, in `columns` order after the two names; reused.
+        private var numbers = [Double](repeating: 0, count: RecordingCSV.columns.count - 2)
 
         enum Format {
             case gestureLab(columnIndex: [Int], width: Int)
@@ -88,6 +147,20 @@ public enum RecordingCSV {
         }
 
         public init(file: String) { self.file = file }
+
+        /// The rows on the lines of `bytes` from `start` to its end.
+        mutating func readLines(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws(CSVError) -> [RecordingRow] {
+            var rows: [RecordingRow] = []
+            // A recording line is about 350 bytes; reserving avoids regrowing a million-row array.
+            rows.reserveCapacity((bytes.count - start) / 300)
+            var start = start
+            while start < bytes.count {
+                let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
+                if let row = try read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { rows.append(row) }
+                start = end + 1
+            }
+            return rows
+        }
 
         /// The row on the next line, or nil for the header or a blank line.
         public mutating func read(_ line: Substring) throws(CSVError) -> RecordingRow? {
@@ -131,9 +204,10 @@ public enum RecordingCSV {
             guard fields.count == width else {
                 throw error("expected \(width) fields, found \(fields.count)")
             }
-            let n = try (2..<RecordingCSV.columns.count).map { (column) throws(CSVError) in
-                try number(index[column], column: RecordingCSV.columns[column])
+            for column in 2..<index.count {
+                numbers[column - 2] = try number(index[column], column: column)
             }
+            let n = numbers
             return RecordingRow(
                 session: try session(index[0]),
                 activity: try activity(index[1]),
@@ -155,8 +229,8 @@ public enum RecordingCSV {
                 throw error("activity '\(codeText)' is not one of the book's codes 0-3")
             }
             var values: [Double] = []
-            for (offset, name) in DeviceMotion.featureNames.enumerated() {
-                values.append(try number(offset + 2, column: name))
+            for offset in DeviceMotion.featureNames.indices {
+                values.append(try number(offset + 2, column: offset + 3))
             }
             let motion = DeviceMotion(values: values)
             let index = bookSampleCounts[id, default: 0]
@@ -187,9 +261,10 @@ public enum RecordingCSV {
             return label
         }
 
-        private func number(_ field: Int, column: String) throws(CSVError) -> Double {
+        /// The number in a field; `column` is its position in `RecordingCSV.columns`, for the error.
+        private func number(_ field: Int, column: Int) throws(CSVError) -> Double {
             guard let value = CSVBytes.double(fields[field]) else {
-                throw error("\(column) '\(fields.string(field))' is not a number")
+                throw error("\(RecordingCSV.columns[column]) '\(fields.string(field))' is not a number")
             }
             return value
         }
@@ -206,7 +281,10 @@ struct Interned<Value> {
     private var value: Value?
 
     mutating func value(for field: UnsafeBufferPointer<UInt8>, make: (String) -> Value?) -> Value? {
-        if let value, field.elementsEqual(bytes) { return value }
+        if let value, field.count == bytes.count,
+           field.isEmpty || bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, field.baseAddress!, field.count) == 0 }) {
+            return value
+        }
         bytes = Array(field)
         value = make(String(decoding: field, as: UTF8.self))
         return value

@@ -12,28 +12,37 @@ struct LoadBench: ParsableCommand {
 
     @Option(help: "Rows in the generated file.") var rows = 1_000_000
     @Option(help: "Loads to time; the figures are their medians.") var repeats = 3
-    @Option(help: "Keep the generated file here instead of a temporary one.") var file: String?
+    @Option(help: "A recording file to load; when it does not exist, generated there and kept.") var file: String?
 
     func run() throws {
         let path = file ?? FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-load.csv").path
         defer { if file == nil { try? FileManager.default.removeItem(atPath: path) } }
-        try generate(to: path)
+        if !FileManager.default.fileExists(atPath: path) { try generate(to: path) }
         let bytes = Double((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
-        print(String(format: "%@: %d rows, %.1f MB", path, rows, bytes / 1e6))
-        let swift = try (0..<repeats).map { _ in
-            try time { _ = try RecordingFile.rows(at: FilePath(path)) }
+        var loaded = 0
+        // The two alternate, so that a busy moment on a shared machine hurts both alike.
+        var swift: [Timing] = [], pandas: [Timing] = []
+        for _ in 0..<repeats {
+            swift.append(try Timing.measure { loaded = try RecordingFile.rows(at: FilePath(path)).count })
+            if let timing = pandasTiming(path) { pandas.append(timing) }
         }
-        report("GestureLab RecordingFile.rows", seconds: median(swift), bytes: bytes)
-        if let pandas = pandasSeconds(path) {
-            report("pandas.read_csv", seconds: pandas, bytes: bytes)
-            print(String(format: "GestureLab / pandas time: %.2f", median(swift) / pandas))
-        } else {
+        print(String(format: "%@: %d rows, %.1f MB; medians of %d loads", path, loaded, bytes / 1e6, repeats))
+        print("reader                         wall s      rows/s       MB/s   CPU s")
+        report("GestureLab RecordingFile.rows", swift, rows: loaded, bytes: bytes)
+        guard !pandas.isEmpty else {
             print("pandas: not installed (python3 -c 'import pandas' fails); comparison skipped")
+            return
         }
+        report("pandas.read_csv", pandas, rows: loaded, bytes: bytes)
+        print(String(format: "GestureLab / pandas: wall time %.2f, CPU time %.2f",
+                     median(swift.map(\.wall)) / median(pandas.map(\.wall)),
+                     median(swift.map(\.cpu)) / median(pandas.map(\.cpu))))
     }
 
-    private func report(_ what: String, seconds: Double, bytes: Double) {
-        print(String(format: "%-30@ %7.3f s  %10.0f rows/s  %7.1f MB/s", what, seconds, Double(rows) / seconds, bytes / 1e6 / seconds))
+    private func report(_ what: String, _ timings: [Timing], rows: Int, bytes: Double) {
+        let wall = median(timings.map(\.wall)), cpu = median(timings.map(\.cpu))
+        print(what.padding(toLength: 30, withPad: " ", startingAt: 0)
+            + String(format: " %6.3f  %10.0f  %9.1f  %6.3f", wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
     }
 
     /// Simulated recordings of the book's three gestures, as `gesture record` writes them.
@@ -55,22 +64,14 @@ struct LoadBench: ParsableCommand {
         try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
-    private func time(_ body: () throws -> Void) rethrows -> Double {
-        let start = ContinuousClock.now
-        try body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
-
-    /// The median of `repeats` pandas.read_csv calls, timed inside Python so start-up is not counted.
-    private func pandasSeconds(_ path: String) -> Double? {
+    /// One pandas.read_csv call, timed inside Python so that start-up is not counted; nil without pandas.
+    private func pandasTiming(_ path: String) -> Timing? {
         let script = """
-            import sys, time, statistics
+            import sys, time
             import pandas
-            times = []
-            for _ in range(\(repeats)):
-                start = time.perf_counter(); pandas.read_csv(sys.argv[1]); times.append(time.perf_counter() - start)
-            print(statistics.median(times))
+            wall, cpu = time.perf_counter(), time.process_time()
+            pandas.read_csv(sys.argv[1])
+            print(time.perf_counter() - wall, time.process_time() - cpu)
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -81,7 +82,28 @@ struct LoadBench: ParsableCommand {
         guard (try? process.run()) != nil else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let figures = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard process.terminationStatus == 0, figures.count == 2 else { return nil }
+        return Timing(wall: figures[0], cpu: figures[1])
+    }
+}
+
+/// Elapsed and processor seconds of one run.
+struct Timing {
+    var wall: Double
+    var cpu: Double
+
+    static func measure(_ body: () throws -> Void) rethrows -> Timing {
+        let (wall, cpu) = (ContinuousClock.now, processSeconds())
+        try body()
+        let elapsed = ContinuousClock.now - wall
+        return Timing(wall: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                      cpu: processSeconds() - cpu)
+    }
+
+    private static func processSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

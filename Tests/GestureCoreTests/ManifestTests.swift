@@ -12,7 +12,8 @@ import Testing
         let back = try Manifest(text: "# a comment\n\n" + manifest.text, file: "m.txt")
         #expect(back == manifest)
         #expect(back.sessions(in: .train).count == 2)
-        #expect(back.parts == [.train, .test])
+        #expect(back.sessions(in: .test) == [SessionID(rawValue: "seglearn-watch:s01:rec003")])
+        #expect(back.sessions(in: .validation).isEmpty)
     }
 
     @Test(arguments: [

@@ -53,7 +53,7 @@ public struct FaultyRecordings: Sendable {
 }
 
 /// Precision and recall of cleaning's findings against the faults that were injected.
-public struct CleaningScore: Sendable, Equatable {
+public struct CleaningScore: Sendable {
     public var truePositives: Int
     public var falsePositives: Int
     public var falseNegatives: Int
@@ -79,8 +79,4 @@ public struct CleaningScore: Sendable, Equatable {
 
     public var precision: Double { Double(truePositives) / Double(max(1, truePositives + falsePositives)) }
     public var recall: Double { Double(truePositives) / Double(max(1, truePositives + falseNegatives)) }
-
-    public static func == (a: CleaningScore, b: CleaningScore) -> Bool {
-        (a.truePositives, a.falsePositives, a.falseNegatives) == (b.truePositives, b.falsePositives, b.falseNegatives)
-    }
 }

@@ -11,8 +11,6 @@ public struct ColumnMapping: Sendable, Equatable {
 
     public var columns: [Field: String]
 
-    public init(columns: [Field: String]) { self.columns = columns }
-
     public init(_ spec: String) throws(AnalysisError) {
         columns = [:]
         for item in spec.split(separator: ",") {

@@ -1,0 +1,73 @@
+import Foundation
+import GestureCore
+import Testing
+import struct SystemPackage.FilePath
+
+/// Runs the `gesture` built beside this test bundle in `folder`; returns exit code, output and errors.
+private func gesture(_ arguments: [String], in folder: FilePath) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("gesture")
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.string)
+    let output = Pipe(), error = Pipe()
+    (process.standardOutput, process.standardError, process.standardInput) = (output, error, FileHandle.nullDevice)
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+/// Every file under a folder with its contents, to see that nothing changed.
+private func snapshot(_ folder: FilePath) throws -> [String: Data] {
+    let root = URL(fileURLWithPath: folder.string)
+    let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
+    return try Dictionary(uniqueKeysWithValues: files.filter { !$0.hasDirectoryPath }.map { ($0.path, try Data(contentsOf: $0)) })
+}
+
+@Suite struct CommandLineTests {
+    private let mapping = "session=case,label=activity,accelX=ax,accelY=ay,accelZ=az,gyroX=gx,gyroY=gy,gyroZ=gz"
+
+    @Test func importThenAnalyseWithoutChangingTheRecordings() throws {
+        let temporary = TemporaryFolder()
+        let file = "\(sharedDatasets)/basic-motions/basic-motions.csv"
+        let imported = try gesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--gravity-removed"], in: temporary.path)
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("imported 80 sessions"))
+        let before = try snapshot(temporary.path.appending("recordings"))
+
+        let stats = try gesture(["stats", "--json", "--gesture", "Running"], in: temporary.path)
+        #expect(stats.status == 0, "\(stats.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
+        #expect((object["sessionCounts"] as? [String: [String: Int]])?["Running"]?["bm"] == 20)
+
+        let split = try gesture(["split", "--by", "session", "--seed", "4", "-o", "split.txt"], in: temporary.path)
+        #expect(split.status == 0, "\(split.error)")
+        #expect(split.error.contains("warning: the test set shares 1 users with training"))
+        let manifest = try Manifest(text: String(contentsOfFile: temporary.path.appending("split.txt").string, encoding: .utf8), file: "split.txt")
+        #expect(manifest.entries.count == 80)
+
+        let plot = try gesture(["plot", "--manifest", "split.txt", "--part", "test", "--features", "rotX,rotY", "-o", "test.svg"], in: temporary.path)
+        #expect(plot.status == 0, "\(plot.error)")
+        #expect(plot.output.contains("wrote test.svg: 6 panels"))
+
+        #expect(try snapshot(temporary.path.appending("recordings")) == before)
+    }
+
+    @Test func badInputIsOneLineAndExitCodeTwo() throws {
+        let temporary = TemporaryFolder()
+        let file = "\(sharedDatasets)/basic-motions/basic-motions.csv"
+        let missing = try gesture(["import", file, "--map", mapping.replacingOccurrences(of: "=case", with: "=subject"), "--user", "bm",
+                                   "--sample-rate", "10"], in: temporary.path)
+        #expect(missing.status == 2)
+        #expect(missing.error.contains("no column 'subject'; its columns are case, split, activity, ax, ay, az, gx, gy, gz"))
+
+        _ = try gesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10"], in: temporary.path)
+        let empty = try gesture(["stats", "--gesture", "Swimming"], in: temporary.path)
+        #expect(empty.status == 2)
+        #expect(empty.error == "gesture: no session left: --gesture Swimming matches none of the 80 sessions selected so far; they have gesture Badminton, Running, Standing, Walking\n")
+        let oneUser = try gesture(["split", "--by", "user", "-o", "s.txt"], in: temporary.path)
+        #expect(oneUser.status == 2)
+        #expect(oneUser.error.contains("needs at least 2 users"))
+        #expect(!FileManager.default.fileExists(atPath: temporary.path.appending("s.txt").string))
+    }
+}
