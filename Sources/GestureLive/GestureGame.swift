@@ -1,8 +1,8 @@
 import GestureSensors
 
 /// The game of the book's GestureIt, as pure logic: it calls out a random gesture, a detection of
-/// that gesture scores and calls out the next, a detection of another gesture or the timeout ends
-/// the game. Time comes from the caller.
+/// that gesture scores and, after a pause, calls out the next; a detection of another gesture or
+/// the timeout ends the game. Time comes from the caller.
 public struct GestureGame: Sendable {
     public enum Event: Sendable, Equatable {
         /// Say the gesture; the detector must be reset now, so nothing from before counts.
@@ -13,16 +13,20 @@ public struct GestureGame: Sendable {
 
     public let gestures: [String]
     public let timeout: Double
+    /// Seconds between a point and the next call, while the player lowers their hand.
+    public let pause: Double
     public private(set) var score = 0
+    /// The gesture called out, nil during a pause.
     public private(set) var current: String?
     public private(set) var isOver = false
     private var deadline = 0.0
     private var random: SeededRandom
 
-    public init(gestures: [String], timeout: Double, seed: UInt64) {
+    public init(gestures: [String], timeout: Double, pause: Double = 0, seed: UInt64) {
         precondition(!gestures.isEmpty, "a game needs gestures")
         self.gestures = gestures
         self.timeout = timeout
+        self.pause = pause
         random = SeededRandom(seed: seed, "game")
     }
 
@@ -30,13 +34,18 @@ public struct GestureGame: Sendable {
         [prompt(at: time)]
     }
 
-    /// What happens by `time`, given the gesture detected then, if any.
+    /// What happens by `time`, given the gesture detected then, if any. Detections during a pause
+    /// do not count.
     public mutating func advance(to time: Double, detected gesture: String?) -> [Event] {
-        guard let current, !isOver else { return [] }
+        guard !isOver else { return [] }
+        guard let current else { return time >= deadline ? [prompt(at: time)] : [] }
         if let gesture {
             guard gesture == current else { return [end("saw \(gesture), not \(current)")] }
             score += 1
-            return [.scored(score: score), prompt(at: time)]
+            guard pause > 0 else { return [.scored(score: score), prompt(at: time)] }
+            self.current = nil
+            deadline = time + pause
+            return [.scored(score: score)]
         }
         return time >= deadline ? [end("no \(current) within \(formatted(timeout)) s")] : []
     }

@@ -2,8 +2,8 @@ import Foundation
 import Subprocess
 import struct SystemPackage.FilePath
 
-/// Says each prompt to the person recording without ever making the caller wait: prompts queue up
-/// and a task of their own speaks them in order.
+/// Says each prompt to the person without ever making the caller wait: prompts queue up and a task
+/// of their own speaks them in order.
 public final class Speech: Sendable {
     public enum Voice: Sendable, Equatable {
         /// Print the prompts only.
@@ -14,7 +14,7 @@ public final class Speech: Sendable {
         case wavFiles(FilePath)
     }
 
-    private let continuation: AsyncStream<Prompt>.Continuation
+    private let continuation: AsyncStream<String>.Continuation
     private let speaker: Task<Void, Never>
 
     /// - Parameters:
@@ -22,7 +22,7 @@ public final class Speech: Sendable {
     ///   - warn: reports, once, that speech is not possible and prompts are only printed.
     public init(voice: Voice, print: @escaping @Sendable (String) -> Void,
                 warn: @escaping @Sendable (String) -> Void) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Prompt.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         self.continuation = continuation
         speaker = Task {
             var voice = voice
@@ -33,7 +33,7 @@ public final class Speech: Sendable {
             var number = 0
             for await prompt in stream {
                 number += 1
-                print(prompt.text)
+                print(prompt)
                 guard voice != .printed else { continue }
                 if let failure = await Self.speak(prompt, number: number, voice: voice) {
                     warn("espeak-ng could not speak (\(failure)); is there a sound device? Prompts are printed instead")
@@ -43,7 +43,9 @@ public final class Speech: Sendable {
         }
     }
 
-    public func say(_ prompt: Prompt) { continuation.yield(prompt) }
+    public func say(_ text: String) { continuation.yield(text) }
+
+    public func say(_ prompt: Prompt) { say(prompt.text) }
 
     /// Waits until every prompt said so far has been spoken.
     public func finish() async {
@@ -57,13 +59,13 @@ public final class Speech: Sendable {
     }
 
     /// The failure, if espeak-ng did not succeed.
-    private static func speak(_ prompt: Prompt, number: Int, voice: Voice) async -> String? {
+    private static func speak(_ prompt: String, number: Int, voice: Voice) async -> String? {
         var arguments = ["-s", "165"]
         if case .wavFiles(let folder) = voice {
             try? FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
             arguments += ["-w", folder.appending(wavName(prompt, number: number)).string]
         }
-        arguments.append(prompt.text)
+        arguments.append(prompt)
         do {
             let result = try await run(.name("espeak-ng"), arguments: Arguments(arguments),
                                        output: .discarded, error: .string(limit: 4096))
@@ -79,8 +81,8 @@ public final class Speech: Sendable {
     }
 
     /// "003-get-ready-to-shake.wav": numbered so the files sort in the order they were said.
-    static func wavName(_ prompt: Prompt, number: Int) -> String {
-        let words = prompt.text.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(separator: "-")
+    static func wavName(_ prompt: String, number: Int) -> String {
+        let words = prompt.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(separator: "-")
         let index = String(number)
         return String(repeating: "0", count: max(0, 3 - index.count)) + index + "-" + words + ".wav"
     }

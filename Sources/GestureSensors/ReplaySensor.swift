@@ -19,6 +19,11 @@ public final class ReplaySensor: MotionSensor {
     /// When the first reading was asked for, and which reading comes next.
     private let state = Mutex<(start: Double?, next: Int)>((nil, 0))
 
+    /// Each reading's time since the first, as it is played, with its recorded label.
+    public var timeline: [(time: Double, label: ActivityLabel)] {
+        zip(offsets, readings).map { ($0, $1.activity) }
+    }
+
     public init(file: String, clock: any SamplingClock) throws(SensorError) {
         let id = "replay:\(file)"
         let rows: [RecordingRow]
@@ -44,6 +49,9 @@ public final class ReplaySensor: MotionSensor {
     }
 
     public func stop() {}
+
+    /// Whether every reading has been played.
+    public var isFinished: Bool { state.withLock { $0.next >= readings.count } }
 
     public func read(now: Double) throws(SensorError) -> RawSample? {
         let (start, index) = state.withLock { state in

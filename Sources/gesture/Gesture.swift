@@ -8,7 +8,7 @@ struct Gesture: AsyncParsableCommand {
         abstract: "Record labeled motion from an accelerometer and gyroscope, and learn gestures from it.",
         subcommands: [Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
                       Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-                      Train.self, Evaluate.self])
+                      Train.self, Evaluate.self, Detect.self, Play.self])
 
     /// Errors of ours are one line and their own exit code; the rest is ArgumentParser's.
     static func main() async {

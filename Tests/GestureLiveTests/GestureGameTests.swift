@@ -33,6 +33,18 @@ import Testing
         #expect(game.advance(to: 17, detected: nil) == [.over(reason: "no shake within 5 s", score: 1)])
     }
 
+    @Test func afterAPointTheNextCallWaitsForThePauseAndDetectionsMeanwhileDoNotCount() throws {
+        var game = GestureGame(gestures: ["shake", "chop"], timeout: 5, pause: 2, seed: 1)
+        let first = try #require(prompts(game.start(at: 0)).first)
+        #expect(game.advance(to: 1, detected: first) == [.scored(score: 1)])
+        #expect(game.current == nil)
+        #expect(game.advance(to: 2, detected: first == "shake" ? "chop" : "shake").isEmpty)
+        #expect(game.advance(to: 2.9, detected: nil).isEmpty)
+        #expect(prompts(game.advance(to: 3, detected: nil)).count == 1)
+        #expect(game.advance(to: 7.9, detected: nil).isEmpty)
+        #expect(game.advance(to: 8, detected: nil).first.map { if case .over = $0 { true } else { false } } == true)
+    }
+
     @Test func theSameSeedCallsOutTheSameGestures() {
         func calls(_ seed: UInt64) -> [String] {
             var game = GestureGame(gestures: ["shake", "chop", "drive"], timeout: 5, seed: seed)

@@ -1,0 +1,52 @@
+import GestureAnalysis
+import GestureCore
+import GestureLearning
+import GestureSensors
+
+/// A model listening to a sensor: readings brought to the model's rate, turned into its features,
+/// and streamed through overlapping prediction windows.
+public struct LiveDetector {
+    public let model: GestureModel
+    public let rateMatch: RateMatch
+    private var features: LiveFeatures
+    private var detector: StreamingDetector<StreamingClassifier>
+    private var readings = 0
+
+    public init(model: GestureModel, sensorRate: Double, settings: DetectionSettings) throws(LiveError) {
+        guard model.windowing.window % settings.offset == 0 else {
+            throw LiveError("the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
+        }
+        do {
+            rateMatch = try RateMatch(sensorRate: sensorRate, modelRate: model.samplingRate)
+            features = try LiveFeatures(names: model.featureNames)
+        } catch let error as SensorError {
+            throw LiveError(error.reason)
+        } catch {
+            throw LiveError("the model reads \(error)")
+        }
+        self.model = model
+        detector = StreamingDetector(classifier: StreamingClassifier(model: model), window: model.windowing.window,
+                                     featureCount: model.featureNames.count, settings: settings)
+    }
+
+    /// Feeds one reading; returns the prediction it completed, and the detection, if the
+    /// prediction is one.
+    public mutating func add(_ sample: RawSample) -> (prediction: Prediction?, detection: Prediction?) {
+        readings += 1
+        let values = features.values(of: sample)
+        guard readings % rateMatch.keepEvery == 0, let prediction = detector.add(values, at: sample.time) else {
+            return (nil, nil)
+        }
+        return (prediction, detector.detection(prediction))
+    }
+
+    /// Forgets the windows and the model's states, so nothing from before reaches a later detection.
+    public mutating func reset() {
+        detector.reset()
+    }
+}
+
+public struct LiveError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import GestureCore
+import GestureLearning
+import GestureLive
+import GestureSensors
+
+struct DetectionOptions: ParsableArguments {
+    @Option(help: "The model file `gesture train` wrote.") var model: String
+    @Option(help: "The probability a gesture needs to be reported.") var threshold = 0.9
+    @Option(help: "Samples between predictions; must divide the model's window.") var offset = 5
+    @Option(help: "Seconds after a detection during which no other is reported.") var cooldown = 1.0
+    @Option(help: "Average this many of the latest predictions.") var averaging = 1
+    @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") var fast = false
+
+    var settings: DetectionSettings {
+        DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
+    }
+}
+
+/// A model, the sensor it listens to, and the clock they run on.
+struct LiveSetup {
+    let model: GestureModel
+    let device: any MotionSensor
+    let clock: any SamplingClock
+    let rate: Double
+    var detector: LiveDetector
+
+    /// Opens the model and the sensor, at the model's rate or the nearest the sensor can do.
+    init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
+        OpenBLAS.restartWithAVX512KernelsIfPossible()
+        do {
+            model = try GestureModel(contentsOf: options.model)
+        } catch {
+            throw Failure.usage("\(error)")
+        }
+        clock = options.fast ? ManualClock() : MonotonicClock()
+        device = try sensor.open(holder: try userID(holder), clock: clock)
+        if options.fast, !(device is SimulatedSensor || device is ReplaySensor) {
+            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
+        }
+        do {
+            rate = try device.start(rate: sensor.rate ?? model.samplingRate)
+            detector = try LiveDetector(model: model, sensorRate: rate, settings: options.settings)
+        } catch let error as SensorError {
+            throw Failure.usage(error.description)
+        } catch let error as LiveError {
+            throw Failure.usage("\(options.model): \(error)")
+        }
+        device.warnings.forEach(Terminal.warn)
+        if detector.rateMatch.resamples {
+            Terminal.warn(String(format: "%@ runs at %g Hz, the model at %g Hz: every %d. reading is used",
+                                 device.info.id, rate, model.samplingRate, detector.rateMatch.keepEvery))
+        }
+    }
+
+    /// The model's gestures: its classes but rest.
+    var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
+
+    /// Samples the sensor on this thread until `duration` passes, the sampler is stopped, or a
+    /// replay ends; `each` sees every reading.
+    func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws {
+        let sampler = Sampler(sensor: device, clock: clock, rate: rate)
+        let watch = SignalWatch { _ in sampler.stop() }
+        defer { withExtendedLifetime(watch) {} }
+        do {
+            try sampler.run(from: clock.now(), duration: duration) { each(sampler, $0) }
+        } catch {
+            if let replay = device as? ReplaySensor, replay.isFinished { return }
+            throw Failure.failed(error.description)
+        }
+    }
+}

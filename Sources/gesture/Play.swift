@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import GestureCore
+import GestureLive
+import GestureRecording
+import GestureSensors
+import struct SystemPackage.FilePath
+
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The game: it calls out a gesture, you make it; a point when the model agrees.",
+        discussion: """
+            The game ends on a wrong gesture or when no gesture comes in time. On the simulated sensor a \
+            simulated player performs each gesture called out, now and then the wrong one (--mistakes).
+            """)
+
+    @OptionGroup var options: DetectionOptions
+    @OptionGroup var sensor: SensorOptions
+    @Option(help: "Seconds to make each gesture.") var timeout = 5.0
+    @Option(help: "The game is won at this many points.") var rounds = 10
+    @Option(help: "Simulated player: the chance of making the wrong gesture.") var mistakes = 0.1
+    @Flag(help: "Print the calls instead of speaking them.") var quiet = false
+    @Option(name: .customLong("speech-to"), help: "Write each call as a WAV file into this folder.") var speechTo: String?
+
+    func run() async throws {
+        var setup = try LiveSetup(options, sensor: sensor, holder: "player")
+        var game = GestureGame(gestures: setup.gestures, timeout: timeout, pause: 2, seed: sensor.seed)
+        var player = SimulatedPlayer(performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
+                                     mistakes: mistakes, seed: sensor.seed)
+        let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
+        let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
+        var started = false
+        var ending: String?
+        try setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) { sampler, sample in
+            var events: [GestureGame.Event] = []
+            if !started {
+                started = true
+                // A second for the attitude filter to settle before the first call.
+                events = game.start(at: sample.time + 1)
+            }
+            let detected = setup.detector.add(sample).detection?.gesture
+            events += game.advance(to: sample.time, detected: detected)
+            for event in events {
+                switch event {
+                case .prompt(let gesture):
+                    speech.say("\(gesture.capitalized) it!")
+                    setup.detector.reset()
+                    player.perform(gesture, at: sample.time)
+                case .scored(let score):
+                    speech.say(score == rounds ? "\(score) points. You win!" : "Point! \(score)")
+                    if score == rounds { ending = "won"; sampler.stop() }
+                case .over(let reason, let score):
+                    speech.say("Game over. Score: \(score)")
+                    ending = reason
+                    sampler.stop()
+                }
+            }
+        }
+        await speech.finish()
+        Terminal.say("final score \(game.score)\(ending.map { " (\($0))" } ?? "")")
+    }
+}
+
+/// The simulated person playing: makes the gesture called out, or now and then another one.
+struct SimulatedPlayer {
+    let performer: (any GesturePerformer)?
+    let gestures: [String]
+    let mistakes: Double
+    private var random: SeededRandom
+    private var turn = 0
+
+    init(performer: (any GesturePerformer)?, gestures: [String], mistakes: Double, seed: UInt64) {
+        self.performer = performer
+        self.gestures = gestures
+        self.mistakes = mistakes
+        random = SeededRandom(seed: seed, "player")
+    }
+
+    mutating func perform(_ called: String, at time: Double) {
+        guard let performer else { return }
+        turn += 1
+        let others = gestures.filter { $0 != called }
+        let made = random.uniform(0...1) < mistakes ? others.randomElement(using: &random) ?? called : called
+        guard let user = try? UserID("player"), let gesture = try? ActivityLabel(made) else { return }
+        let go = time + 0.6
+        performer.perform(Performance(user: user, gesture: gesture, take: turn, sessionStart: time,
+                                      sessionEnd: go + 3, go: go, stop: go + 2.5))
+    }
+}
