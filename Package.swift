@@ -81,6 +81,6 @@ let package = Package(
             name: "GestureAnalysisTests",
             dependencies: ["GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis"]),
         .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureLearning"]),
-        .testTarget(name: "GestureLiveTests", dependencies: ["GestureCore", "GestureLive"]),
+        .testTarget(name: "GestureLiveTests", dependencies: ["GestureCore", "GestureSensors", "GestureLearning", "GestureLive"]),
     ]
 )

@@ -36,6 +36,18 @@ public struct Prediction: Sendable, Equatable {
     public var probability: Double
     public var runnerUp: String
     public var runnerUpProbability: Double
+    /// Every class's probability, in the classifier's order.
+    public var probabilities: [Float]
+
+    public init(time: Double, gesture: String, probability: Double, runnerUp: String, runnerUpProbability: Double,
+                probabilities: [Float]) {
+        self.time = time
+        self.gesture = gesture
+        self.probability = probability
+        self.runnerUp = runnerUp
+        self.runnerUpProbability = runnerUpProbability
+        self.probabilities = probabilities
+    }
 }
 
 /// Turns a stream of feature samples into gesture detections: overlapping prediction windows
@@ -94,6 +106,7 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
         let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
         let second = ranked.count > 1 ? ranked[1] : ranked[0]
         return Prediction(time: time, gesture: classifier.classNames[ranked[0]], probability: Double(probabilities[ranked[0]]),
-                          runnerUp: classifier.classNames[second], runnerUpProbability: Double(probabilities[second]))
+                          runnerUp: classifier.classNames[second], runnerUpProbability: Double(probabilities[second]),
+                          probabilities: probabilities)
     }
 }

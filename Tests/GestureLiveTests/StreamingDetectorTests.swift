@@ -1,3 +1,4 @@
+import GestureCore
 import GestureLive
 import Testing
 
@@ -98,5 +99,35 @@ private func probed(_ prediction: Prediction) -> (windows: Double, first: Double
         let first = try #require(after[3])
         #expect(probed(first).windows == 1)
         #expect(probed(first).first == 103)
+    }
+}
+
+@Suite struct EventScoreTests {
+    private func detection(_ gesture: String, at time: Double) -> Prediction {
+        Prediction(time: time, gesture: gesture, probability: 0.95, runnerUp: "rest", runnerUpProbability: 0.05, probabilities: [])
+    }
+
+    @Test func eventsAreTheRunsOfGestureLabels() throws {
+        let labels = ["rest", "shake", "shake", "rest", "chop", "chop", "chop", "shake"]
+        let timeline = try labels.enumerated().map { (time: Double($0), label: try ActivityLabel($1)) }
+        #expect(GestureEvent.events(in: timeline) == [
+            GestureEvent(gesture: "shake", start: 1, end: 2),
+            GestureEvent(gesture: "chop", start: 4, end: 6),
+            GestureEvent(gesture: "shake", start: 7, end: 7),
+        ])
+    }
+
+    @Test func detectionsAreFoundMissedRepeatedOrFalse() {
+        let events = [GestureEvent(gesture: "shake", start: 10, end: 14), GestureEvent(gesture: "chop", start: 20, end: 24),
+                      GestureEvent(gesture: "drive", start: 30, end: 34)]
+        let detections = [detection("shake", at: 11), detection("shake", at: 12.5), detection("chop", at: 24.5),
+                          detection("chop", at: 27), detection("drive", at: 5)]
+        let score = EventScore(detections: detections, events: events, minutes: 0.5, grace: 1)
+        #expect(score.found == 2)
+        #expect(score.missed == 1)
+        #expect(score.repeats == 1)
+        #expect(score.falseDetections == 2)
+        #expect(score.falseDetectionsPerMinute == 4)
+        #expect(score.delays == [1, 4.5])
     }
 }
