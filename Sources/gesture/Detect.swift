@@ -12,6 +12,7 @@ struct Detect: AsyncParsableCommand {
     @OptionGroup var options: DetectionOptions
     @OptionGroup var sensor: SensorOptions
     @Flag(help: "One JSON object per detection, per line.") var json = false
+    @Flag(help: "Print every prediction, not only detections.") var predictions = false
     @Option(help: "Stop after this many seconds.") var duration: Double?
     @Option(parsing: .upToNextOption, help: "Simulated sensor: gestures the simulated person performs, one every 5 s.")
     var perform: [String] = []
@@ -27,10 +28,11 @@ struct Detect: AsyncParsableCommand {
         var first: Double?
         try setup.run(for: duration ?? script ?? .infinity) { _, sample in
             first = first ?? sample.time
-            guard let detection = setup.detector.add(sample).detection else { return }
-            var shown = detection
-            shown.time -= first!
-            detections.append(shown)
+            let (prediction, detection) = setup.detector.add(sample)
+            guard let shown = (predictions ? prediction : detection).map({ var relative = $0; relative.time -= first!; return relative }) else {
+                return
+            }
+            if detection != nil { detections.append(shown) }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))
         }
         if evaluate, let replay {
