@@ -9,9 +9,10 @@ import Glibc
 /// controller's motion node, or a phone's or laptop's accelerometer. ABS_X/Y/Z carry acceleration
 /// in units per g (their resolution) and ABS_RX/RY/RZ angular velocity in units per °/s.
 ///
-/// Each frame, delimited by SYN_REPORT, is one sample with the kernel's timestamp on
-/// CLOCK_MONOTONIC. Input devices report on change, so an axis that did not change keeps its last
-/// value. A SYN_DROPPED is resynchronised and counted.
+/// Each frame, delimited by SYN_REPORT, is a reading with the kernel's timestamp on
+/// CLOCK_MONOTONIC; an axis that did not change keeps its last value. Input devices report on
+/// change, so the frames are resampled onto the output rate (`ReportOnChangeResampler`): frames
+/// keep their timestamps, a quiet device is held. A SYN_DROPPED is resynchronised and counted.
 public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     public let info: SensorInfo
     public var pacing: SensorPacing { .deviceTimed }
@@ -19,10 +20,15 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     /// Frames the kernel dropped because they were not read in time.
     public private(set) var droppedFrames = 0
 
+    /// Output ticks filled with the last values because the device sent nothing.
+    public var heldSamples: Int { resampler?.heldCount ?? 0 }
+
     private let descriptor: Int32
     private let device: OpaquePointer
     private var state: [Int32]
     private let scale: [Double]
+    private var resampler: ReportOnChangeResampler?
+    private var ready: [RawSample] = []
 
     static let axes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { UInt32($0) }
 
@@ -64,20 +70,33 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
 
     public func start(rate: Double) throws(SensorError) -> Double {
         try validate(rate: rate)
+        resampler = ReportOnChangeResampler(rate: rate)
         return rate
     }
 
     public func stop() {}
 
-    /// The next frame, or nil when none came within a tenth of a second.
+    /// The next sample at the output rate, or nil when none is due yet.
     public func read(now: Double) throws(SensorError) -> RawSample? {
+        while ready.isEmpty {
+            guard let frame = try nextFrame(timeout: resampler.map { $0.period / 2 } ?? 0.1) else {
+                ready += resampler?.quiet(until: MonotonicClock().now()) ?? []
+                return ready.isEmpty ? nil : ready.removeFirst()
+            }
+            ready += resampler?.frame(frame) ?? [frame]
+        }
+        return ready.removeFirst()
+    }
+
+    /// The next frame, or nil when none came within `timeout` seconds.
+    private func nextFrame(timeout: Double) throws(SensorError) -> RawSample? {
         var event = input_event()
         while true {
             var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
             var status = libevdev_next_event(device, flags, &event)
             if status == -EAGAIN {
                 var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&waiting, 1, 100) > 0 else { return nil }
+                guard poll(&waiting, 1, Int32(max(1, timeout * 1000))) > 0 else { return nil }
                 if waiting.revents & Int16(POLLHUP | POLLERR) != 0 { throw disappeared(ENODEV) }
                 continue
             }

@@ -74,13 +74,21 @@ struct LiveBench: AsyncParsableCommand {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // Foundation reaps the child itself, so its usage shows in the children's totals.
+        let before = childrenUsage()
         let started = MonotonicClock().now()
         try process.run()
-        var status: Int32 = 0
-        var usage = rusage()
-        wait4(process.processIdentifier, &status, 0, &usage)
+        process.waitUntilExit()
         let wall = MonotonicClock().now() - started
+        let after = childrenUsage()
+        return (after.cpu - before.cpu, wall, after.peakMiB)
+    }
+
+    /// CPU seconds of every child reaped so far, and the largest peak RSS among them.
+    private func childrenUsage() -> (cpu: Double, peakMiB: Double) {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
-        return (cpu, wall, Double(usage.ru_maxrss) / 1024)
+        return (cpu, Double(usage.ru_maxrss) / 1024)
     }
 }

@@ -42,6 +42,7 @@ struct InjectionOptions: ParsableArguments {
     @Option(help: "Write the injected readings, scaled back to g and rad/s, here.") var injected: String
     @Option(help: "Touched once the device exists.") var readyFile: String
     @Option(help: "Stop and remove the device, as if unplugged, once this file exists.") var stopFile: String
+    @Option(help: "Send nothing for a second after this many frames, as a device holding still.") var silenceAfter: Int?
 
     func announceReady() throws {
         guard FileManager.default.createFile(atPath: readyFile, contents: Data()) else {
@@ -55,9 +56,10 @@ struct InjectionOptions: ParsableArguments {
                 wait: (Double) throws -> Void) throws {
         let motion = try Motion(file: data, limit: frames)
         var lines = ["ax,ay,az,wx,wy,wz"]
-        let start = MonotonicClock().now() + 0.5
+        var start = MonotonicClock().now() + 0.5
         for (index, row) in motion.rows.enumerated() {
             if FileManager.default.fileExists(atPath: stopFile) { break }
+            if index == silenceAfter { start += 1 }
             try wait(start + Double(index) / rate)
             let counts = row.enumerated().map { axis, value in
                 Int32((axis < 3 ? value / accelerationStep : value * 180 / .pi / rotationStep).rounded())
@@ -175,8 +177,13 @@ struct Compare: ParsableCommand {
         guard let first = got.first, let offset = sent.firstIndex(where: { equal($0, first) }) else {
             throw ValidationError("\(kind): the first recorded reading was never injected")
         }
-        var (next, lost, largest) = (offset, 0, 0.0)
+        var (next, lost, held, largest) = (offset, 0, 0, 0.0)
         for reading in got {
+            // The device sent nothing for a tick, and the source repeated the last reading.
+            if next > offset, equal(sent[next - 1], reading), next == sent.count || !equal(sent[next], reading) {
+                held += 1
+                continue
+            }
             while next < sent.count, !equal(sent[next], reading) {
                 next += 1
                 lost += 1
@@ -185,7 +192,7 @@ struct Compare: ParsableCommand {
             largest = max(largest, steps(sent[next], reading))
             next += 1
         }
-        print("\(kind): injected while recording \(next - offset), recorded \(got.count), lost \(lost), "
+        print("\(kind): injected while recording \(next - offset), recorded \(got.count) (\(held) held), lost \(lost), "
               + String(format: "largest difference %.2g of a step", largest))
         if lost > 0 { throw ExitCode.failure }
     }

@@ -13,15 +13,15 @@ record() { # DEVICE USER: one take at 50 Hz into $out/recordings
   "$bin/gesture" record --device "$1" --user "$2" --gesture shake --takes 1 --take 3 --rest 1 \
     --rate 50 --quiet --keep --recordings "$out/recordings"
 }
-inject() { # INJECTOR NAME: replay a real watch recording at 50 Hz until $out/NAME.stop exists
+inject() { # INJECTOR NAME [OPTIONS]: replay a real watch recording at 50 Hz until $out/NAME.stop exists
   "$bin/gesture-devicetest" "$1" --data .cache/vm/motion.csv --rate 50 \
-    --injected "$out/$2-injected.csv" --ready-file "$out/$2.ready" --stop-file "$out/$2.stop" &
+    --injected "$out/$2-injected.csv" --ready-file "$out/$2.ready" --stop-file "$out/$2.stop" "${@:3}" &
   injector=$!
   wait_for "$out/$2.ready"
 }
 
-# evdev: a uinput accelerometer + gyroscope.
-inject uinput evdev
+# evdev: a uinput accelerometer + gyroscope, silent for a second after 6 s, as a device holding still.
+inject uinput evdev --silence-after 300
 "$bin/gesture" devices --json > "$out/devices.json"
 record evdev:GestureLab_VM_IMU vmevdev > "$out/evdev-record.log" 2>&1
 touch "$out/evdev.stop" && wait "$injector"
