@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture-bench",
         abstract: "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
-        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self])
+        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self, AccuracyBench.self])
 }
 
 struct SamplingBench: AsyncParsableCommand {

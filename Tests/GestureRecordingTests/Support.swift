@@ -6,7 +6,7 @@ import Testing
 import struct SystemPackage.FilePath
 
 /// A fresh folder under the system's temporary folder, removed when the value goes away.
-final class TemporaryFolder {
+final class TemporaryFolder: Sendable {
     let path: FilePath
 
     init() {
