@@ -95,6 +95,9 @@ public struct Trainer: Sendable {
                 guard sequence.featureCount == description.featureNames.count else {
                     throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(description.featureNames.count) (\(description.featureNames.joined(separator: " ")))")
                 }
+                guard sequence.sampleCount >= description.windowing.window else {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.sampleCount) samples, fewer than one window of \(description.windowing.window); leave it out or choose a smaller window")
+                }
                 if let bad = sequence.features.firstIndex(where: { !$0.isFinite }) {
                     throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(description.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
                 }

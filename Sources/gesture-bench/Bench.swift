@@ -9,7 +9,7 @@ struct Bench: AsyncParsableCommand {
         commandName: "gesture-bench",
         abstract: "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
         subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self,
-                      LiveBench.self])
+                      AccuracyBench.self, LiveBench.self])
 }
 
 struct SamplingBench: AsyncParsableCommand {

@@ -31,12 +31,16 @@ struct Train: AsyncParsableCommand {
     @Option(help: "Only check that the model can fit this many sessions, as the book's first step.") var overfit: Int?
 
     func run() async throws {
+        try checkNumbers()
         OpenBLAS.restartWithAVX512KernelsIfPossible()
         let parts = try ExperimentData(folder: folder, manifest: manifest, gestures: gestures, rate: rate)
         let chosen = try analysing { try features.map { name throws(AnalysisError) in try Feature(named: name) } }
-        let training = try analysing { try TrainingData(dataset: parts.training, features: chosen) }
-        let validation = try parts.validation.map { dataset in
-            try analysing { try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames) }
+        // Overfitting learns only the classes of its few sessions, and is not validated.
+        let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
+        let training = try analysing { try TrainingData(dataset: sessions, features: chosen) }
+        let validation = try (overfit == nil ? parts.validation : nil).map { dataset in
+            try checkClasses(of: dataset, against: training)
+            return try analysing { try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames) }
         }
         if let validation, !TrainingData.sharedUsers(training.sequences, validation.sequences).isEmpty {
             Terminal.warn("validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))")
@@ -47,10 +51,30 @@ struct Train: AsyncParsableCommand {
             options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, seed: seed))
         Terminal.say("training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
                      + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz")
-        if let overfit {
-            try check(trainer, fitting: Array(training.sequences.prefix(overfit)))
+        if overfit != nil {
+            try check(trainer, fitting: training.sequences)
         } else {
             try fit(trainer, training: training, validation: validation)
+        }
+    }
+
+    private func checkNumbers() throws {
+        for (name, value) in [("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1)] where value < 1 {
+            throw Failure.usage("\(name) \(value) is not a positive number")
+        }
+        guard learningRate > 0, learningRate.isFinite else {
+            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
+        }
+    }
+
+    /// Validation windows of a class the model cannot predict would only lower its figures.
+    private func checkClasses(of validation: Dataset, against training: TrainingData) throws {
+        let known = Set(training.classNames)
+        for session in validation.sessions {
+            if let label = session.rows.lazy.map(\.activity.rawValue).first(where: { !known.contains($0) }) {
+                throw Failure.usage("validation session \(session.id) has the class '\(label)', which the training set lacks "
+                                    + "(it has \(training.classNames.joined(separator: ", ")))")
+            }
         }
     }
 
