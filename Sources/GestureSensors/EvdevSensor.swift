@@ -10,7 +10,8 @@ import Glibc
 /// in units per g (their resolution) and ABS_RX/RY/RZ angular velocity in units per °/s.
 ///
 /// Each frame, delimited by SYN_REPORT, is a reading with the kernel's timestamp on
-/// CLOCK_MONOTONIC; an axis that did not change keeps its last value. Input devices report on
+/// CLOCK_MONOTONIC, or the device's own (MSC_TIMESTAMP) when it sends one; an axis that did not
+/// change keeps its last value. Input devices report on
 /// change, so the frames are resampled onto the output rate (`ReportOnChangeResampler`): frames
 /// keep their timestamps, a quiet device is held. A SYN_DROPPED is resynchronised and counted.
 public final class EvdevSensor: MotionSensor, @unchecked Sendable {
@@ -29,6 +30,8 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     private let scale: [Double]
     private var resampler: ReportOnChangeResampler?
     private var ready: [RawSample] = []
+    private var deviceClock = DeviceClock()
+    private var frameStamp: UInt32?
 
     static let axes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { UInt32($0) }
 
@@ -110,8 +113,12 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
             guard status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue else { throw disappeared(-status) }
             if event.type == UInt16(EV_ABS), let axis = Self.axes.firstIndex(of: UInt32(event.code)) {
                 state[axis] = event.value
+            } else if event.type == UInt16(EV_MSC), event.code == UInt16(MSC_TIMESTAMP) {
+                frameStamp = UInt32(bitPattern: event.value)
             } else if event.type == UInt16(EV_SYN), event.code == UInt16(SYN_REPORT) {
-                return sample(at: Double(event.time.tv_sec) + Double(event.time.tv_usec) * 1e-6)
+                let kernelTime = Double(event.time.tv_sec) + Double(event.time.tv_usec) * 1e-6
+                defer { frameStamp = nil }
+                return sample(at: frameStamp.map { deviceClock.time(of: $0, arrivedAt: kernelTime) } ?? kernelTime)
             }
         }
     }
@@ -129,5 +136,29 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     static func openError(path: String, id: String, errno code: Int32) -> SensorError {
         let advice = code == EACCES ? "; add the user to the group 'input' (sudo usermod -aG input $USER) and log in again" : ""
         return SensorError(device: id, reason: "cannot open \(path): \(String(cString: strerror(code)))\(advice)")
+    }
+}
+
+/// A device's MSC_TIMESTAMP (µs, wrapping at 2³²) on the monotonic clock: anchored to the kernel's
+/// time of the first frame, and anchored again if the two drift apart by more than 50 ms.
+struct DeviceClock: Sendable {
+    private var anchor: (kernel: Double, stamp: UInt32)?
+    private var elapsed: UInt64 = 0
+    private var last: UInt32 = 0
+
+    mutating func time(of stamp: UInt32, arrivedAt kernel: Double) -> Double {
+        guard let anchor else {
+            self.anchor = (kernel, stamp)
+            (elapsed, last) = (0, stamp)
+            return kernel
+        }
+        elapsed += UInt64(stamp &- last)
+        last = stamp
+        let time = anchor.kernel + Double(elapsed) * 1e-6
+        guard abs(time - kernel) <= 0.05 else {
+            self.anchor = nil
+            return self.time(of: stamp, arrivedAt: kernel)
+        }
+        return time
     }
 }

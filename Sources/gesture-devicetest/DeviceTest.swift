@@ -52,19 +52,22 @@ struct InjectionOptions: ParsableArguments {
 
     /// Replays the motion at the rate: `emit` turns a row into device counts and sends them,
     /// `wait` passes the time until a deadline; the readings as the device reports them are saved.
-    func replay(accelerationStep: Double, rotationStep: Double, emit: ([Int32]) throws -> Void,
+    /// `emit` gets the device counts and the µs since the first reading, as a device's clock would.
+    func replay(accelerationStep: Double, rotationStep: Double, emit: ([Int32], UInt32) throws -> Void,
                 wait: (Double) throws -> Void) throws {
         let motion = try Motion(file: data, limit: frames)
         var lines = ["ax,ay,az,wx,wy,wz"]
-        var start = MonotonicClock().now() + 0.5
+        let first = MonotonicClock().now() + 0.5
+        var start = first
         for (index, row) in motion.rows.enumerated() {
             if FileManager.default.fileExists(atPath: stopFile) { break }
             if index == silenceAfter { start += 1 }
-            try wait(start + Double(index) / rate)
+            let deadline = start + Double(index) / rate
+            try wait(deadline)
             let counts = row.enumerated().map { axis, value in
                 Int32((axis < 3 ? value / accelerationStep : value * 180 / .pi / rotationStep).rounded())
             }
-            try emit(counts)
+            try emit(counts, UInt32(((deadline - first) * 1e6).rounded()))
             lines.append(counts.enumerated().map { axis, count in
                 "\(axis < 3 ? Double(count) * accelerationStep : Double(count) * rotationStep * .pi / 180)"
             }.joined(separator: ","))
@@ -101,16 +104,14 @@ struct UinputDevice: ParsableCommand {
         guard status == 0, let uinput else { throw ValidationError("cannot create the uinput device: \(String(cString: strerror(-status)))") }
         defer { libevdev_uinput_destroy(uinput) }
         try injection.announceReady()
-        var frame: Int32 = 0
         let clock = MonotonicClock()
         try injection.replay(
             accelerationStep: 1 / Double(accelerationResolution), rotationStep: 1 / Double(rotationResolution),
-            emit: { counts in
+            emit: { counts, microseconds in
                 for (axis, code) in Self.axes.enumerated() {
                     _ = libevdev_uinput_write_event(uinput, UInt32(EV_ABS), UInt32(code), counts[axis])
                 }
-                frame += 1
-                _ = libevdev_uinput_write_event(uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), frame &* Int32(1e6 / injection.rate))
+                _ = libevdev_uinput_write_event(uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), Int32(bitPattern: microseconds))
                 _ = libevdev_uinput_write_event(uinput, UInt32(EV_SYN), UInt32(SYN_REPORT), 0)
             },
             wait: clock.sleep(until:))
@@ -138,7 +139,7 @@ struct SensorHubDevice: ParsableCommand {
         try injection.announceReady()
         try injection.replay(
             accelerationStep: 0.001, rotationStep: 0.01,
-            emit: { counts in
+            emit: { counts, _ in
                 var acceleration = Array(counts[0..<3]), rotation = Array(counts[3..<6])
                 _ = sensor_hub_send(hub, Int32(sensor_hub_accelerometer), &acceleration)
                 _ = sensor_hub_send(hub, Int32(sensor_hub_gyrometer), &rotation)
