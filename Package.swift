@@ -46,7 +46,7 @@ let package = Package(
             dependencies: ["GestureCore", "COpenBLAS", "CLearningKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         // Recordings as training and test sets, and the reports of an experiment.
-        .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureAnalysis", "GestureLearning"]),
+        .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureRecording", "GestureAnalysis", "GestureLearning"]),
         // Prediction windows, streaming detection and the game.
         .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning"]),
         .executableTarget(

@@ -22,8 +22,10 @@ struct Evaluate: AsyncParsableCommand {
         } catch {
             throw Failure.usage("\(error)")
         }
-        let parts = try ExperimentData(folder: folder, manifest: test, gestures: gestures, rate: loaded.samplingRate,
-                                       usingTestPart: test != nil)
+        let parts = try analysing {
+            try ExperimentData(folder: folder.folder, manifest: test, gestures: try gestures.map(activityLabel),
+                               rate: loaded.samplingRate, usingTestPart: test != nil)
+        }
         let features = try analysing {
             try loaded.featureNames.map { name throws(AnalysisError) in try Feature(named: name) }
         }

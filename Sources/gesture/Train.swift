@@ -33,7 +33,9 @@ struct Train: AsyncParsableCommand {
     func run() async throws {
         try checkNumbers()
         OpenBLAS.restartWithAVX512KernelsIfPossible()
-        let parts = try ExperimentData(folder: folder, manifest: manifest, gestures: gestures, rate: rate)
+        let parts = try analysing {
+            try ExperimentData(folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
+        }
         let chosen = try analysing { try features.map { name throws(AnalysisError) in try Feature(named: name) } }
         // Overfitting learns only the classes of its few sessions, and is not validated.
         let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
@@ -119,43 +121,5 @@ struct Train: AsyncParsableCommand {
         } catch let error as TrainingError {
             throw Failure.usage(error.description)
         }
-    }
-}
-
-/// The sessions of an experiment: a manifest's parts, or every selected session.
-struct ExperimentData {
-    /// The sessions to train on, or with `usingTestPart`, the ones to score.
-    var training: Dataset
-    var validation: Dataset?
-    /// The users the manifest trains on, when it has a train part.
-    var trainingUsers: [UserID]?
-
-    init(folder: FolderOptions, manifest path: String?, gestures: [String], rate: Double?, usingTestPart: Bool = false) throws {
-        let manifest = try path.map(Self.readManifest)
-        let loaded = try analysing { try DatasetLoader(folder: folder.folder).load() }
-        let gestures = try gestures.map(activityLabel)
-        let rate = rate ?? manifest?.rate
-        func select(_ ids: [SessionID]?) throws -> Dataset {
-            let chosen = try analysing { try SessionSelection(gestures: gestures, manifest: ids).apply(to: loaded) }
-            return try rate.map { rate in try analysing { try chosen.downsampled(to: rate) } } ?? chosen
-        }
-        let main: Manifest.Part = usingTestPart ? .test : .train
-        if let manifest, manifest.sessions(in: main).isEmpty {
-            throw Failure.usage("the manifest \(path!) has no \(main.rawValue) part")
-        }
-        training = try select(manifest?.sessions(in: main))
-        let validationIDs = manifest?.sessions(in: .validation) ?? []
-        validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
-        let trainIDs = Set(manifest?.sessions(in: .train) ?? [])
-        trainingUsers = usingTestPart && !trainIDs.isEmpty
-            ? Set(loaded.sessions.filter { trainIDs.contains($0.id) }.map(\.user)).sorted() : nil
-    }
-
-    static func readManifest(_ path: String) throws -> Manifest {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw Failure.usage("cannot read the manifest \(path): \(error.localizedDescription)")
-        }
-        do { return try Manifest(text: text, file: path) } catch { throw Failure.usage(error.description) }
     }
 }

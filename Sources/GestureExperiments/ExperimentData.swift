@@ -1,0 +1,45 @@
+import Foundation
+import GestureAnalysis
+import GestureCore
+import GestureRecording
+
+/// The sessions of an experiment: a manifest's parts, or every selected session.
+public struct ExperimentData: Sendable {
+    /// The sessions to train on, or with `usingTestPart`, the ones to score.
+    public var training: Dataset
+    public var validation: Dataset?
+    /// The users the manifest trains on, when it has a train part.
+    public var trainingUsers: [UserID]?
+
+    /// - Parameters:
+    ///   - rate: the rate to downsample to; nil takes the manifest's, if it names one.
+    ///   - usingTestPart: read the manifest's test part instead of its train and validation parts.
+    public init(folder: RecordingsFolder, manifest path: String?, gestures: [ActivityLabel], rate: Double?,
+                usingTestPart: Bool = false) throws(AnalysisError) {
+        let manifest = try path.map { path throws(AnalysisError) in try Self.readManifest(path) }
+        let loaded = try DatasetLoader(folder: folder).load()
+        let rate = rate ?? manifest?.rate
+        func select(_ ids: [SessionID]?) throws(AnalysisError) -> Dataset {
+            let chosen = try SessionSelection(gestures: gestures, manifest: ids).apply(to: loaded)
+            return try rate.map { rate throws(AnalysisError) in try chosen.downsampled(to: rate) } ?? chosen
+        }
+        let main: Manifest.Part = usingTestPart ? .test : .train
+        if let manifest, let path, manifest.sessions(in: main).isEmpty {
+            throw AnalysisError("the manifest \(path) has no \(main.rawValue) part")
+        }
+        training = try select(manifest?.sessions(in: main))
+        let validationIDs = manifest?.sessions(in: .validation) ?? []
+        validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
+        let trainIDs = Set(manifest?.sessions(in: .train) ?? [])
+        trainingUsers = usingTestPart && !trainIDs.isEmpty
+            ? Set(loaded.sessions.filter { trainIDs.contains($0.id) }.map(\.user)).sorted() : nil
+    }
+
+    static func readManifest(_ path: String) throws(AnalysisError) -> Manifest {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw AnalysisError("cannot read the manifest \(path): \(error.localizedDescription)")
+        }
+        do { return try Manifest(text: text, file: path) } catch { throw AnalysisError(error.description) }
+    }
+}
