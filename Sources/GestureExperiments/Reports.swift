@@ -67,7 +67,8 @@ public enum Reports {
                        rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares).svg().text
     }
 
-    static func table(_ header: [String], _ rows: [[String]]) -> String {
+    /// Columns padded to their widest cell, left-aligned, two spaces apart.
+    public static func table(_ header: [String], _ rows: [[String]]) -> String {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
         return ([header] + rows).map { row in
             zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")

@@ -1,4 +1,5 @@
 import Foundation
+import GestureExperiments
 import GestureRecording
 
 /// The text tables the commands print.
@@ -24,12 +25,6 @@ enum Summary {
 
     /// Columns padded to their widest cell, numbers and words alike left-aligned.
     static func table(header: [String], rows: [[String]]) -> String {
-        let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max()!
-        }
-        return ([header] + rows).map { row in
-            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        Reports.table(header, rows)
     }
 }
