@@ -127,13 +127,15 @@ final class SignalWatch: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
     private var signal: Int32?
+    private static let queue = DispatchQueue(label: "gesture.signals", qos: .userInteractive)
 
     var received: Int32? { lock.withLock { signal } }
 
     init(_ handler: @escaping @Sendable (String) -> Void) {
         for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            // A queue of its own: the global queue's few threads may all be busy running tasks.
+            let source = DispatchSource.makeSignalSource(signal: number, queue: Self.queue)
             source.setEventHandler { [weak self] in
                 self?.lock.withLock { self?.signal = self?.signal ?? number }
                 handler(name)
