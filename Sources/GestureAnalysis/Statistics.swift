@@ -1,10 +1,7 @@
 /// The few summary figures analysis needs, over plain arrays.
 enum Statistics {
     static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+        values.median ?? .nan
     }
 
     static func mean(_ values: some Collection<Double>) -> Double {

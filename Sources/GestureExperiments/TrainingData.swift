@@ -51,7 +51,7 @@ public struct TrainingData: Sendable {
         guard high <= low * 1.02 else {
             throw AnalysisError(String(format: "the sessions were recorded at %g to %g Hz; pass --rate to train at one rate", low, high))
         }
-        return rates[rates.count / 2]
+        return rates.median!
     }
 
     /// Users who are in both sets: a test that shares users with training flatters the model.

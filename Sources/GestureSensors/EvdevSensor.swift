@@ -21,9 +21,6 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     /// Frames the kernel dropped because they were not read in time.
     public private(set) var droppedFrames = 0
 
-    /// Output ticks filled with the last values because the device sent nothing.
-    public var heldSamples: Int { resampler?.heldCount ?? 0 }
-
     private let descriptor: Int32
     private let device: OpaquePointer
     private var state: [Int32]

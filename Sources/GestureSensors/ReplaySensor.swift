@@ -35,7 +35,7 @@ public final class ReplaySensor: MotionSensor {
             throw SensorError(device: id, reason: "cannot read \(file): \((error as NSError).localizedFailureReason ?? "\(error)")")
         }
         guard rows.count > 1 else { throw SensorError(device: id, reason: "\(file) holds fewer than two samples") }
-        recordedRate = 1 / Self.medianInterval(rows)
+        recordedRate = 1 / (rows.medianInterval ?? 0.01)
         offsets = Self.offsets(rows, period: 1 / recordedRate)
         readings = rows
         self.clock = clock
@@ -82,12 +82,4 @@ public final class ReplaySensor: MotionSensor {
         return offsets
     }
 
-    private static func medianInterval(_ rows: [RecordingRow]) -> Double {
-        let intervals = zip(rows.dropFirst(), rows)
-            .filter { $0.session == $1.session }
-            .map { $0.timestamp - $1.timestamp }
-            .filter { $0 > 0 }
-            .sorted()
-        return intervals.isEmpty ? 0.01 : intervals[intervals.count / 2]
-    }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import GestureCore
 
 /// The middle value, or the mean of the two middle values.
 func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    values.median ?? .nan
 }
 
 /// The value below which `fraction` of the values lie (nearest rank).

@@ -72,7 +72,7 @@ public struct Importer {
                              rawRotationRate: sample.rotationRate)
             }
             try appender.append(rows)
-            let timing = TimingStats(times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / medianInterval(rows))
+            let timing = TimingStats(times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / (rows.medianInterval ?? .nan))
             let record = SessionRecord(
                 id: id.rawValue, user: user.rawValue, gesture: session.labels[0].rawValue, take: take + 1,
                 start: now, end: now, device: "import:\(source.lastComponent!.string)",
@@ -99,10 +99,6 @@ public struct Importer {
             motion.userAcceleration = sample.acceleration
             return motion
         }
-    }
-
-    private func medianInterval(_ rows: [RecordingRow]) -> Double {
-        Statistics.median(zip(rows.dropFirst(), rows).map { $0.timestamp - $1.timestamp })
     }
 
     static func sessionID(source: String, _ session: LongFormatFile.Session) -> SessionID {

@@ -36,8 +36,7 @@ public struct RecordedSession: Sendable {
     /// The rate the session was meant to have: the requested one, or else the median interval's.
     public var nominalRate: Double {
         if let requestedRate, requestedRate > 0 { return requestedRate }
-        let intervals = zip(rows.dropFirst(), rows).map { $0.timestamp - $1.timestamp }.filter { $0 > 0 }
-        return intervals.isEmpty ? 0 : 1 / Statistics.median(intervals)
+        return rows.medianInterval.map { 1 / $0 } ?? 0
     }
 
     /// The rows that carry the session's gesture; all rows when none is labeled (rest sessions).
