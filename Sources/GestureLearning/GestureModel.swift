@@ -8,7 +8,8 @@ public struct GestureModel: Sendable, Equatable {
     public internal(set) var classNames: [String]
     public internal(set) var normalization: FeatureNormalization
     public internal(set) var architecture: Architecture
-    /// The network's parameters in `Network`'s layout.
+    /// The network's parameters in `Network`'s layout, its large weight matrices rounded to
+    /// bfloat16 (`Network.roundingToBFloat16`); training keeps Floats and rounds the model it makes.
     var parameters: [Float]
 
     var network: Network { Network(architecture) }
@@ -23,7 +24,8 @@ public struct GestureModel: Sendable, Equatable {
         architecture = Architecture(windowSize: description.windowing.window * description.featureNames.count,
                                     classes: description.classNames.count)
         var random = Xoshiro256(seed: seed)
-        parameters = Network(architecture).initialParameters(using: &random)
+        let network = Network(architecture)
+        parameters = network.roundingToBFloat16(network.initialParameters(using: &random))
     }
 
     init(featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
@@ -34,7 +36,13 @@ public struct GestureModel: Sendable, Equatable {
         self.classNames = classNames
         self.normalization = normalization
         self.architecture = architecture
-        self.parameters = parameters
+        self.parameters = Network(architecture).roundingToBFloat16(parameters)
+    }
+
+    /// This model with other parameters (rounded as every model's are).
+    func replacingParameters(_ parameters: [Float]) -> GestureModel {
+        GestureModel(featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
+                     normalization: normalization, architecture: architecture, parameters: parameters)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),

@@ -47,36 +47,28 @@ struct LSTM {
         let bias: UnsafePointer<Float>
     }
 
-    /// The state before step 0, `batch × units` each; nil is zero.
-    struct InitialState {
-        let hidden: UnsafePointer<Float>
-        let cell: UnsafePointer<Float>
-    }
-
     /// Room to pack any right-hand factor of the products over `rows` rows (see `gemm`).
     func packingCount(rows: Int) -> Int {
         [(units, gateWidth), (gateWidth, units), (inputs, gateWidth), (gateWidth, inputs), (rows, gateWidth)]
             .map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
     }
 
-    /// The pass from `initial`, or from the zero state. `packing` holds `packingCount(rows:)`
+    /// The pass from the zero state. `packing` holds `packingCount(rows:)`
     /// floats, or is nil to leave every product to OpenBLAS.
-    func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, from initial: InitialState?,
+    func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
                  saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
         gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing)
-        let recurrentProducts = initial == nil ? shape.steps - 1 : shape.steps
         let recurrent = PackedFactor(weights.recurrent, k: units, n: gateWidth,
-                                       packingInto: recurrentProducts > 1 ? packing : nil)
+                                       packingInto: shape.steps > 2 ? packing : nil)
         for step in 0..<shape.steps {
             let first = shape.offsets[step], count = shape.active[step]
             let gates = saved.gates + first * gateWidth
             let previous = step > 0 ? shape.offsets[step - 1] : nil
-            let previousHidden = previous.map { UnsafePointer(hidden + $0 * units) } ?? initial?.hidden
-            if let previousHidden {
-                recurrent.multiply(previousHidden, rows: count, into: gates)
+            if let previous {
+                recurrent.multiply(hidden + previous * units, rows: count, into: gates)
             }
-            let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) } ?? initial?.cell
+            let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) }
             gl_lstm_step_forward(Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
                                  saved.cellTanh + first * units, hidden + first * units)
         }

@@ -84,6 +84,25 @@ struct Network {
         return parameters
     }
 
+    /// Where the matrices streaming prediction reads as bfloat16 sit: the convolution's, the LSTM's
+    /// input and recurrent weights (one after the other), dense's.
+    var bfloat16Matrices: (convolution: Range<Int>, lstm: Range<Int>, dense: Range<Int>) {
+        (convolutionOffset..<convolutionOffset + convolution.inputs * convolution.outputs,
+         lstmOffset..<lstmOffset + (lstm.inputs + lstm.units) * lstm.gateWidth,
+         denseOffset..<denseOffset + dense.inputs * dense.outputs)
+    }
+
+    /// `parameters` with the `bfloat16Matrices` rounded to bfloat16, as every `GestureModel` holds
+    /// them, so that streaming and offline prediction use the same weights.
+    func roundingToBFloat16(_ parameters: [Float]) -> [Float] {
+        var rounded = parameters
+        let matrices = bfloat16Matrices
+        for range in [matrices.convolution, matrices.lstm, matrices.dense] {
+            for index in range { rounded[index] = rounded[index].roundedToBFloat16 }
+        }
+        return rounded
+    }
+
     func lstmWeights(_ parameters: UnsafePointer<Float>) -> LSTM.Weights {
         let input = parameters + lstmOffset
         let recurrent = input + lstm.inputs * lstm.gateWidth
@@ -176,7 +195,7 @@ extension Network {
         applyReLU(workspace.convolution, count: convolutionCount)
         convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
-        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters), from: nil,
+        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
                      saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
@@ -191,25 +210,21 @@ extension Network {
         outputForward(parameters, rows: rows, workspace: workspace)
     }
 
-    /// The inference pass: no dropout, batch norm with its running statistics. With `state` (for
-    /// one step of equally long sequences), the LSTM starts from it (`batch × units` each) and it is
-    /// replaced by the state after the step.
-    func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
-                          state: (hidden: UnsafeMutablePointer<Float>, cell: UnsafeMutablePointer<Float>)? = nil) {
-        precondition(state.map { _ in shape.steps == 1 } ?? true)
+    /// The inference pass: no dropout, batch norm with its running statistics.
+    func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace) {
         let rows = shape.rows
         convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
                             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
                             into: workspace.convolution, packing: workspace.packing)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
-        let initial = state.map { LSTM.InitialState(hidden: $0.hidden, cell: $0.cell) }
         lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-                     from: initial, saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
-        if let state {
-            state.hidden.update(from: workspace.hidden, count: rows * lstm.units)
-            state.cell.update(from: workspace.lstm.cells, count: rows * lstm.units)
-        }
+                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
+        inferenceHead(parameters, rows: rows, workspace: workspace)
+    }
+
+    /// From dense's output in `workspace.dense` to the probabilities, without dropout.
+    func inferenceHead(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         let scale = parameters + batchNormOffset
         batchNorm.forwardInference(workspace.dense, rows: rows, scale: scale, shift: scale + batchNorm.features,
                                    mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,

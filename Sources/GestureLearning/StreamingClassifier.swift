@@ -1,3 +1,5 @@
+import CLearningKernels
+
 /// The LSTM's memory between the windows of a live stream.
 public struct StreamState: Sendable, Equatable {
     public var hidden: [Float]
@@ -13,17 +15,37 @@ public struct StreamState: Sendable, Equatable {
 /// Classifies one window at a time, carrying the LSTM's state from window to window, for live
 /// detection. A stream that starts from `StreamState(units:)` and is reset every
 /// `windowsPerChunk` windows gives the probabilities `GestureModel.predict` gives.
+///
+/// It reads the model's large matrices as packed bfloat16 (`BFloat16Matrix`), the values the
+/// model holds, so one prediction reads half the bytes of the offline path's Floats.
 public final class StreamingClassifier {
     public let model: GestureModel
     private let network: Network
+    private let convolution: BFloat16Matrix
+    /// The LSTM's input and recurrent weights stacked: one product of [convolution output, hidden].
+    private let lstm: BFloat16Matrix
+    private let dense: BFloat16Matrix
     private let workspace: Workspace
-    private let oneWindow = BatchShape(lengths: [1])
+    /// The convolution's output, then the hidden state: the LSTM's one input row.
+    private let lstmInput: UnsafeMutablePointer<Float>
 
     public init(model: GestureModel) {
+        let network = model.network
+        let matrices = network.bfloat16Matrices
+        let filters = network.convolution.outputs, units = network.lstm.units
         self.model = model
-        network = model.network
+        self.network = network
+        (convolution, lstm, dense) = model.parameters.withUnsafeBufferPointer { parameters in
+            let base = parameters.baseAddress!
+            return (BFloat16Matrix(base + matrices.convolution.lowerBound, k: network.convolution.inputs, n: filters),
+                    BFloat16Matrix(base + matrices.lstm.lowerBound, k: filters + units, n: network.lstm.gateWidth),
+                    BFloat16Matrix(base + matrices.dense.lowerBound, k: units, n: network.dense.outputs))
+        }
         workspace = Workspace(network, capacity: 1)
+        lstmInput = .allocate(capacity: filters + units)
     }
+
+    deinit { lstmInput.deallocate() }
 
     public var initialState: StreamState { StreamState(units: model.architecture.lstmUnits) }
 
@@ -38,11 +60,29 @@ public final class StreamingClassifier {
         model.parameters.withUnsafeBufferPointer { parameters in
             state.hidden.withUnsafeMutableBufferPointer { hidden in
                 state.cell.withUnsafeMutableBufferPointer { cell in
-                    network.forwardInference(parameters.baseAddress!, shape: oneWindow, workspace: workspace,
-                                             state: (hidden.baseAddress!, cell.baseAddress!))
+                    forward(parameters.baseAddress!, hidden: hidden.baseAddress!, cell: cell.baseAddress!)
                 }
             }
         }
         return Array(UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+    }
+
+    /// `Network.forwardInference` for one window, its products on the packed matrices.
+    private func forward(_ parameters: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>,
+                         cell: UnsafeMutablePointer<Float>) {
+        let filters = network.convolution.outputs, units = network.lstm.units
+        let matrices = network.bfloat16Matrices
+        lstmInput.update(from: parameters + matrices.convolution.upperBound, count: filters)
+        convolution.multiply(workspace.input, into: lstmInput, adding: true)
+        applyReLU(lstmInput, count: filters)
+        (lstmInput + filters).update(from: hidden, count: units)
+        let gates = workspace.lstm.gates
+        gates.update(from: parameters + matrices.lstm.upperBound, count: network.lstm.gateWidth)
+        lstm.multiply(lstmInput, into: gates, adding: true)
+        gl_lstm_step_forward(1, Int32(units), gates, cell, workspace.lstm.cells, workspace.lstm.cellTanh, hidden)
+        cell.update(from: workspace.lstm.cells, count: units)
+        workspace.dense.update(from: parameters + matrices.dense.upperBound, count: network.dense.outputs)
+        dense.multiply(hidden, into: workspace.dense, adding: true)
+        network.inferenceHead(parameters, rows: 1, workspace: workspace)
     }
 }

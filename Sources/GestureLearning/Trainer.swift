@@ -77,8 +77,7 @@ public struct Trainer: Sendable {
 
     private func result(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
                         history: [EpochReport], cancelled: Bool) -> TrainingResult {
-        var model = model
-        if let best { model.parameters = best.parameters }
+        let model = best.map { model.replacingParameters($0.parameters) } ?? model
         return TrainingResult(model: model, history: history, bestEpoch: best?.epoch ?? 0, wasCancelled: cancelled)
     }
 
@@ -118,10 +117,11 @@ public struct Trainer: Sendable {
     }
 }
 
-/// One training's state from batch to batch: the model, the data cut into chunks, the buffers,
-/// Adam's moments and the random numbers for shuffling and dropout.
+/// One training's state from batch to batch: the parameters in Float, the data cut into chunks,
+/// the buffers, Adam's moments and the random numbers for shuffling and dropout.
 private struct TrainingRun {
-    private(set) var model: GestureModel
+    private let untrained: GestureModel
+    private var parameters: [Float]
     private let network: Network
     private let training: ChunkSet
     private let validation: ChunkSet?
@@ -136,8 +136,9 @@ private struct TrainingRun {
          validation: [LabeledSequence]) {
         let normalization = FeatureNormalization(fitting: training)
         let classes = description.classNames.count
-        model = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
-        network = model.network
+        untrained = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
+        parameters = untrained.parameters
+        network = untrained.network
         self.training = ChunkSet(training, windowing: description.windowing, classCount: classes,
                                  normalization: normalization)
         self.validation = validation.isEmpty ? nil
@@ -150,6 +151,9 @@ private struct TrainingRun {
         order = Array(0..<self.training.chunkCount)
     }
 
+    /// The model the parameters make so far.
+    var model: GestureModel { untrained.replacingParameters(parameters) }
+
     /// One pass over the training chunks in a new order, then the validation figures; nil if
     /// cancelled on the way.
     mutating func epoch(_ epoch: Int, isCancelled: () -> Bool) -> EpochReport? {
@@ -161,8 +165,9 @@ private struct TrainingRun {
             let shape = training.gather(order[first..<min(first + batchSize, order.count)], into: workspace).shape
             tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
         }
+        let rounded = model.parameters
         let figures = validation.map { chunks in
-            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: model.parameters, batchSize: batchSize),
+            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: rounded, batchSize: batchSize),
                                    classes: network.architecture.classes)
         }
         return EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
@@ -173,7 +178,7 @@ private struct TrainingRun {
     /// Forward, backward and Adam on the batch in the workspace; returns its loss.
     private mutating func step(_ shape: BatchShape) -> Float {
         let network = network, workspace = workspace
-        return model.parameters.withUnsafeMutableBufferPointer { parameters in
+        return parameters.withUnsafeMutableBufferPointer { parameters in
             gradient.withUnsafeMutableBufferPointer { gradient in
                 network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
                 let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,

@@ -57,7 +57,7 @@ struct Demo: AsyncParsableCommand {
         Terminal.say("\n== Six simulated people record 3 takes each of shake, chop and drive into \(demo) (simulated time).")
         for (index, user) in Self.crowd.enumerated() {
             for gesture in ["shake", "chop", "drive"] {
-                var record = try Record.parse(["--user", user, "--gesture", gesture, "--takes", "3", "--rate", Self.rate,
+                let record = try Record.parse(["--user", user, "--gesture", gesture, "--takes", "3", "--rate", Self.rate,
                                                "--recordings", demo, "--seed", "\(index + 1)", "--fast", "--append", "--keep", "--quiet"])
                 try await silently { try await record.run() }
             }

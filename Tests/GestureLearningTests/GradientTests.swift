@@ -84,7 +84,7 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let saved = LSTM.Saved(gates: gates.pointer, cells: cells.pointer, cellTanh: cellTanh.pointer)
         let hidden = Floats(zeros: rows * 5), projection = Floats(random: rows * 5, seed: 9)
         func loss() -> Double {
-            lstm.forward(x.pointer, shape: shape, weights: weights, from: nil, saving: saved, into: hidden.pointer,
+            lstm.forward(x.pointer, shape: shape, weights: weights, saving: saved, into: hidden.pointer,
                          packing: packing)
             return projected(hidden.pointer, onto: projection)
         }

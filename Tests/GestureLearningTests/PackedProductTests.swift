@@ -35,3 +35,32 @@ import Testing
         }
     }
 }
+
+@Suite struct BFloat16Tests {
+    @Test func roundsToTheNearestBFloat16TiesToEven() {
+        let step = Float(1) / 128  // the spacing of bfloat16 values in [1, 2)
+        #expect(Float(1).roundedToBFloat16 == 1)
+        #expect((1 + step * 0.4).roundedToBFloat16 == 1)
+        #expect((1 + step * 0.6).roundedToBFloat16 == 1 + step)
+        #expect((1 + step * 0.5).roundedToBFloat16 == 1)
+        #expect((1 + step * 1.5).roundedToBFloat16 == 1 + 2 * step)
+        #expect((-3.14159 as Float).roundedToBFloat16 == -3.140625)
+        #expect(Float.infinity.roundedToBFloat16 == .infinity)
+    }
+
+    /// Shapes with whole and partial groups of 32 columns, as the model's (64, 800, 128) and others.
+    @Test(arguments: [(120, 64), (264, 800), (200, 128), (13, 37), (5, 4), (7, 300)])
+    func packedProductEqualsTheFloatProduct(shape: (k: Int, n: Int)) {
+        let matrix = Floats(Floats(random: shape.k * shape.n, seed: 40).array.map(\.roundedToBFloat16))
+        let x = Floats(random: shape.k, seed: 41), start = Floats(random: shape.n, seed: 42)
+        let packed = BFloat16Matrix(matrix.pointer, k: shape.k, n: shape.n)
+        for adding in [false, true] {
+            let viaPacked = Floats(start.array), viaFloats = Floats(start.array)
+            packed.multiply(x.pointer, into: viaPacked.pointer, adding: adding)
+            gemm(1, shape.n, shape.k, x.pointer, matrix.pointer, viaFloats.pointer, beta: adding ? 1 : 0)
+            for (packedValue, floatValue) in zip(viaPacked.array, viaFloats.array) {
+                #expect(abs(packedValue - floatValue) <= 1e-6 * Float(shape.k))
+            }
+        }
+    }
+}

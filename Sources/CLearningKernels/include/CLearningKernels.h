@@ -2,6 +2,7 @@
 #define C_LEARNING_KERNELS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /// Whether this CPU and OS run AVX-512F, which `gl_gemm_packed` needs.
 bool gl_has_avx512f(void);
@@ -17,6 +18,17 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
 /// `m × k` with element (i, j) at `a[i · rowStride + j · indexStride]`. Only where `gl_has_avx512f()`.
 void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
                     float *c, int ldc, bool accumulate);
+
+/// The pairs `gl_pack_bfloat16_pairs` writes for a `k × n` matrix.
+long gl_bfloat16_pair_count(int k, int n);
+
+/// Packs `w` (`k × n`, row-major, values that are bfloat16s) for `gl_row_times_bfloat16_pairs`:
+/// each row's columns in groups of 32, zero-padded, as 16 pairs of bfloat16.
+void gl_pack_bfloat16_pairs(const float *w, int k, int n, uint32_t *packed);
+
+/// y (`n`) = x (`k`) · the packed matrix, + y with `accumulate`, in Float arithmetic: one row's
+/// product, as streaming prediction makes. Only where `gl_has_avx512f()`.
+void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate);
 
 /// One LSTM step for `rows` sequences, rows contiguous. `gates` (`rows × 4·units`: input, forget,
 /// candidate, output) come in before their activations and leave after them; writes the cells, their
