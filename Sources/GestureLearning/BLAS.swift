@@ -1,6 +1,7 @@
 import CLearningKernels
 import COpenBLAS
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `c = alpha · op(a) · op(b) + beta · c` on row-major matrices, where op(a) is `m × k` and op(b)
 /// is `k × n`; `transposeA`/`transposeB` read `a`/`b` as stored transposed.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension ChunkSet {
     /// Copies the real windows of the chunks at `indices` into the workspace, packed as

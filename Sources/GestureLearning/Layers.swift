@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `y = x · weight + bias` for each row of x. It is also the model's convolution: a kernel as long
 /// as its stride sees each window once, so it is a dense layer on the flattened window.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import GestureCore
 
 /// Why a model file cannot be used.
 public struct ModelFileError: Error, Equatable, CustomStringConvertible {
@@ -107,14 +108,14 @@ extension GestureModel {
     }
 
     public init(contentsOf path: String) throws {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try readFile(path)
         } catch {
-            throw ModelFileError(description: "cannot read the model file \(path): \(error.localizedDescription)")
+            throw ModelFileError(description: "cannot read the model file \(path): \(error.reason)")
         }
         do {
-            try self.init(serialized: [UInt8](data))
+            try self.init(serialized: bytes)
         } catch {
             throw ModelFileError(description: "\(path): \(error.description)")
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GestureCore
 
 /// Made-up sessions for benchmarks and tests: each session performs one class, a noisy oscillation

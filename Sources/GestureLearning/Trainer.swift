@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 public struct TrainingOptions: Sendable, Equatable {
     public var epochs: Int

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GestureCore
 
 /// How to read one kind of sensor: which devices it is for, how its axes map to the recorder's,
@@ -62,13 +63,13 @@ public struct ProfileError: Error, Equatable, CustomStringConvertible {
 extension DeviceProfile {
     public init(text: String, file: String) throws(ProfileError) {
         self.file = file
-        name = (file as NSString).lastPathComponent
+        name = String(file.split(separator: "/").last ?? Substring(file))
         patterns = []
         var sawMatch = false
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.prefix { $0 != "#" }.trimmed
             guard !line.isEmpty else { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { String($0.trimmed) }
             func fail(_ reason: String) -> ProfileError {
                 ProfileError(file: file, line: index + 1, field: parts[0], reason: reason)
             }

@@ -1,5 +1,5 @@
 import CLibEvdev
-import Foundation
+import FoundationEssentials
 import GestureCore
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GestureCore
 
 /// Device motion from accelerometer and gyroscope, without a magnetometer: a complementary filter

@@ -1,5 +1,5 @@
 import CLibIIO
-import Foundation
+import FoundationEssentials
 import GestureCore
 
 /// One IIO device's accelerometer or gyroscope channels (accel_x/y/z or anglvel_x/y/z), with
@@ -60,12 +60,12 @@ struct IIOTriple {
     private static func read(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int) -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard buffer.withUnsafeMutableBufferPointer({ body($0.baseAddress!, $0.count) }) > 0 else { return nil }
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// "x1, y1, z1; x2, y2, z2; x3, y3, z3", the kernel's mount matrix, rows first.
     static func parseMountMatrix(_ text: String) -> [[Double]]? {
-        let rows = text.split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+        let rows = text.split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0.trimmed) } }
         guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return nil }
         return rows == [[1, 0, 0], [0, 1, 0], [0, 0, 1]] ? nil : rows
     }

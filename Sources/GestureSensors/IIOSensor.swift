@@ -1,5 +1,5 @@
 import CLibIIO
-import Foundation
+import FoundationEssentials
 import GestureCore
 #if canImport(Glibc)
 import Glibc
@@ -123,8 +123,8 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
             ?? IIOTriple.text(device: triple.device, "sampling_frequency_available")
         let available = offered?.split(separator: " ").compactMap { Double($0) } ?? []
         if let fastest = available.max(), rate > fastest * 1.01 {
-            let rates = available.map { String(format: "%g", $0) }.joined(separator: ", ")
-            throw SensorError(device: info.id, reason: "\(triple.deviceName) cannot sample at \(String(format: "%g", rate)) Hz; it can do \(rates) Hz")
+            let rates = available.map(\.shortText).joined(separator: ", ")
+            throw SensorError(device: info.id, reason: "\(triple.deviceName) cannot sample at \(rate.shortText) Hz; it can do \(rates) Hz")
         }
         let chosen = available.min { abs($0 - rate) < abs($1 - rate) } ?? rate
         _ = iio_channel_attr_write_double(channel, "sampling_frequency", chosen)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GestureCore
 
 /// A rotation, as a unit quaternion taking body coordinates to world coordinates.

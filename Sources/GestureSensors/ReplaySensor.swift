@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GestureCore
 import Synchronization
 
@@ -28,11 +28,11 @@ public final class ReplaySensor: MotionSensor {
         let id = "replay:\(file)"
         let rows: [RecordingRow]
         do {
-            rows = try RecordingCSV.rows(in: String(contentsOfFile: file, encoding: .utf8), file: file)
+            rows = try RecordingCSV.rows(in: String(decoding: readFile(file), as: UTF8.self), file: file)
         } catch let error as CSVError {
             throw SensorError(device: id, reason: "not a recording: \(error)")
         } catch {
-            throw SensorError(device: id, reason: "cannot read \(file): \((error as NSError).localizedFailureReason ?? "\(error)")")
+            throw SensorError(device: id, reason: "\(error)")
         }
         guard rows.count > 1 else { throw SensorError(device: id, reason: "\(file) holds fewer than two samples") }
         recordedRate = 1 / (rows.medianInterval ?? 0.01)

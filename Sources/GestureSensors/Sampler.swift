@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import GestureCore
 import Synchronization
 #if canImport(Glibc)
@@ -24,7 +24,7 @@ public final class Sampler: Sendable {
     /// at the first sensor error, which ends the stream.
     public func samples(from start: Double, duration: Double) -> AsyncThrowingStream<RawSample, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: RawSample.self)
-        let thread = Thread { [self] in
+        startThread { [self] in
             if clock.isRealTime { Self.preferRealTimeScheduling() }
             do {
                 try run(from: start, duration: duration) { continuation.yield($0) }
@@ -33,8 +33,6 @@ public final class Sampler: Sendable {
                 continuation.finish(throwing: error)
             }
         }
-        thread.name = "gesture-sampler"
-        thread.start()
         return stream
     }
 
@@ -72,4 +70,21 @@ public final class Sampler: Sendable {
             _ = gesture_set_timer_slack(1)
         }
     }
+}
+
+/// Runs `body` on a detached thread of its own (Foundation's `Thread` would bring in CoreFoundation,
+/// which the lean detector leaves out).
+private func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Work {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var thread = pthread_t()
+    let work = Unmanaged.passRetained(Work(body)).toOpaque()
+    let result = pthread_create(&thread, nil, { work in
+        Unmanaged<Work>.fromOpaque(work!).takeRetainedValue().body()
+        return nil
+    }, work)
+    precondition(result == 0, "cannot start the sampling thread: error \(result)")
+    pthread_detach(thread)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A small, fast generator whose sequence depends only on its seed (SplitMix64).
 public struct SeededRandom: RandomNumberGenerator, Sendable {

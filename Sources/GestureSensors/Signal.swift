@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A smooth burst of motion: a wave shape under an envelope that ramps in and out, with its first
 /// and second derivatives, so that angles, rates and accelerations of the simulated hand agree.

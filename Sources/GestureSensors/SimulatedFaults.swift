@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Mistakes the simulated sensor can be told to make, so that cleaning and evaluation have
 /// something real to find: `--sim-faults wrong-gesture@2,upside-down,dropped@1`.
@@ -22,7 +22,7 @@ public struct SimulatedFaults: Sendable, Equatable {
     public init() {}
 
     public init(_ spec: String) throws(SensorError) {
-        for item in spec.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+        for item in spec.split(separator: ",").map({ $0.trimmed }) where !item.isEmpty {
             let parts = item.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
             guard let kind = Kind(rawValue: String(parts[0])) else {
                 let known = Kind.allCases.map(\.rawValue).joined(separator: ", ")
