@@ -48,7 +48,7 @@ let package = Package(
         // Recordings as training and test sets, and the reports of an experiment.
         .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureRecording", "GestureAnalysis", "GestureLearning"]),
         // Prediction windows, streaming detection and the game.
-        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors", "GestureAnalysis", "GestureLearning"]),
+        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors", "GestureLearning"]),
         .executableTarget(
             name: "gesture",
             dependencies: [

@@ -1,4 +1,3 @@
-import GestureAnalysis
 import GestureCore
 import GestureLearning
 import GestureSensors

@@ -1,4 +1,3 @@
-import GestureAnalysis
 import GestureCore
 import GestureSensors
 
@@ -8,8 +7,8 @@ public struct LiveFeatures: Sendable {
     public let features: [Feature]
     private var filter = AttitudeFilter()
 
-    public init(names: [String]) throws(AnalysisError) {
-        features = try names.map { name throws(AnalysisError) in try Feature(named: name) }
+    public init(names: [String]) throws(UnknownFeature) {
+        features = try names.map { name throws(UnknownFeature) in try Feature(named: name) }
     }
 
     public mutating func values(of sample: RawSample) -> [Float] {
@@ -29,9 +28,10 @@ public struct RateMatch: Sendable, Equatable {
         let ratio = sensorRate / modelRate
         let whole = ratio.rounded()
         guard whole >= 1, abs(ratio - whole) <= 0.02 * whole else {
-            throw SensorError(device: "rate", reason: String(
-                format: "the sensor runs at %g Hz and the model was trained at %g Hz; record at a whole multiple of %g Hz, or train at the sensor's rate",
-                sensorRate, modelRate, modelRate))
+            throw SensorError(device: "rate", reason: """
+                the sensor runs at \(sensorRate.shortText) Hz and the model was trained at \(modelRate.shortText) Hz; \
+                record at a whole multiple of \(modelRate.shortText) Hz, or train at the sensor's rate
+                """)
         }
         keepEvery = Int(whole)
     }

@@ -155,7 +155,7 @@ struct Experiment {
 
     init(name: String, dataset: Dataset, features: [String], window: Int, training: [UserID], validation: [UserID],
          test: [UserID]) throws {
-        let chosen = try features.map { name throws(AnalysisError) in try Feature(named: name) }
+        let chosen = try features.map { name throws(UnknownFeature) in try Feature(named: name) }
         func sessions(of users: [UserID], classNames: [String]?) throws -> TrainingData? {
             guard !users.isEmpty else { return nil }
             return try TrainingData(dataset: SessionSelection(users: users).apply(to: dataset), features: chosen, classNames: classNames)

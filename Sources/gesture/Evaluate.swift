@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureAnalysis
+import GestureCore
 import GestureExperiments
 import GestureLearning
 
@@ -27,7 +28,7 @@ struct Evaluate: AsyncParsableCommand {
                                rate: loaded.samplingRate, usingTestPart: test != nil)
         }
         let features = try analysing {
-            try loaded.featureNames.map { name throws(AnalysisError) in try Feature(named: name) }
+            try loaded.featureNames.map { name throws(UnknownFeature) in try Feature(named: name) }
         }
         let data = try analysing { try TrainingData(dataset: parts.training, features: features, classNames: loaded.classNames) }
         if let trained = parts.trainingUsers {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureAnalysis
+import GestureCore
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(

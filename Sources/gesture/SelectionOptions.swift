@@ -63,6 +63,8 @@ func analysing<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as AnalysisError {
         throw Failure.usage(error.description)
+    } catch let error as UnknownFeature {
+        throw Failure.usage(error.description)
     }
 }
 

@@ -36,7 +36,7 @@ struct Train: AsyncParsableCommand {
         let parts = try analysing {
             try ExperimentData(folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         }
-        let chosen = try analysing { try features.map { name throws(AnalysisError) in try Feature(named: name) } }
+        let chosen = try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } }
         // Overfitting learns only the classes of its few sessions, and is not validated.
         let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
         let training = try analysing { try TrainingData(dataset: sessions, features: chosen) }

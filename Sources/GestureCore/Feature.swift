@@ -1,5 +1,3 @@
-import GestureCore
-
 /// A numeric column of a recording, by the name the CSV header gives it, with its unit.
 public struct Feature: Sendable, Hashable, CustomStringConvertible {
     public let name: String
@@ -17,10 +15,8 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
     public static let rawAcceleration = Array(all[12..<15])
     public static let rawRotationRate = Array(all[15..<18])
 
-    public init(named name: String) throws(AnalysisError) {
-        guard let feature = Self.all.first(where: { $0.name == name }) else {
-            throw AnalysisError("no feature '\(name)'; the features are \(Self.all.map(\.name).joined(separator: ", "))")
-        }
+    public init(named name: String) throws(UnknownFeature) {
+        guard let feature = Self.all.first(where: { $0.name == name }) else { throw UnknownFeature(name: name) }
         self = feature
     }
 
@@ -49,5 +45,14 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
         case 12..<15: row.rawAcceleration[index - 12]
         default: row.rawRotationRate[index - 15]
         }
+    }
+}
+
+/// A feature name that is not a column of recordings.
+public struct UnknownFeature: Error, Equatable, CustomStringConvertible {
+    public var name: String
+
+    public var description: String {
+        "no feature '\(name)'; the features are \(Feature.all.map(\.name).joined(separator: ", "))"
     }
 }
