@@ -21,8 +21,8 @@ let package = Package(
         .target(name: "CLinux"),
         // libevdev (Debian: libevdev-dev), for input-device sensors.
         .systemLibrary(name: "CLibEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
-        // libiio 0.x (Debian: libiio-dev), for Industrial I/O sensors.
-        .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        // libiio 0.x (Debian: libiio-dev to build, libiio0 to run), for Industrial I/O sensors, loaded when first used.
+        .target(name: "CLibIIO"),
         // Motion sources behind one protocol, rate control and sensor fusion.
         .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux", "CLibEvdev", "CLibIIO"]),
         // The session protocol, speech, the CSV writer and the catalog.
@@ -49,13 +49,29 @@ let package = Package(
         .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureRecording", "GestureAnalysis", "GestureLearning"]),
         // Prediction windows, streaming detection and the game.
         .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors", "GestureLearning"]),
+        // Options, errors and terminal output both executables share; no Foundation, no catalog.
+        .target(
+            name: "GestureCommandLine",
+            dependencies: [
+                "GestureCore", "GestureSensors", "GestureLearning", "GestureLive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "gesture",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
-                "GestureExperiments", "GestureLive",
+                "GestureExperiments", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // `gesture detect` runs this lean executable: the live detector without SQLite, Foundation's
+        // CoreFoundation and ICU, or the rest of `gesture`, linked with the Swift runtime inside it.
+        .executableTarget(
+            name: "gesture-detect",
+            dependencies: [
+                "GestureCore", "GestureSensors", "GestureLearning", "GestureLive", "GestureCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(configuration: .release))]),
         .executableTarget(
             name: "gesture-bench",
             dependencies: [

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension StringProtocol {
     /// Without the whitespace and newlines at either end.
     public var trimmed: SubSequence {
@@ -7,9 +13,25 @@ extension StringProtocol {
 }
 
 extension Double {
-    /// The shortest text that reads back as this value, without a trailing ".0": 100, 0.5, 1e-05.
+    /// Six significant digits at most, without a trailing ".0", as "%g" prints a rate: 100, 0.5, 33.3333.
     public var shortText: String {
-        let text = description
+        guard isFinite, self != 0 else { return description }
+        let scale = pow(10, 5 - floor(log10(magnitude)))
+        let text = ((self * scale).rounded() / scale).description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+}
+
+extension Double {
+    /// With `digits` digits after the point, rounded half away from zero (where "%.Nf" would round
+    /// an exact half to even).
+    public func fixed(_ digits: Int) -> String {
+        guard isFinite else { return description }
+        let scale = (0..<digits).reduce(UInt64(1)) { product, _ in product * 10 }
+        let units = UInt64((magnitude * Double(scale)).rounded())
+        let fraction = String(units % scale)
+        let sign = self < 0 && units > 0 ? "-" : ""
+        let whole = "\(sign)\(units / scale)"
+        return digits == 0 ? whole : whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 }

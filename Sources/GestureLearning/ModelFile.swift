@@ -160,8 +160,10 @@ private struct ByteReader {
             throw ModelFileError(description: "the model file is truncated")
         }
         let values = try bytes(Int(count) * 4)
-        return stride(from: values.startIndex, to: values.endIndex, by: 4).map { index in
-            Float(bitPattern: values[index..<index + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) })
+        return values.withUnsafeBytes { raw in
+            (0..<Int(count)).map { index in
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
+            }
         }
     }
 

@@ -166,8 +166,11 @@ final class Workspace {
         hiddenGradient = buffer(units)
         lstmScratch = LSTM.Scratch(gateGradient: buffer(4 * units), cellGradient: buffer(units),
                                    previousHidden: buffer(units))
-        packing = allocate([network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
-                            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity)].max()!)
+        // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single rows.
+        packing = allocate(capacity < PackedFactor.blockRows ? 1 : [
+            network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
+        ].max()!)
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)

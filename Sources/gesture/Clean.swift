@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureAnalysis
+import GestureCommandLine
 
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(

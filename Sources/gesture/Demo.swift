@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureSensors

@@ -1,80 +1,19 @@
 import ArgumentParser
-import Foundation
-import GestureCore
-import GestureLive
-import GestureSensors
+import GestureCommandLine
 
-struct Detect: AsyncParsableCommand {
+/// `gesture detect` runs `gesture-detect` from beside this executable, so that the detector's
+/// process holds what detection needs and not the catalog, analysis and training.
+struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Detect gestures in live sensor data with a trained model.",
-        discussion: "Prints each detection: time, gesture, probability and the runner-up. Ctrl-C stops.")
+        discussion: "Runs gesture-detect, which is built beside gesture; `gesture detect --help` lists its options.")
 
-    @OptionGroup var options: DetectionOptions
-    @OptionGroup var sensor: SensorOptions
-    @Flag(help: "One JSON object per detection, per line.") var json = false
-    @Flag(help: "Print every prediction, not only detections.") var predictions = false
-    @Option(help: "Stop after this many seconds.") var duration: Double?
-    @Option(parsing: .upToNextOption, help: "Simulated sensor: gestures the simulated person performs, one every 5 s.")
-    var perform: [String] = []
-    @Flag(help: "With --device replay:FILE: score the detections against the recording's labels, as events.")
-    var evaluate = false
+    @Argument(parsing: .captureForPassthrough, help: "gesture-detect's options.")
+    var arguments: [String] = []
 
-    func run() async throws {
-        var setup = try LiveSetup(options, sensor: sensor, holder: "player")
-        let replay = setup.device as? ReplaySensor
-        if evaluate, replay == nil { throw Failure.usage("--evaluate needs a labeled recording: --device replay:FILE.csv") }
-        let script = try performances(on: setup)
-        var detections: [Prediction] = []
-        var first: Double?
-        try setup.run(for: duration ?? script ?? .infinity) { _, sample in
-            first = first ?? sample.time
-            let (prediction, detection) = setup.detector.add(sample)
-            guard let shown = (predictions ? prediction : detection).map({ var relative = $0; relative.time -= first!; return relative }) else {
-                return
-            }
-            if detection != nil { detections.append(shown) }
-            Terminal.say(json ? Self.json(shown) : Self.text(shown))
-        }
-        if evaluate, let replay {
-            Terminal.say(Self.report(EventScore(detections: detections, events: GestureEvent.events(in: replay.timeline),
-                                                minutes: (replay.timeline.last?.time ?? 0) / 60)))
-        }
-    }
-
-    /// Cues the simulated person's gestures; returns how long they take, if there are any.
-    private func performances(on setup: LiveSetup) throws -> Double? {
-        guard !perform.isEmpty else { return nil }
-        guard let performer = setup.device as? any GesturePerformer else {
-            throw Failure.usage("--perform needs the simulated sensor")
-        }
-        let start = setup.clock.now()
-        for (index, name) in perform.enumerated() {
-            let go = start + 2 + 5 * Double(index)
-            performer.perform(Performance(user: try userID("player"), gesture: try activityLabel(name), take: index + 1,
-                                          sessionStart: go - 1, sessionEnd: go + 4, go: go, stop: go + 3))
-        }
-        return 2 + 5 * Double(perform.count)
-    }
-
-    static func text(_ detection: Prediction) -> String {
-        String(format: "%8.2f s  %@  %.3f  (runner-up %@ %.3f)", detection.time, detection.gesture,
-               detection.probability, detection.runnerUp, detection.runnerUpProbability)
-    }
-
-    static func json(_ detection: Prediction) -> String {
-        let object: [String: Any] = ["time": detection.time, "gesture": detection.gesture, "probability": detection.probability,
-                                     "runnerUp": detection.runnerUp, "runnerUpProbability": detection.runnerUpProbability]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func report(_ score: EventScore) -> String {
-        let delays = score.delays.sorted()
-        let delay = delays.isEmpty ? "no gesture found" : String(
-            format: "delay from a gesture's start to its detection: median %.2f s, from %.2f to %.2f s",
-            delays[delays.count / 2], delays.first!, delays.last!)
-        return String(format: "\n%d gestures: %d found, %d missed; %d false detections (%.2f per minute over %.1f min); %d repeats of a found gesture\n%@",
-                      score.events, score.found, score.missed, score.falseDetections, score.falseDetectionsPerMinute,
-                      score.minutes, score.repeats, delay)
+    func run() throws {
+        let detector = siblingExecutable("gesture-detect")
+        let reason = replaceProcess(with: detector, arguments: [detector] + arguments)
+        throw Failure.failed("cannot run \(detector): \(reason)")
     }
 }

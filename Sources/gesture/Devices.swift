@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCommandLine
 import GestureSensors
 
 struct Devices: ParsableCommand {

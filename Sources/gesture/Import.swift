@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureAnalysis
+import GestureCommandLine
 import struct SystemPackage.FilePath
 
 struct Import: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureAnalysis
+import GestureCommandLine
 import GestureCore
 
 struct Plot: ParsableCommand {

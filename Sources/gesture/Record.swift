@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureSensors
@@ -119,35 +120,5 @@ struct RecordingRun {
             throw Failure.failed(error.description)
         }
         Terminal.say("Discarded \(ids.count) takes; `gesture restore \(ids.joined(separator: " "))` brings them back.")
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a call, on a queue of their own, for as long as it lives.
-final class SignalWatch: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var signal: Int32?
-    private static let queue = DispatchQueue(label: "gesture.signals", qos: .userInteractive)
-
-    var received: Int32? { lock.withLock { signal } }
-
-    init(_ handler: @escaping @Sendable (String) -> Void) {
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            Foundation.signal(number, SIG_IGN)
-            // A queue of its own: the global queue's few threads may all be busy running tasks.
-            let source = DispatchSource.makeSignalSource(signal: number, queue: Self.queue)
-            source.setEventHandler { [weak self] in
-                self?.lock.withLock { self?.signal = self?.signal ?? number }
-                handler(name)
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
-        Foundation.signal(SIGINT, SIG_DFL)
-        Foundation.signal(SIGTERM, SIG_DFL)
     }
 }

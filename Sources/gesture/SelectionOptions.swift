@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureAnalysis
+import GestureCommandLine
 import GestureCore
 
 /// Which recorded sessions an analysis command works on.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureAnalysis
+import GestureCommandLine
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureAnalysis
+import GestureCommandLine
 import GestureCore
 import GestureExperiments
 import GestureLearning

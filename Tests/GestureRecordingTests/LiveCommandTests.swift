@@ -40,6 +40,19 @@ private let trained: TemporaryFolder = {
         #expect(numbers[3] <= 1, "\(summary)")
     }
 
+    /// `gesture detect` is the lean gesture-detect executable: it takes the same arguments, help included.
+    @Test func detectRunsTheLeanDetectorWithTheSameArguments() throws {
+        let help = try runGesture(["detect", "--help"], in: trained.path)
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: gesture detect") && help.output.contains("--threshold"))
+        let direct = try runGesture(["detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+                                    in: trained.path)
+        let lean = try runGesture(["--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+                                  in: trained.path, executable: builtExecutable("gesture-detect"))
+        #expect(direct.status == 0 && lean.status == 0)
+        #expect(direct.output == lean.output && !lean.output.isEmpty)
+    }
+
     @Test func detectionsAsJSONLinesNameTimeGestureProbabilityAndRunnerUp() throws {
         let result = try detect(["--device", "replay:unseen/zed-recordings.csv", "--json"])
         #expect(result.status == 0)

@@ -42,10 +42,12 @@ func readRows(_ path: FilePath) throws -> [RecordingRow] {
 }
 
 /// The `gesture` executable built beside this test bundle.
-let gestureExecutable: String = {
-    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    return folder.appendingPathComponent("gesture").path
-}()
+/// An executable the package builds, from the folder the tests were built into.
+func builtExecutable(_ name: String) -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+let gestureExecutable = builtExecutable("gesture")
 
 /// A finished child process: its exit code or signal, and what it printed.
 struct ProcessResult {
@@ -54,15 +56,15 @@ struct ProcessResult {
     var error: String
 }
 
-/// Runs `gesture` with the arguments in `folder`, standard input closed.
+/// Runs `gesture` (or another of the package's executables) with the arguments in `folder`, standard input closed.
 func runGesture(_ arguments: [String], in folder: FilePath, environment: [String: String]? = nil,
-                shell prefix: String? = nil) throws -> ProcessResult {
+                shell prefix: String? = nil, executable: String = gestureExecutable) throws -> ProcessResult {
     let process = Process()
     if let prefix {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\(prefix); exec \"$0\" \"$@\"", gestureExecutable] + arguments
+        process.arguments = ["-c", "\(prefix); exec \"$0\" \"$@\"", executable] + arguments
     } else {
-        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
     }
     process.currentDirectoryURL = URL(fileURLWithPath: folder.string)

@@ -1,33 +1,34 @@
 import ArgumentParser
-import Foundation
 import GestureCore
 import GestureLearning
 import GestureLive
 import GestureSensors
 
-struct DetectionOptions: ParsableArguments {
-    @Option(help: "The model file `gesture train` wrote.") var model: String
-    @Option(help: "The probability a gesture needs to be reported.") var threshold = 0.9
-    @Option(help: "Samples between predictions; must divide the model's window.") var offset = 5
-    @Option(help: "Seconds after a detection during which no other is reported.") var cooldown = 1.0
-    @Option(help: "Average this many of the latest predictions.") var averaging = 1
-    @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") var fast = false
+public struct DetectionOptions: ParsableArguments {
+    @Option(help: "The model file `gesture train` wrote.") public var model: String
+    @Option(help: "The probability a gesture needs to be reported.") public var threshold = 0.9
+    @Option(help: "Samples between predictions; must divide the model's window.") public var offset = 5
+    @Option(help: "Seconds after a detection during which no other is reported.") public var cooldown = 1.0
+    @Option(help: "Average this many of the latest predictions.") public var averaging = 1
+    @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") public var fast = false
 
-    var settings: DetectionSettings {
+    public init() {}
+
+    public var settings: DetectionSettings {
         DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
     }
 }
 
 /// A model, the sensor it listens to, and the clock they run on.
-struct LiveSetup {
-    let model: GestureModel
-    let device: any MotionSensor
-    let clock: any SamplingClock
-    let rate: Double
-    var detector: LiveDetector
+public struct LiveSetup {
+    public let model: GestureModel
+    public let device: any MotionSensor
+    public let clock: any SamplingClock
+    public let rate: Double
+    public var detector: LiveDetector
 
     /// Opens the model and the sensor, at the model's rate or the nearest the sensor can do.
-    init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
+    public init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
         OpenBLAS.restartWithAVX512KernelsIfPossible()
         do {
             model = try GestureModel(contentsOf: options.model)
@@ -49,17 +50,17 @@ struct LiveSetup {
         }
         device.warnings.forEach(Terminal.warn)
         if detector.rateMatch.resamples {
-            Terminal.warn(String(format: "%@ runs at %g Hz, the model at %g Hz: every %d. reading is used",
-                                 device.info.id, rate, model.samplingRate, detector.rateMatch.keepEvery))
+            Terminal.warn("\(device.info.id) runs at \(rate.shortText) Hz, the model at \(model.samplingRate.shortText) Hz: "
+                          + "every \(detector.rateMatch.keepEvery). reading is used")
         }
     }
 
     /// The model's gestures: its classes but rest.
-    var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
+    public var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
 
     /// Samples the sensor on this thread until `duration` passes, the sampler is stopped, or a
     /// replay ends; `each` sees every reading.
-    func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws {
+    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
         defer { withExtendedLifetime(watch) {} }

@@ -1,0 +1,79 @@
+import ArgumentParser
+import GestureCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A one-line error and the exit code that goes with it.
+public struct Failure: Error {
+    public var message: String
+    public var code: Int32
+
+    public init(message: String, code: Int32) {
+        self.message = message
+        self.code = code
+    }
+
+    /// Bad input found before anything was recorded or changed.
+    public static func usage(_ message: String) -> Failure { Failure(message: message, code: 2) }
+    public static func failed(_ message: String) -> Failure { Failure(message: message, code: 1) }
+}
+
+/// Lines for the person at the terminal, each written at once (no buffering: scripts read them live).
+public enum Terminal {
+    public static func error(_ message: String) {
+        write("gesture: \(message)\n", to: STDERR_FILENO)
+    }
+
+    public static func warn(_ message: String) {
+        write("gesture: warning: \(message)\n", to: STDERR_FILENO)
+    }
+
+    public static func say(_ line: String) {
+        write("\(line)\n", to: STDOUT_FILENO)
+    }
+
+    /// Asks a yes/no question on standard input; nil when nobody answers (end of input).
+    public static func ask(_ question: String, default yes: Bool) -> Bool? {
+        write("\(question) [\(yes ? "Y/n" : "y/N")] ", to: STDOUT_FILENO)
+        guard let answer = readLine()?.trimmed.lowercased() else {
+            say("")
+            return nil
+        }
+        if answer.isEmpty { return yes }
+        return answer.hasPrefix("y")
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}
+
+extension AsyncParsableCommand {
+    /// Parses the arguments and runs the command they name. A `Failure` is one line and its own
+    /// exit code; any other error is ArgumentParser's to report.
+    public static func mainReportingFailures() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as Failure {
+            Terminal.error(failure.message)
+            Glibc.exit(failure.code)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
