@@ -36,8 +36,8 @@ let package = Package(
             ]),
         // Loading, inspecting, cleaning, plotting, balancing and splitting recordings.
         .target(name: "GestureAnalysis", dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
-        // OpenBLAS's CBLAS interface (Debian: libopenblas-dev).
-        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        // OpenBLAS's products (Debian: libopenblas0), loaded when first used.
+        .target(name: "COpenBLAS"),
         // Hand-written AVX-512 matrix kernels, chosen at run time.
         .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.

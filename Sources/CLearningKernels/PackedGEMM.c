@@ -183,6 +183,36 @@ void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *p
     if (n > first) rowTimesPairGroups(k, 1, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
 }
 
+// y (a block of up to 16 vectors of columns) = x · w (+ y): the accumulators stay in registers
+// while the rows of w stream past, each row's block read once and in order.
+__attribute__((target("avx512f"), always_inline))
+static inline void rowTimesColumns(int k, int vectors, const float *x, const float *w, int ldw, float *y,
+                                   int columns, bool accumulate) {
+    __m512 sums[16];
+    __mmask16 masks[16];
+    for (int vector = 0; vector < vectors; vector++) {
+        masks[vector] = laneMask(columns - 16 * vector);
+        sums[vector] = accumulate ? _mm512_maskz_loadu_ps(masks[vector], y + 16 * vector) : _mm512_setzero_ps();
+    }
+    for (int index = 0; index < k; index++) {
+        __m512 value = _mm512_set1_ps(x[index]);
+        const float *row = w + (size_t)index * ldw;
+        for (int vector = 0; vector < vectors; vector++) {
+            sums[vector] = _mm512_fmadd_ps(value, _mm512_maskz_loadu_ps(masks[vector], row + 16 * vector), sums[vector]);
+        }
+    }
+    for (int vector = 0; vector < vectors; vector++) _mm512_mask_storeu_ps(y + 16 * vector, masks[vector], sums[vector]);
+}
+
+__attribute__((target("avx512f")))
+void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, float *y, bool accumulate) {
+    int first = 0;
+    for (; n - first >= 256; first += 256) rowTimesColumns(k, 16, x, w + first, ldw, y + first, 256, accumulate);
+    for (; n - first > 64; first += 128) rowTimesColumns(k, 8, x, w + first, ldw, y + first, n - first, accumulate);
+    for (; n - first > 16; first += 64) rowTimesColumns(k, 4, x, w + first, ldw, y + first, n - first, accumulate);
+    if (n > first) rowTimesColumns(k, 1, x, w + first, ldw, y + first, n - first, accumulate);
+}
+
 #else
 
 bool gl_has_avx512f(void) { return false; }
@@ -193,6 +223,10 @@ void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int inde
 }
 
 void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate) {
+    __builtin_trap();
+}
+
+void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, float *y, bool accumulate) {
     __builtin_trap();
 }
 

@@ -29,7 +29,6 @@ public struct LiveSetup {
 
     /// Opens the model and the sensor, at the model's rate or the nearest the sensor can do.
     public init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
-        OpenBLAS.restartWithAVX512KernelsIfPossible()
         do {
             model = try GestureModel(contentsOf: options.model)
         } catch {

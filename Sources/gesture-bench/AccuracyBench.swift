@@ -50,7 +50,6 @@ struct AccuracyBench: ParsableCommand {
         guard validationSubject == "s06" || validationOnly && (1...6).map({ "s0\($0)" }).contains(validationSubject) else {
             throw ValidationError("--validation-subject is one of s01–s06 and needs --validation-only: s07 is the test")
         }
-        OpenBLAS.restartWithAVX512KernelsIfPossible()
         let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-accuracy-\(getpid())").path)
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
         let recordings = RecordingsFolder(folder)

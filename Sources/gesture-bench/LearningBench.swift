@@ -25,10 +25,10 @@ struct LearningBenchOptions: ParsableArguments {
     @Flag(help: "Every matrix product through OpenBLAS, none through GestureLab's own AVX-512 kernel.")
     var openblasOnly = false
 
-    /// Chooses the kernels; where the CPU has AVX-512, restarts the process with OpenBLAS's AVX-512 kernels.
+    /// Chooses the kernels, before the first product loads OpenBLAS.
     func prepareKernels() {
         if openblasOnly { setenv("GESTURELAB_OPENBLAS_ONLY", "1", 1) }
-        if !defaultKernels { OpenBLAS.restartWithAVX512KernelsIfPossible() }
+        if defaultKernels { setenv("GESTURELAB_OPENBLAS_AUTODETECT", "1", 1) }
     }
 
     var description: ModelDescription {

@@ -12,6 +12,10 @@ struct Detect: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
+        try Self.runDetector(arguments)
+    }
+
+    static func runDetector(_ arguments: [String]) throws -> Never {
         let detector = siblingExecutable("gesture-detect")
         let reason = replaceProcess(with: detector, arguments: [detector] + arguments)
         throw Failure.failed("cannot run \(detector): \(reason)")

@@ -11,6 +11,14 @@ struct Gesture: AsyncParsableCommand {
                       Train.self, Evaluate.self, Detect.self, Play.self])
 
     static func main() async {
+        // Straight to the detector, before parsing every command's options: it starts sooner.
+        if CommandLine.arguments.dropFirst().first == "detect" {
+            do {
+                try Detect.runDetector(Array(CommandLine.arguments.dropFirst(2)))
+            } catch {
+                // Parsing reports it as usual.
+            }
+        }
         await mainReportingFailures()
     }
 }

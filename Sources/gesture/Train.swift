@@ -33,7 +33,6 @@ struct Train: AsyncParsableCommand {
 
     func run() async throws {
         try checkNumbers()
-        OpenBLAS.restartWithAVX512KernelsIfPossible()
         let parts = try analysing {
             try ExperimentData(folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         }

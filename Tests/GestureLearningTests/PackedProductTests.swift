@@ -1,3 +1,4 @@
+import COpenBLAS
 import Testing
 @testable import GestureLearning
 
@@ -60,6 +61,23 @@ import Testing
             gemm(1, shape.n, shape.k, x.pointer, matrix.pointer, viaFloats.pointer, beta: adding ? 1 : 0)
             for (packedValue, floatValue) in zip(viaPacked.array, viaFloats.array) {
                 #expect(abs(packedValue - floatValue) <= 1e-6 * Float(shape.k))
+            }
+        }
+    }
+}
+
+@Suite struct SingleRowProductTests {
+    @Test(.enabled(if: PackedFactor.kernelIsAvailable), arguments: [(264, 800), (128, 4), (200, 128), (7, 37)])
+    func singleRowKernelAgreesWithOpenBLAS(shape: (k: Int, n: Int)) {
+        let a = Floats(random: shape.k, seed: 50), b = Floats(random: shape.k * shape.n, seed: 51)
+        let start = Floats(random: shape.n, seed: 52)
+        for beta: Float in [0, 1] {
+            let viaKernel = Floats(start.array), viaOpenBLAS = Floats(start.array)
+            gemm(1, shape.n, shape.k, a.pointer, b.pointer, viaKernel.pointer, beta: beta)
+            gl_openblas_sgemv(true, Int32(shape.k), Int32(shape.n), 1, b.pointer, Int32(shape.n), a.pointer, beta,
+                              viaOpenBLAS.pointer)
+            for (kernel, openBLAS) in zip(viaKernel.array, viaOpenBLAS.array) {
+                #expect(abs(kernel - openBLAS) <= 1e-5 * Float(shape.k))
             }
         }
     }

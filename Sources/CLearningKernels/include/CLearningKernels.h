@@ -19,6 +19,10 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
 void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
                     float *c, int ldc, bool accumulate);
 
+/// y (`n`) = x (`k`) · w (`k × n`, row-major, leading dimension `ldw`), + y with `accumulate`:
+/// one row's product, reading w once and in order. Only where `gl_has_avx512f()`.
+void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, float *y, bool accumulate);
+
 /// The pairs `gl_pack_bfloat16_pairs` writes for a `k × n` matrix.
 long gl_bfloat16_pair_count(int k, int n);
 

@@ -1,0 +1,71 @@
+#include "COpenBLAS.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// CBLAS's enumerations, as every CBLAS defines them.
+enum { rowMajor = 101, noTranspose = 111, transpose = 112 };
+
+static struct {
+    void (*sgemm)(int order, int transposeA, int transposeB, int m, int n, int k, float alpha, const float *a, int lda,
+                  const float *b, int ldb, float beta, float *c, int ldc);
+    void (*sgemv)(int order, int transpose, int m, int n, float alpha, const float *a, int lda, const float *x,
+                  int incx, float beta, float *y, int incy);
+    char *(*corename)(void);
+} openblas;
+
+static bool hasAVX512(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
+static void *required(void *library, const char *name) {
+    void *address = dlsym(library, name);
+    if (!address) {
+        fprintf(stderr, "gesture: libopenblas.so.0 has no %s\n", name);
+        exit(1);
+    }
+    return address;
+}
+
+static void load(void) {
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    if (hasAVX512() && !getenv("GESTURELAB_OPENBLAS_AUTODETECT")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+    void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        fprintf(stderr, "gesture: cannot load OpenBLAS (Debian: apt install libopenblas0): %s\n", dlerror());
+        exit(1);
+    }
+    openblas.sgemm = required(library, "cblas_sgemm");
+    openblas.sgemv = required(library, "cblas_sgemv");
+    openblas.corename = required(library, "openblas_get_corename");
+}
+
+static void loadOnce(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load);
+}
+
+void gl_openblas_sgemm(bool transposeA, bool transposeB, int m, int n, int k, float alpha, const float *a, int lda,
+                       const float *b, int ldb, float beta, float *c, int ldc) {
+    loadOnce();
+    openblas.sgemm(rowMajor, transposeA ? transpose : noTranspose, transposeB ? transpose : noTranspose, m, n, k, alpha,
+                   a, lda, b, ldb, beta, c, ldc);
+}
+
+void gl_openblas_sgemv(bool transposed, int rows, int columns, float alpha, const float *a, int lda, const float *x,
+                       float beta, float *y) {
+    loadOnce();
+    openblas.sgemv(rowMajor, transposed ? transpose : noTranspose, rows, columns, alpha, a, lda, x, 1, beta, y, 1);
+}
+
+const char *gl_openblas_corename(void) {
+    loadOnce();
+    return openblas.corename();
+}
