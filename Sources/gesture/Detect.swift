@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCommandLine
+import Glibc
 
 /// `gesture detect` runs `gesture-detect` from beside this executable, so that the detector's
 /// process holds what detection needs and not the catalog, analysis and training.
@@ -11,13 +12,15 @@ struct Detect: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "gesture-detect's options.")
     var arguments: [String] = []
 
-    func run() throws {
-        try Self.runDetector(arguments)
+    func run() {
+        Self.runDetector(arguments)
     }
 
-    static func runDetector(_ arguments: [String]) throws -> Never {
+    /// Becomes gesture-detect with `arguments`, or says why it cannot and exits.
+    static func runDetector(_ arguments: [String]) -> Never {
         let detector = siblingExecutable("gesture-detect")
         let reason = replaceProcess(with: detector, arguments: [detector] + arguments)
-        throw Failure.failed("cannot run \(detector): \(reason)")
+        Terminal.error("cannot run \(detector): \(reason)")
+        Glibc.exit(1)
     }
 }

@@ -13,11 +13,7 @@ struct Gesture: AsyncParsableCommand {
     static func main() async {
         // Straight to the detector, before parsing every command's options: it starts sooner.
         if CommandLine.arguments.dropFirst().first == "detect" {
-            do {
-                try Detect.runDetector(Array(CommandLine.arguments.dropFirst(2)))
-            } catch {
-                // Parsing reports it as usual.
-            }
+            Detect.runDetector(Array(CommandLine.arguments.dropFirst(2)))
         }
         await mainReportingFailures()
     }
