@@ -2,7 +2,7 @@ import CLearningKernels
 
 /// Adam with bias-corrected moments.
 struct Adam {
-    let learningRate: Float
+    var learningRate: Float
     let beta1: Float = 0.9
     let beta2: Float = 0.999
     let epsilon: Float = 1e-8

@@ -1,17 +1,40 @@
 import FoundationEssentials
+import Glibc
 
 public struct TrainingOptions: Sendable, Equatable {
     public var epochs: Int
     /// Chunks per batch.
     public var batchSize: Int
     public var learningRate: Float
+    public var schedule: LearningRateSchedule
     public var seed: UInt64
 
-    public init(epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, seed: UInt64 = 1) {
+    public init(epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
+                seed: UInt64 = 1) {
         self.epochs = epochs
         self.batchSize = batchSize
         self.learningRate = learningRate
+        self.schedule = schedule
         self.seed = seed
+    }
+}
+
+/// How the learning rate changes from epoch to epoch.
+public enum LearningRateSchedule: String, Sendable, CaseIterable {
+    case constant
+    /// Cosine annealing: the full rate in the first epoch, falling along half a cosine to a
+    /// hundredth of it in the last.
+    case cosine
+
+    public func rate(_ learningRate: Float, epoch: Int, of epochs: Int) -> Float {
+        switch self {
+        case .constant:
+            return learningRate
+        case .cosine:
+            let progress = epochs > 1 ? Float(epoch - 1) / Float(epochs - 1) : 0
+            let floor = learningRate / 100
+            return floor + (learningRate - floor) * (1 + cos(.pi * progress)) / 2
+        }
     }
 }
 
@@ -125,7 +148,7 @@ private struct TrainingRun {
     private let network: Network
     private let training: ChunkSet
     private let validation: ChunkSet?
-    private let batchSize: Int
+    private let options: TrainingOptions
     private let workspace: Workspace
     private var gradient: [Float]
     private var adam: Adam
@@ -143,7 +166,7 @@ private struct TrainingRun {
                                  normalization: normalization)
         self.validation = validation.isEmpty ? nil
             : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
-        batchSize = options.batchSize
+        self.options = options
         workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
         gradient = [Float](repeating: 0, count: network.trainableCount)
         adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
@@ -159,15 +182,16 @@ private struct TrainingRun {
     mutating func epoch(_ epoch: Int, isCancelled: () -> Bool) -> EpochReport? {
         let start = ContinuousClock.now
         random.shuffle(&order)
+        adam.learningRate = options.schedule.rate(options.learningRate, epoch: epoch, of: options.epochs)
         var tally = EpochTally()
-        for first in stride(from: 0, to: order.count, by: batchSize) {
+        for first in stride(from: 0, to: order.count, by: options.batchSize) {
             if isCancelled() { return nil }
-            let shape = training.gather(order[first..<min(first + batchSize, order.count)], into: workspace).shape
+            let shape = training.gather(order[first..<min(first + options.batchSize, order.count)], into: workspace).shape
             tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
         }
         let rounded = model.parameters
         let figures = validation.map { chunks in
-            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: rounded, batchSize: batchSize),
+            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: rounded, batchSize: options.batchSize),
                                    classes: network.architecture.classes)
         }
         return EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,

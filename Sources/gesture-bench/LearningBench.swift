@@ -56,6 +56,7 @@ struct TrainSpeedBench: ParsableCommand {
 
     func run() throws {
         shape.prepareKernels()
+        let residentBeforeData = residentMiB()
         let sessions = shape.sessionsShapedLikeTheBook()
         let trainer = Trainer(description: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
         print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
@@ -70,8 +71,10 @@ struct TrainSpeedBench: ParsableCommand {
         }
         let seconds = median(result.history.map(\.seconds))
         let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
-        print(String(format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s; peak RSS %.1f MiB (the data as floats: %.1f MiB)",
-                     seconds, median(cpuSeconds), Double(shape.samples) / seconds / 1e6, peakResidentMiB(), datasetMiB))
+        let peak = peakResidentMiB()
+        print(String(format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s", seconds, median(cpuSeconds), Double(shape.samples) / seconds / 1e6))
+        print(String(format: "peak RSS %.1f MiB, %.1f MiB before the data was made: the data and its training added %.1f MiB, %.1f times the data as floats (%.1f MiB)",
+                     peak, residentBeforeData, peak - residentBeforeData, (peak - residentBeforeData) / datasetMiB, datasetMiB))
     }
 }
 

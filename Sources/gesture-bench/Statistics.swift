@@ -19,6 +19,14 @@ func peakResidentMiB() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
+/// The memory this process holds now, in MiB (VmRSS in /proc/self/status).
+func residentMiB() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+    let kibibytes = line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+    return (kibibytes ?? .nan) / 1024
+}
+
 /// CPU time this process has used, in seconds: unlike wall time, it leaves out the time other
 /// processes held the core.
 func processCPUSeconds() -> Double {

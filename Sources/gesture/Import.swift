@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
+import GestureCore
 import struct SystemPackage.FilePath
 
 struct Import: ParsableCommand {
@@ -34,6 +35,12 @@ struct Import: ParsableCommand {
           help: "The accelerometer has gravity taken out; gravity and attitude then come from the gyroscope alone, from an assumed level start.")
     var gravityRemoved = false
 
+    @Option(help: "<column>=<value>: reflect the rows where the column holds the value onto the other wrist, e.g. side=left.")
+    var mirror: String?
+
+    @Option(name: .customLong("mirror-axis"), help: "The device axis --mirror reflects across: x, y or z.")
+    var mirrorAxis: DeviceAxis = .x
+
     @OptionGroup var folder: FolderOptions
 
     func run() throws {
@@ -43,6 +50,9 @@ struct Import: ParsableCommand {
         options.gravityRemoved = gravityRemoved
         options.sampleRate = sampleRate
         options.user = user
+        options.mirror = try analysing { try mirror.map { condition throws(AnalysisError) in
+            try MirrorRule(condition, reflection: Reflection(across: mirrorAxis))
+        } }
         if let sampleRate, !(sampleRate > 0) { throw Failure.usage("--sample-rate \(sampleRate) is not a positive number") }
         let summary = try analysing {
             try Importer(folder: folder.folder, mapping: ColumnMapping(map), options: options).run(FilePath(file))
@@ -56,3 +66,4 @@ struct Import: ParsableCommand {
 
 extension ImportOptions.AccelerationUnit: ExpressibleByArgument {}
 extension ImportOptions.RotationUnit: ExpressibleByArgument {}
+extension DeviceAxis: ExpressibleByArgument {}

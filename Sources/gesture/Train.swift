@@ -26,7 +26,14 @@ struct Train: AsyncParsableCommand {
     @Option var epochs = 30
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
+    @Option(help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch.")
+    var schedule: LearningRateSchedule = .constant
     @Option var seed: UInt64 = 1
+    @Option(help: "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis) or rotate (the watch turned a little, see --rotation). Repeatable; each adds a copy.")
+    var augment: [Augmentation] = []
+    @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
+    var mirrorAxis: DeviceAxis = .x
+    @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
     @Option(help: "The model file to write; its history goes beside it as .history.csv and .history.svg.")
     var output = "gesture.model"
     @Option(help: "Only check that the model can fit this many sessions, as the book's first step.") var overfit: Int?
@@ -39,7 +46,9 @@ struct Train: AsyncParsableCommand {
         let chosen = try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } }
         // Overfitting learns only the classes of its few sessions, and is not validated.
         let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
-        let training = try analysing { try TrainingData(dataset: sessions, features: chosen) }
+        let training = try analysing {
+            try TrainingData(dataset: sessions.augmented(by: augmentationPlan), features: chosen)
+        }
         let validation = try (overfit == nil ? parts.validation : nil).map { dataset in
             try checkClasses(of: dataset, against: training)
             return try analysing { try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames) }
@@ -50,7 +59,7 @@ struct Train: AsyncParsableCommand {
         let trainer = Trainer(
             description: ModelDescription(featureNames: chosen.map(\.name), windowing: Windowing(window: window),
                                           samplingRate: training.rate, classNames: training.classNames),
-            options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, seed: seed))
+            options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
         Terminal.say("training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
                      + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz")
         if overfit != nil {
@@ -60,12 +69,19 @@ struct Train: AsyncParsableCommand {
         }
     }
 
+    private var augmentationPlan: AugmentationPlan {
+        AugmentationPlan(augment, reflection: Reflection(across: mirrorAxis), maximumRotation: rotation, seed: seed)
+    }
+
     private func checkNumbers() throws {
         for (name, value) in [("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1)] where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
         }
         guard learningRate > 0, learningRate.isFinite else {
             throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
+        }
+        guard (0...180).contains(rotation) else {
+            throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
         }
     }
 
@@ -123,3 +139,5 @@ struct Train: AsyncParsableCommand {
         }
     }
 }
+extension Augmentation: ExpressibleByArgument {}
+extension LearningRateSchedule: ExpressibleByArgument {}

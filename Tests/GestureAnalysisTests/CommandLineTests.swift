@@ -53,6 +53,29 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
         #expect(try snapshot(temporary.path.appending("recordings")) == before)
     }
 
+    @Test func importMirrorsTheRowsItIsToldTo() throws {
+        let temporary = TemporaryFolder()
+        let file = "\(sharedDatasets)/basic-motions/basic-motions.csv"
+        let imported = try gesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10",
+                                    "--mirror", "split=test", "--mirror-axis", "y"], in: temporary.path)
+        #expect(imported.status == 0, "\(imported.error)")
+        let rows = try String(contentsOfFile: temporary.path.appending("recordings/bm-basic-motions.csv").string, encoding: .utf8)
+            .split(separator: "\n")
+        let rawAccelY = try #require(RecordingCSV.columns.firstIndex(of: "rawAccelY"))
+        let firstOf = { (take: String) in
+            rows.first { $0.hasPrefix("basic-motions:bm:\(take),") }.map { Double($0.split(separator: ",")[rawAccelY])! }
+        }
+        // The test cases' y acceleration changes sign, the train cases' does not.
+        let source = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        let ay = { (take: String) in source.first { $0.hasPrefix("\(take),") }.map { Double($0.split(separator: ",")[4])! } }
+        #expect(firstOf("train_000") == ay("train_000"))
+        #expect(firstOf("test_000") == ay("test_000").map { -$0 })
+
+        let bad = try gesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--mirror", "left"], in: temporary.path)
+        #expect(bad.status == 2)
+        #expect(bad.error == "gesture: --mirror: 'left' is not <column>=<value>, e.g. side=left\n")
+    }
+
     @Test func badInputIsOneLineAndExitCodeTwo() throws {
         let temporary = TemporaryFolder()
         let file = "\(sharedDatasets)/basic-motions/basic-motions.csv"

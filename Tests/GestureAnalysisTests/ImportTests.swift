@@ -148,3 +148,63 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         #expect(error?.description.contains("accelX, accelY, accelZ, gyroX, gyroY, gyroZ") == true)
     }
 }
+
+@Suite struct ImportMirrorTests {
+    /// One movement recorded twice, as session 1 on the left wrist and session 2 on the right,
+    /// with the same numbers: a turn about every axis and a little acceleration.
+    private func sameMovementOnBothSides(in folder: TemporaryFolder) throws -> FilePath {
+        let lines = (0..<100).map { k -> String in
+            let t = Double(k) / 50
+            let reading = [0.3 + 0.2 * sin(3 * t), 0.5 * cos(2 * t), 0.8 + 0.1 * sin(5 * t), 1.5 * sin(4 * t), 0.7 * cos(3 * t), 0.9 * sin(2 * t)]
+            let numbers = reading.map { String($0) }.joined(separator: ",")
+            return "ann,1,left,wave,\(numbers)\nann,2,right,wave,\(numbers)"
+        }
+        let path = folder.path.appending("watch.csv")
+        try (["who,take,side,what,x,y,z,gx,gy,gz"] + lines).joined(separator: "\n").write(toFile: path.string, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private let mapping = "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz"
+
+    @Test func rowsOfTheMirroredSideAreTheMirrorImageOfTheOthers() throws {
+        let temporary = TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 50
+        let reflection = Reflection(across: .x)
+        options.mirror = try MirrorRule("side=left", reflection: reflection)
+        _ = try Importer(folder: temporary.recordings, mapping: ColumnMapping(mapping), options: options)
+            .run(sameMovementOnBothSides(in: temporary))
+        let dataset = try DatasetLoader(folder: temporary.recordings).load()
+        let left = try #require(dataset.session(SessionID(rawValue: "watch:ann:1"))).rows
+        let right = try #require(dataset.session(SessionID(rawValue: "watch:ann:2"))).rows
+
+        #expect(left.count == 100)
+        // Raw readings: the x acceleration and the y and z rotation rates change sign.
+        #expect(left[1].rawAcceleration == Vector3(-right[1].rawAcceleration.x, right[1].rawAcceleration.y, right[1].rawAcceleration.z))
+        #expect(left[1].rawRotationRate == Vector3(right[1].rawRotationRate.x, -right[1].rawRotationRate.y, -right[1].rawRotationRate.z))
+        // The attitude filter is equivariant: fusing the mirrored readings gives the mirrored motion.
+        for (mirrored, original) in zip(left, right) {
+            let expected = reflection.motion(original.motion)
+            #expect(zip(mirrored.motion.values, expected.values).allSatisfy { abs($0 - $1) < 1e-9 })
+        }
+    }
+
+    @Test func aMirrorColumnTheFileLacksListsTheColumnsThereAre() throws {
+        let temporary = TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 50
+        options.mirror = try MirrorRule("wrist=left", reflection: Reflection(across: .x))
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: ColumnMapping(mapping), options: options)
+                .run(sameMovementOnBothSides(in: temporary))
+        }
+        #expect(error.description.contains("--mirror wrist=left, but watch.csv has no column 'wrist'; its columns are who, take, side, what"))
+    }
+
+    @Test func aMirrorConditionIsAColumnAndAValue() {
+        for condition in ["side", "side=", "=left"] {
+            let error = #expect(throws: AnalysisError.self) { try MirrorRule(condition, reflection: Reflection(across: .x)) }
+            #expect(error?.description.contains("is not <column>=<value>") == true)
+        }
+    }
+}

@@ -43,6 +43,22 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(!result.wasCancelled)
     }
 
+    @Test func cosineScheduleFallsFromTheRateToAHundredthOfIt() throws {
+        let rates = (1...5).map { LearningRateSchedule.cosine.rate(1e-3, epoch: $0, of: 5) }
+        #expect(rates[0] == 1e-3)
+        #expect(abs(rates[2] - 0.505e-3) < 1e-9)
+        #expect(abs(rates[4] - 1e-5) < 1e-9)
+        #expect(zip(rates, rates.dropFirst()).allSatisfy { $0 > $1 })
+        #expect(LearningRateSchedule.constant.rate(1e-3, epoch: 5, of: 5) == 1e-3)
+        // The first epoch runs at the full rate either way; later ones differ.
+        let train = { (schedule: LearningRateSchedule, epochs: Int) in
+            try Trainer(description: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, schedule: schedule))
+                .train(smallSessions).history.last!.trainingLoss
+        }
+        #expect(try train(.cosine, 1) == train(.constant, 1))
+        #expect(try train(.cosine, 3) != train(.constant, 3))
+    }
+
     @Test func cancellationStopsAndKeepsTheBestSoFar() throws {
         var epochs = 0
         let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 50, batchSize: 4))

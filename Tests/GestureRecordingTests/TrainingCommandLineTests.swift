@@ -70,6 +70,17 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(isXML(folder.path.appending("m.confusion.svg")))
     }
 
+    @Test func augmentationAddsACopyOfEveryTrainingSession() throws {
+        let folder = try recordings()
+        let plain = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"], in: folder.path)
+        let augmented = try runGesture(["train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
+                                        "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine"], in: folder.path)
+        #expect(plain.status == 0 && augmented.status == 0, "\(plain.error)\(augmented.error)")
+        let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! } }
+        let count = try #require(sessions(plain.output))
+        #expect(sessions(augmented.output) == 3 * count)
+    }
+
     @Test func overfittingTwoSessionsFits() throws {
         let folder = try recordings()
         let result = try runGesture(["train", "--overfit", "2", "--epochs", "200"], in: folder.path)
@@ -106,6 +117,7 @@ private func isXML(_ path: FilePath) -> Bool {
                 }
             }, [], "has the class 'wave', which the training set lacks"),
             (try recordings(), ["--window", "0"], "--window 0 is not a positive number"),
+            (try recordings(), ["--augment", "rotate", "--rotation", "200"], "--rotation 200.0 is not an angle from 0 to 180 degrees"),
         ]
         for (folder, arguments, message) in cases {
             let result = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"] + arguments, in: folder.path)
@@ -124,7 +136,7 @@ private func isXML(_ path: FilePath) -> Bool {
         process.arguments = ["train", "--manifest", "split.txt", "--epochs", "10000", "--output", "m.model"]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         let log = folder.path.appending("train.log").string
-        FileManager.default.createFile(atPath: log, contents: nil)
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -1,3 +1,5 @@
+import GestureCore
+
 /// What a long-format file's numbers mean, where its columns do not say.
 public struct ImportOptions: Sendable {
     public enum AccelerationUnit: String, Sendable, CaseIterable {
@@ -19,8 +21,29 @@ public struct ImportOptions: Sendable {
     public var sampleRate: Double?
     /// The user of every session, for files without a user column.
     public var user: String?
+    /// Which rows to reflect onto the other wrist as they are read, e.g. those whose `side` is `left`.
+    public var mirror: MirrorRule?
 
     public init() {}
 
     static let standardGravity = 9.806_65
+}
+
+/// Rows whose `column` holds `value` are read through `reflection`: a watch worn on the other wrist
+/// becomes the mirror image of one worn on this wrist, so both arms' recordings look alike.
+public struct MirrorRule: Sendable, Equatable {
+    public var column: String
+    public var value: String
+    public var reflection: Reflection
+
+    /// - Parameter condition: `<column>=<value>`, e.g. `side=left`.
+    public init(_ condition: String, reflection: Reflection) throws(AnalysisError) {
+        let parts = condition.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw AnalysisError("--mirror: '\(condition)' is not <column>=<value>, e.g. side=left")
+        }
+        column = parts[0]
+        value = parts[1]
+        self.reflection = reflection
+    }
 }

@@ -25,8 +25,14 @@ struct LongFormatFile {
         guard mapping.columns[.time] != nil || options.sampleRate != nil else {
             throw AnalysisError("\(name) has no time column mapped (time=<column>) and no --sample-rate was given")
         }
-        let reader = try LineReader(positions: mapping.positions(in: header, file: path.string), width: header.count,
-                                    options: options, file: path.string)
+        let mirrorColumn = try options.mirror.map { rule throws(AnalysisError) in
+            guard let index = header.firstIndex(of: rule.column) else {
+                throw AnalysisError("\(path): --mirror \(rule.column)=\(rule.value), but \(name) has no column '\(rule.column)'; its columns are \(header.joined(separator: ", "))")
+            }
+            return index
+        }
+        let reader = try LineReader(positions: mapping.positions(in: header, file: path.string), mirrorColumn: mirrorColumn,
+                                    width: header.count, options: options, file: path.string)
         var index: [String: Int] = [:]
         var lineNumber = 1
         while let line = lines.next() {
@@ -52,6 +58,8 @@ struct LongFormatFile {
 /// Reads the mapped fields of one line.
 private struct LineReader {
     let positions: [ColumnMapping.Field: Int]
+    /// The column `options.mirror` tests, if any.
+    let mirrorColumn: Int?
     let width: Int
     let options: ImportOptions
     let file: String
@@ -83,6 +91,10 @@ private struct LineReader {
             rotation[axis] = try number(ColumnMapping.Field.gyroscope[axis]) * rotationScale
         }
         let time = positions[.time] == nil ? 0 : try number(.time)
-        return (user, session, label, RawSample(time: time, acceleration: acceleration, rotationRate: rotation))
+        let sample = RawSample(time: time, acceleration: acceleration, rotationRate: rotation)
+        if let rule = options.mirror, let mirrorColumn, fields[mirrorColumn] == rule.value {
+            return (user, session, label, rule.reflection.sample(sample))
+        }
+        return (user, session, label, sample)
     }
 }
