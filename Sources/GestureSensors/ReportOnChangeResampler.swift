@@ -4,6 +4,7 @@ import GestureCore
 /// that holds still may send nothing, and one may send faster than asked. Frames pass with their
 /// own timestamps; after a period and a half without one, the last values are repeated on the
 /// output grid; a device that keeps sending faster than the rate is thinned to one frame per tick.
+/// Output times only increase.
 struct ReportOnChangeResampler: Sendable {
     let period: Double
     private var lastOut: Double?
@@ -28,6 +29,9 @@ struct ReportOnChangeResampler: Sendable {
         }
         lastFrame = sample.time
         held = sample
+        // A frame that arrives after its tick was filled with held values (a delivery delay of more
+        // than half a period) only updates what is held: the output's times never go back.
+        if let lastOut, sample.time <= lastOut { return out }
         if let interval, interval < 0.8 * period {
             let tick = due ?? sample.time
             guard sample.time >= tick - period / 2 else { return out }

@@ -29,6 +29,20 @@ import Testing
         #expect(resampler.heldCount == 4)
     }
 
+    /// A frame delivered late, after the silence it seemed to leave was filled, must not put a time
+    /// twice or out of order into the recording; its values carry on in what is held.
+    @Test func aLateFrameAfterHeldTicksOnlyUpdatesTheHeldValues() {
+        var resampler = ReportOnChangeResampler(rate: 50)
+        _ = resampler.frame(frame(0, 1))
+        _ = resampler.frame(frame(0.02, 2))
+        #expect(resampler.quiet(until: 0.1).map(\.time) == [0.04, 0.06, 0.08])
+        #expect(resampler.frame(frame(0.06, 3)).isEmpty)
+        #expect(resampler.frame(frame(0.08, 4)).isEmpty)
+        let held = resampler.quiet(until: 0.125)
+        #expect(held.map(\.time) == [0.1] && held.map(\.acceleration.x) == [4])
+        #expect(resampler.frame(frame(0.12, 5)).map(\.time) == [0.12])
+    }
+
     @Test func aFasterDeviceIsDecimatedToTheRate() {
         var resampler = ReportOnChangeResampler(rate: 100)
         let out = (0..<250).flatMap { resampler.frame(frame(Double($0) * 0.004, Double($0))) }
