@@ -42,8 +42,11 @@ public struct DeviceDirectory: Sendable {
         if id.hasPrefix(Self.replayPrefix) {
             return try ReplaySensor(file: String(id.dropFirst(Self.replayPrefix.count)), clock: clock)
         }
-        let known = available().sensors.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-        throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv")
+        let (sensors, unreadable) = available()
+        let known = sensors.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+        let closed = unreadable.isEmpty ? ""
+            : "; \(unreadable.joined(separator: ", ")) could not be opened: if one is the sensor, \(EvdevSensor.accessAdvice)"
+        throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv\(closed)")
     }
 
     /// The sensor through its profile; `mounting` when the profile's mount matrix is applied

@@ -130,8 +130,11 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
         SensorError(device: info.id, reason: "\(path) stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
     }
 
+    /// What to do when /dev/input's nodes cannot be opened.
+    public static let accessAdvice = "add the user to the group 'input' (sudo usermod -aG input $USER) and log in again"
+
     static func openError(path: String, id: String, errno code: Int32) -> SensorError {
-        let advice = code == EACCES ? "; add the user to the group 'input' (sudo usermod -aG input $USER) and log in again" : ""
+        let advice = code == EACCES ? "; \(accessAdvice)" : ""
         return SensorError(device: id, reason: "cannot open \(path): \(String(cString: strerror(code)))\(advice)")
     }
 }

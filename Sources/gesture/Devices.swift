@@ -13,7 +13,7 @@ struct Devices: ParsableCommand {
         let directory = DeviceDirectory(profiles: try profiles.load())
         let (devices, unreadable) = directory.available()
         for path in unreadable {
-            Terminal.warn("cannot open \(path); if it is a sensor, add the user to the group 'input' and log in again")
+            Terminal.warn("cannot open \(path); if it is a sensor, \(EvdevSensor.accessAdvice)")
         }
         if json {
             let objects = devices.map {

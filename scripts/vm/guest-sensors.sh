@@ -13,6 +13,16 @@ record() { # DEVICE USER: one take at 50 Hz into $out/recordings
   "$bin/gesture" record --device "$1" --user "$2" --gesture shake --takes 1 --take 3 --rest 1 \
     --rate 50 --quiet --keep --recordings "$out/recordings"
 }
+denied() { # DEVICE NAME NODE…: record with the device nodes owned by another user, as a user
+  # who may not bypass file permissions (root without capabilities: the libraries stay readable)
+  chown 1000:1000 "${@:3}" && chmod 600 "${@:3}"
+  set +e
+  setpriv --inh-caps=-all --bounding-set=-all "$bin/gesture" record --device "$1" --user denied \
+    --gesture shake --takes 1 --quiet --keep --recordings "$out/denied" > "$out/$2-denied.log" 2>&1
+  echo $? > "$out/$2-denied.status"
+  set -e
+  chown 0:0 "${@:3}"
+}
 inject() { # INJECTOR NAME [OPTIONS]: replay a real watch recording at 50 Hz until $out/NAME.stop exists
   "$bin/gesture-devicetest" "$1" --data .cache/vm/motion.csv --rate 50 \
     --injected "$out/$2-injected.csv" --ready-file "$out/$2.ready" --stop-file "$out/$2.stop" "${@:3}" &
@@ -24,12 +34,14 @@ inject() { # INJECTOR NAME [OPTIONS]: replay a real watch recording at 50 Hz unt
 inject uinput evdev --silence-after 300
 "$bin/gesture" devices --json > "$out/devices.json"
 record evdev:GestureLab_VM_IMU vmevdev > "$out/evdev-record.log" 2>&1
+denied evdev:GestureLab_VM_IMU evdev /dev/input/event*
 touch "$out/evdev.stop" && wait "$injector"
 
 # IIO: a HID sensor hub through uhid; the kernel's hid-sensor drivers make accel_3d and gyro_3d.
 inject sensorhub iio
 "$bin/gesture" devices --json > "$out/devices-iio.json"
 record iio:accel_3d+gyro_3d vmiio > "$out/iio-record.log" 2>&1
+denied iio:accel_3d+gyro_3d iio /dev/iio:device*
 touch "$out/iio.stop" && wait "$injector"
 
 # Unplugged mid-take: each device disappears once its take has rows on disk.
