@@ -85,7 +85,7 @@ struct Network {
     }
 
     /// Where the matrices streaming prediction reads as bfloat16 sit: the convolution's, the LSTM's
-    /// input and recurrent weights (one after the other), dense's.
+    /// input and recurrent weights (one after the other), dense's; each is followed by its bias.
     var bfloat16Matrices: (convolution: Range<Int>, lstm: Range<Int>, dense: Range<Int>) {
         (convolutionOffset..<convolutionOffset + convolution.inputs * convolution.outputs,
          lstmOffset..<lstmOffset + (lstm.inputs + lstm.units) * lstm.gateWidth,
