@@ -6,12 +6,17 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+static void *handle;
+
+static void openLibrary(void) { handle = dlopen("libiio.so.0", RTLD_NOW | RTLD_LOCAL); }
+
 static void *library(void) {
-    static void *handle;
-    if (!handle) handle = dlopen("libiio.so.0", RTLD_NOW | RTLD_LOCAL);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, openLibrary);
     return handle;
 }
 

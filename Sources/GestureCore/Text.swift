@@ -15,14 +15,13 @@ extension StringProtocol {
 extension Double {
     /// Six significant digits at most, without a trailing ".0", as "%g" prints a rate: 100, 0.5, 33.3333.
     public var shortText: String {
-        guard isFinite, self != 0 else { return description }
+        guard isFinite else { return description }
+        guard self != 0 else { return "0" }
         let scale = pow(10, 5 - floor(log10(magnitude)))
         let text = ((self * scale).rounded() / scale).description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
-}
 
-extension Double {
     /// With `digits` digits after the point, rounded half away from zero (where "%.Nf" would round
     /// an exact half to even).
     public func fixed(_ digits: Int) -> String {

@@ -15,7 +15,7 @@ import Testing
         #expect((100.0 / 3).shortText == "33.3333")
         #expect(0.5.shortText == "0.5")
         #expect((-12.5).shortText == "-12.5")
-        #expect(0.0.shortText == "0.0")
+        #expect(0.0.shortText == "0")
     }
 
     @Test func fixedRoundsToTheDigitsAskedFor() {
