@@ -37,7 +37,7 @@ let package = Package(
         // Loading, inspecting, cleaning, plotting, balancing and splitting recordings.
         .target(name: "GestureAnalysis", dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
         // OpenBLAS's products (Debian: libopenblas0), loaded when first used.
-        .target(name: "COpenBLAS"),
+        .target(name: "COpenBLAS", dependencies: ["CLearningKernels"]),
         // Hand-written AVX-512 matrix kernels, chosen at run time.
         .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.
@@ -76,7 +76,7 @@ let package = Package(
             name: "gesture-bench",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
-                "GestureExperiments", "GestureLive",
+                "GestureExperiments", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.

@@ -1,5 +1,7 @@
 #include "COpenBLAS.h"
 
+#include "CLearningKernels.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,15 +18,6 @@ static struct {
     char *(*corename)(void);
 } openblas;
 
-static bool hasAVX512(void) {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-#else
-    return false;
-#endif
-}
-
 static void *required(void *library, const char *name) {
     void *address = dlsym(library, name);
     if (!address) {
@@ -36,7 +29,7 @@ static void *required(void *library, const char *name) {
 
 static void load(void) {
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    if (hasAVX512() && !getenv("GESTURELAB_OPENBLAS_AUTODETECT")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+    if (gl_has_avx512f() && !getenv("GESTURELAB_OPENBLAS_AUTODETECT")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
     void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         fprintf(stderr, "gesture: cannot load OpenBLAS (Debian: apt install libopenblas0): %s\n", dlerror());

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureSensors
@@ -16,20 +17,16 @@ struct LiveBench: AsyncParsableCommand {
     @Option(help: "Process starts to time.") var runs = 15
     @Option(help: "Seconds of real-time detection at 100 Hz for the CPU share.") var seconds = 10.0
 
-    private func executable(_ name: String) -> String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
-    }
-
     func run() async throws {
         let replay = try await recording()
         let detection = ["--model", model, "--fast", "--predictions", "--device", "replay:\(replay)", "--duration", "1"]
-        for (name, command) in [("gesture detect", [executable("gesture"), "detect"]), ("gesture-detect", [executable("gesture-detect")])] {
+        for (name, command) in [("gesture detect", [siblingExecutable("gesture"), "detect"]), ("gesture-detect", [siblingExecutable("gesture-detect")])] {
             let starts = try (0..<runs).map { _ in try timeToFirstLine(command + detection) }
             print(String(format: "%@: start to first prediction: median %.1f ms, min %.1f, max %.1f (%d runs)",
                          name, median(starts) * 1e3, starts.min()! * 1e3, starts.max()! * 1e3, runs))
         }
         let live = ["--model", model, "--device", "sim", "--rate", "100", "--duration", "\(seconds)"]
-        let (cpu, wall, peak) = try usage([executable("gesture"), "detect"] + live)
+        let (cpu, wall, peak) = try usage([siblingExecutable("gesture"), "detect"] + live)
         print(String(format: "real-time detection on the simulated sensor at 100 Hz for %.0f s: CPU %.2f %% of one core, peak RSS %.1f MiB",
                      wall, cpu / wall * 100, peak))
     }
