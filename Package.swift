@@ -15,69 +15,105 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // Plain value types: samples, labels, sessions, the CSV format.
+        // Plain value types and formats: samples, labels, session IDs, device motion, features, the CSV
+        // format, the sensor interface. Imports nothing of ours.
         .target(name: "GestureCore"),
+
+        // Foundations.
+        // Motion maths: quaternions, the attitude filter, seeded random numbers, timing statistics.
+        .target(name: "GestureMotion", dependencies: ["GestureCore"]),
+        // Storage: the recordings folder, the CSV appender, locks, the catalog (SQLite), the archive.
+        .target(
+            name: "GestureStore",
+            dependencies: [
+                "GestureCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        // The simulated IMU in a simulated hand, its gestures and faults, and the simulated player.
+        .target(name: "GestureSimulation", dependencies: ["GestureCore", "GestureMotion"]),
+
+        // Sensors.
         // The few Linux calls Swift cannot make directly.
         .target(name: "CLinux"),
         // libevdev (Debian: libevdev-dev), for input-device sensors.
         .systemLibrary(name: "CLibEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // libiio 0.x (Debian: libiio-dev to build, libiio0 to run), for Industrial I/O sensors, loaded when first used.
         .target(name: "CLibIIO"),
-        // Motion sources behind one protocol, rate control and sensor fusion.
-        .target(name: "GestureSensors", dependencies: ["GestureCore", "CLinux", "CLibEvdev", "CLibIIO"]),
-        // The session protocol, speech, the CSV writer and the catalog.
+        // Clocks, the sampler, and every device behind `MotionSensor`: simulated, replayed, IIO, evdev.
+        .target(
+            name: "GestureSensors",
+            dependencies: ["GestureCore", "GestureSimulation", "CLinux", "CLibEvdev", "CLibIIO"]),
+
+        // Recording: the session plan and protocol, the recorder, speech.
         .target(
             name: "GestureRecording",
             dependencies: [
-                "GestureCore", "GestureSensors",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSensors",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        // Loading, inspecting, cleaning, plotting, balancing and splitting recordings.
-        .target(name: "GestureAnalysis", dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
+
+        // Analysis, which never records: loading, import, stats, cleaning, plots, balance, split.
+        .target(
+            name: "GestureAnalysis",
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureStore",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
+        // Learning.
         // OpenBLAS's products (Debian: libopenblas0), loaded when first used.
         .target(name: "COpenBLAS", dependencies: ["CLearningKernels"]),
         // Hand-written AVX-512 matrix kernels, chosen at run time.
         .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.
+        .target(name: "GestureLearning", dependencies: ["GestureCore", "GestureMotion", "COpenBLAS", "CLearningKernels"]),
+        // Recordings as training and test sets, the reports of an experiment, and cleaning measured on
+        // simulated faulty recordings.
         .target(
-            name: "GestureLearning",
-            dependencies: ["GestureCore", "COpenBLAS", "CLearningKernels"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
-        // Recordings as training and test sets, and the reports of an experiment.
-        .target(name: "GestureExperiments", dependencies: ["GestureCore", "GestureRecording", "GestureAnalysis", "GestureLearning"]),
-        // Prediction windows, streaming detection and the game.
-        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureSensors", "GestureLearning"]),
+            name: "GestureExperiments",
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureAnalysis", "GestureLearning",
+            ]),
+
+        // Live: prediction windows, streaming detection and the game.
+        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureLearning"]),
+
+        // The executables: they parse arguments and call the modules.
         // Options, errors and terminal output both executables share; no Foundation, no catalog.
         .target(
             name: "GestureCommandLine",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureLearning", "GestureLive",
+                "GestureCore", "GestureSimulation", "GestureSensors", "GestureLearning", "GestureLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "gesture",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
-                "GestureExperiments", "GestureLive", "GestureCommandLine",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // `gesture detect` runs this lean executable: the live detector without SQLite, Foundation's
         // CoreFoundation and ICU, or the rest of `gesture`, linked with the Swift runtime inside it.
         .executableTarget(
             name: "gesture-detect",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureLearning", "GestureLive", "GestureCommandLine",
+                "GestureCore", "GestureSensors", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(configuration: .release))]),
+        // Benchmarks that print figures.
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis", "GestureLearning",
-                "GestureExperiments", "GestureLive", "GestureCommandLine",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.
         .target(name: "CSensorHub"),
@@ -88,15 +124,56 @@ let package = Package(
                 "GestureCore", "GestureSensors", "CLibEvdev", "CSensorHub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
-        .testTarget(name: "GestureSensorsTests", dependencies: ["GestureCore", "GestureSensors"]),
+
+        // Tests: one target per module, helpers they share, and the tests that run the built executables.
+        .target(
+            name: "GestureTestSupport",
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording", "GestureAnalysis",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tests/GestureTestSupport"),
+        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "GestureTestSupport"]),
+        .testTarget(name: "GestureMotionTests", dependencies: ["GestureCore", "GestureMotion", "GestureTestSupport"]),
+        .testTarget(
+            name: "GestureStoreTests",
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "GestureSimulationTests",
+            dependencies: ["GestureCore", "GestureMotion", "GestureSimulation", "GestureTestSupport"]),
+        .testTarget(
+            name: "GestureSensorsTests",
+            dependencies: ["GestureCore", "GestureSimulation", "GestureSensors", "CLibIIO", "GestureTestSupport"]),
         .testTarget(
             name: "GestureRecordingTests",
-            dependencies: ["GestureCore", "GestureSensors", "GestureRecording"]),
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording", "GestureTestSupport",
+            ]),
         .testTarget(
             name: "GestureAnalysisTests",
-            dependencies: ["GestureCore", "GestureSensors", "GestureRecording", "GestureAnalysis"]),
-        .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureLearning"]),
-        .testTarget(name: "GestureLiveTests", dependencies: ["GestureCore", "GestureSensors", "GestureLearning", "GestureLive"]),
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureAnalysis", "GestureTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
+        .testTarget(
+            name: "GestureExperimentsTests",
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis", "GestureExperiments",
+                "GestureTestSupport",
+            ]),
+        .testTarget(
+            name: "GestureLiveTests",
+            dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureTestSupport"]),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
     ]
 )

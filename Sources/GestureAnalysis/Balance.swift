@@ -1,5 +1,5 @@
 import GestureCore
-import GestureSensors
+import GestureMotion
 
 /// How unevenly sessions are spread over gestures and users, and a seeded resampling that evens
 /// them out: the same number of sessions in every gesture × user cell.

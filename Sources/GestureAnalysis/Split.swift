@@ -1,5 +1,5 @@
 import GestureCore
-import GestureSensors
+import GestureMotion
 
 /// Divides sessions into training, validation and test sets, seeded, never cutting a session.
 public struct Split: Sendable {
@@ -26,7 +26,8 @@ public struct Split: Sendable {
     /// each), and warnings about what the test set can and cannot measure.
     public func entries(for dataset: Dataset) throws(AnalysisError) -> (entries: [Manifest.Entry], warnings: [String]) {
         guard validation >= 0, test > 0, validation + test < 1 else {
-            throw AnalysisError("--validation \(validation) and --test \(test) must be fractions with test > 0 and a sum below 1")
+            throw AnalysisError(
+                "validation \(validation) and test \(test) must be fractions with test > 0 and a sum below 1", setting: .splitShares)
         }
         var warnings: [String] = []
         let part: [SessionID: Manifest.Part]
@@ -40,7 +41,7 @@ public struct Split: Sendable {
         let users = { (p: Manifest.Part) in Set(dataset.sessions.filter { part[$0.id] == p }.map(\.user)) }
         let shared = users(.test).intersection(users(.train)).sorted()
         if !shared.isEmpty {
-            warnings.append("the test set shares \(shared.count) users with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split --by user for that")
+            warnings.append("the test set shares \(shared.count) users with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split by user for that")
         }
         return (entries, warnings)
     }
@@ -48,7 +49,9 @@ public struct Split: Sendable {
     private func byUser(_ dataset: Dataset, warnings: inout [String]) throws(AnalysisError) -> [SessionID: Manifest.Part] {
         let users = dataset.users
         guard users.count >= 2 else {
-            throw AnalysisError("--by user needs at least 2 users, the selection has \(users.count) (\(users.map(\.rawValue).joined(separator: ", "))); record more people or split --by session")
+            throw AnalysisError(
+                "splitting by user needs at least 2 users, the selection has \(users.count) (\(users.map(\.rawValue).joined(separator: ", "))); record more people",
+                setting: .splitBy(.user), remedy: .splitBy(.session))
         }
         var random = SeededRandom(seed: seed, "split", "user")
         let shuffled = users.shuffled(using: &random)

@@ -3,6 +3,7 @@ import GestureCore
 import GestureLearning
 import GestureLive
 import GestureSensors
+import GestureSimulation
 
 public struct DetectionOptions: ParsableArguments {
     @Option(help: "The model file `gesture train` wrote.") public var model: String

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureCore
 import GestureSensors
+import GestureSimulation
 
 public struct SensorOptions: ParsableArguments {
     @Option(help: "The sensor to read, as `gesture devices` lists it, or replay:FILE.csv to play a recording back.")

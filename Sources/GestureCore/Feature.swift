@@ -35,15 +35,20 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func value(of row: RecordingRow) -> Double {
+        value(motion: row.motion, acceleration: row.rawAcceleration, rotationRate: row.rawRotationRate)
+    }
+
+    /// The feature of a reading: its device motion and the raw accelerometer and gyroscope.
+    public func value(motion: DeviceMotion, acceleration: Vector3, rotationRate: Vector3) -> Double {
         switch index {
-        case 0: row.motion.attitude.roll
-        case 1: row.motion.attitude.pitch
-        case 2: row.motion.attitude.yaw
-        case 3..<6: row.motion.rotationRate[index - 3]
-        case 6..<9: row.motion.gravity[index - 6]
-        case 9..<12: row.motion.userAcceleration[index - 9]
-        case 12..<15: row.rawAcceleration[index - 12]
-        default: row.rawRotationRate[index - 15]
+        case 0: motion.attitude.roll
+        case 1: motion.attitude.pitch
+        case 2: motion.attitude.yaw
+        case 3..<6: motion.rotationRate[index - 3]
+        case 6..<9: motion.gravity[index - 6]
+        case 9..<12: motion.userAcceleration[index - 9]
+        case 12..<15: acceleration[index - 12]
+        default: rotationRate[index - 15]
         }
     }
 }

@@ -30,7 +30,7 @@ public struct Attitude: Sendable, Equatable {
     }
 }
 
-/// The twelve device-motion features the book's recorder took from Core Motion.
+/// The twelve device-motion features Machine Learning by Tutorials' recorder took from Core Motion.
 ///
 /// `gravity + userAcceleration` equals the measured acceleration.
 public struct DeviceMotion: Sendable, Equatable {

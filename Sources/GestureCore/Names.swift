@@ -31,7 +31,7 @@ public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvert
     public let rawValue: String
 
     public static let rest = ActivityLabel(unchecked: "rest")
-    /// The book's three gestures.
+    /// Machine Learning by Tutorials' three gestures.
     public static let drive = ActivityLabel(unchecked: "drive")
     public static let shake = ActivityLabel(unchecked: "shake")
     public static let chop = ActivityLabel(unchecked: "chop")

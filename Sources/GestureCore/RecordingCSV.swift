@@ -21,7 +21,7 @@ public struct CSVError: Error, Equatable, CustomStringConvertible {
 
 /// The recording CSV: a header, then one `RecordingRow` per line.
 ///
-/// The reader also takes the book's headerless 14-column files (sessionId, numeric activity code,
+/// The reader also takes Machine Learning by Tutorials' headerless 14-column files (sessionId, numeric activity code,
 /// the twelve features). Those carry no timestamps or raw readings: timestamps are counted at the
 /// rate the book recorded at, and the raw readings are rebuilt from the features.
 public enum RecordingCSV {
@@ -221,12 +221,12 @@ public enum RecordingCSV {
 
         private mutating func bookRow() throws(CSVError) -> RecordingRow {
             guard fields.count == 14 else {
-                throw error("expected 14 fields as in the book's format, found \(fields.count)")
+                throw error("expected 14 fields as in Machine Learning by Tutorials' format, found \(fields.count)")
             }
             let id = try session(0)
             let codeText = fields.string(1)
             guard let code = Int(codeText), RecordingCSV.bookActivities.indices.contains(code) else {
-                throw error("activity '\(codeText)' is not one of the book's codes 0-3")
+                throw error("activity '\(codeText)' is not one of Machine Learning by Tutorials' codes 0-3")
             }
             var values: [Double] = []
             for offset in DeviceMotion.featureNames.indices {

@@ -1,4 +1,4 @@
-/// A session's ID as the book wrote it: `<start time ISO 8601>-<take number>`.
+/// A session's ID as Machine Learning by Tutorials wrote it: `<start time ISO 8601>-<take number>`.
 public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: String
 

@@ -1,7 +1,7 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureRecording
+import GestureStore
 
 /// The sessions of an experiment: a manifest's parts, or every selected session.
 public struct ExperimentData: Sendable {

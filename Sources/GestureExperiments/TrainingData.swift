@@ -10,7 +10,7 @@ public struct TrainingData: Sendable {
     /// The sampling rate all the sessions share, in Hz.
     public let rate: Double
 
-    /// The default features, as the book trained on them.
+    /// The default features, as Machine Learning by Tutorials trained on them.
     public static let defaultFeatures = ["rotX", "rotY", "rotZ", "accelX", "accelY", "accelZ"]
 
     /// - Parameter classNames: the classes in model order; nil takes the dataset's labels, sorted.
@@ -49,7 +49,8 @@ public struct TrainingData: Sendable {
             throw AnalysisError("the sessions' sampling rate is unknown")
         }
         guard high <= low * 1.02 else {
-            throw AnalysisError(String(format: "the sessions were recorded at %g to %g Hz; pass --rate to train at one rate", low, high))
+            throw AnalysisError(
+                String(format: "the sessions were recorded at %g to %g Hz; downsample them to train at one rate", low, high), remedy: .rate)
         }
         return rates.median!
     }

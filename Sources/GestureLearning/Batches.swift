@@ -18,7 +18,7 @@ extension ChunkSet {
                     (workspace.input + row * windowSize).update(from: inputs.baseAddress! + window * windowSize,
                                                                 count: windowSize)
                     workspace.labels[row] = labels[window]
-                    workspace.weights[row] = weights[window]
+                    workspace.lossWeights[row] = lossWeights[window]
                 }
             }
         }
@@ -51,7 +51,7 @@ extension ChunkSet {
     /// The mean cross-entropy and the accuracy over the real (weighted) windows.
     func lossAndAccuracy(probabilities: [Float], classes: Int) -> (loss: Float, accuracy: Double) {
         var loss: Double = 0, correct = 0, count = 0
-        for window in labels.indices where weights[window] > 0 {
+        for window in labels.indices where lossWeights[window] > 0 {
             let row = probabilities[window * classes..<(window + 1) * classes]
             loss -= Double(log(max(row[row.startIndex + labels[window]], .leastNormalMagnitude)))
             if argmax(row) == labels[window] { correct += 1 }

@@ -1,3 +1,4 @@
+import GestureMotion
 /// A trained classifier and everything needed to use it on new recordings.
 public struct GestureModel: Sendable, Equatable {
     /// The features it reads, in the order of a window's columns.

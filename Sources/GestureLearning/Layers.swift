@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GestureMotion
 import Glibc
 
 /// `y = x · weight + bias` for each row of x. It is also the model's convolution: a kernel as long

@@ -1,3 +1,4 @@
+import GestureMotion
 /// The model's shape, Turi Create's activity classifier: a convolution whose kernel and stride are
 /// one window, ReLU, dropout; an LSTM over the windows of a chunk; dense, batch norm, ReLU,
 /// dropout; dense to the classes, softmax.
@@ -124,7 +125,8 @@ final class Workspace {
     /// Probabilities after a forward pass.
     let probabilities: UnsafeMutablePointer<Float>
     let labels: UnsafeMutablePointer<Int>
-    let weights: UnsafeMutablePointer<Float>
+    /// Each row's weight in the loss: 1 for a real window, 0 for padding.
+    let lossWeights: UnsafeMutablePointer<Float>
 
     let logitGradient: UnsafeMutablePointer<Float>
     let denseGradient: UnsafeMutablePointer<Float>
@@ -160,7 +162,7 @@ final class Workspace {
                                     mean: allocate(denseUnits), variance: allocate(denseUnits))
         denseMask = buffer(denseUnits)
         probabilities = buffer(architecture.classes)
-        weights = buffer(1)
+        lossWeights = buffer(1)
         logitGradient = buffer(architecture.classes)
         denseGradient = buffer(denseUnits)
         hiddenGradient = buffer(units)
@@ -255,7 +257,7 @@ extension Network {
                   gradient: UnsafeMutablePointer<Float>) -> Float {
         let rows = shape.rows
         let lossValue = loss.loss(probabilities: workspace.probabilities, labels: workspace.labels,
-                                  weights: workspace.weights, rows: rows, logitGradient: workspace.logitGradient)
+                                  weights: workspace.lossWeights, rows: rows, logitGradient: workspace.logitGradient)
         output.backward(workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
                         weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
                         biasGradient: gradient + outputOffset + output.inputs * output.outputs,

@@ -1,6 +1,7 @@
 import FoundationEssentials
-import Glibc
 import GestureCore
+import GestureMotion
+import Glibc
 
 /// Made-up sessions for benchmarks and tests: each session performs one class, a noisy oscillation
 /// whose frequency and per-feature amplitude depend on the class, so a model can learn them.

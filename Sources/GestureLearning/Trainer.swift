@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GestureMotion
 import Glibc
 
 public struct TrainingOptions: Sendable, Equatable {
@@ -67,11 +68,12 @@ public struct TrainingError: Error, Equatable, CustomStringConvertible {
 
 /// Trains `GestureModel`s: chunks shuffled each epoch, Adam, the best epoch kept.
 public struct Trainer: Sendable {
-    public var description: ModelDescription
+    /// The model to train: its features, windowing, classes and architecture.
+    public var model: ModelDescription
     public var options: TrainingOptions
 
-    public init(description: ModelDescription, options: TrainingOptions) {
-        self.description = description
+    public init(model: ModelDescription, options: TrainingOptions) {
+        self.model = model
         self.options = options
     }
 
@@ -81,7 +83,7 @@ public struct Trainer: Sendable {
                       onEpoch: (EpochReport) -> Void = { _ in },
                       isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
         try check(training, validation: validation)
-        var run = TrainingRun(description: description, options: options, training: training, validation: validation)
+        var run = TrainingRun(model: model, options: options, training: training, validation: validation)
         var history: [EpochReport] = []
         var best: (loss: Float, epoch: Int, parameters: [Float])?
         for epoch in 1...max(options.epochs, 1) {
@@ -107,21 +109,21 @@ public struct Trainer: Sendable {
     /// The clear errors for input training cannot use, before any work.
     func check(_ training: [LabeledSequence], validation: [LabeledSequence]) throws(TrainingError) {
         guard !training.isEmpty else { throw TrainingError(description: "there are no training sessions") }
-        let classes = description.classNames.count
+        let classes = model.classNames.count
         guard classes >= 2 else {
-            throw TrainingError(description: "a classifier needs at least two classes, not \(description.classNames)")
+            throw TrainingError(description: "a classifier needs at least two classes, not \(model.classNames)")
         }
         var windowsPerClass = [Int](repeating: 0, count: classes)
         for (set, sequences) in [("training", training), ("validation", validation)] {
             for sequence in sequences {
-                guard sequence.featureCount == description.featureNames.count else {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(description.featureNames.count) (\(description.featureNames.joined(separator: " ")))")
+                guard sequence.featureCount == model.featureNames.count else {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(model.featureNames.count) (\(model.featureNames.joined(separator: " ")))")
                 }
-                guard sequence.sampleCount >= description.windowing.window else {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.sampleCount) samples, fewer than one window of \(description.windowing.window); leave it out or choose a smaller window")
+                guard sequence.sampleCount >= model.windowing.window else {
+                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.sampleCount) samples, fewer than one window of \(model.windowing.window); leave it out or choose a smaller window")
                 }
                 if let bad = sequence.features.firstIndex(where: { !$0.isFinite }) {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(description.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
+                    throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(model.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
                 }
                 if let bad = sequence.labels.first(where: { !(0..<classes).contains($0) }) {
                     throw TrainingError(description: "\(set) session \(sequence.session) has class index \(bad); there are \(classes) classes")
@@ -129,11 +131,11 @@ public struct Trainer: Sendable {
             }
         }
         for sequence in training {
-            for label in description.windowing.windowLabels(sequence.labels, classCount: classes) {
+            for label in model.windowing.windowLabels(sequence.labels, classCount: classes) {
                 windowsPerClass[label] += 1
             }
         }
-        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { description.classNames[$0] }
+        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { model.classNames[$0] }
         guard missing.isEmpty else {
             throw TrainingError(description: "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class")
         }
@@ -155,7 +157,7 @@ private struct TrainingRun {
     private var random: Xoshiro256
     private var order: [Int]
 
-    init(description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
+    init(model description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
          validation: [LabeledSequence]) {
         let normalization = FeatureNormalization(fitting: training)
         let classes = description.classNames.count
@@ -222,7 +224,7 @@ private struct EpochTally {
 
     mutating func add(loss: Float, workspace: Workspace, rows: Int, classes: Int) {
         var batchWindows = 0
-        for row in 0..<rows where workspace.weights[row] > 0 {
+        for row in 0..<rows where workspace.lossWeights[row] > 0 {
             batchWindows += 1
             let probabilities = UnsafeBufferPointer(start: workspace.probabilities + row * classes, count: classes)
             if argmax(probabilities) == workspace.labels[row] { correct += 1 }
@@ -235,7 +237,7 @@ private struct EpochTally {
     var accuracy: Double { Double(correct) / Double(max(windows, 1)) }
 }
 
-/// The book's first check: can the model fit a handful of sessions at all?
+/// Machine Learning by Tutorials' first check: can the model fit a handful of sessions at all?
 public struct OverfitResult: Sendable, Equatable {
     public var sessions: Int
     public var epochs: Int

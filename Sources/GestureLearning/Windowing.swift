@@ -37,7 +37,7 @@ struct ChunkSet {
     private(set) var inputs: [Float] = []
     /// `chunkCount × windowsPerChunk`; padded windows have label 0 and weight 0.
     private(set) var labels: [Int] = []
-    private(set) var weights: [Float] = []
+    private(set) var lossWeights: [Float] = []
     /// Which sequence each chunk comes from; a sequence's chunks are consecutive and in order.
     private(set) var sequenceOfChunk: [Int] = []
     /// Each chunk's real windows, those before its padding.
@@ -59,8 +59,8 @@ struct ChunkSet {
                 normalization.apply(to: UnsafeMutableBufferPointer(rebasing: buffer[..<sequence.features.count]))
             }
             labels += windowLabels + repeatElement(0, count: paddedWindows - windowLabels.count)
-            weights += repeatElement(1, count: windowLabels.count)
-            weights += repeatElement(0, count: paddedWindows - windowLabels.count)
+            lossWeights += repeatElement(1, count: windowLabels.count)
+            lossWeights += repeatElement(0, count: paddedWindows - windowLabels.count)
             sequenceOfChunk += repeatElement(sequenceIndex, count: chunks)
             lengths += (0..<chunks).map { min(windowing.windowsPerChunk, windowLabels.count - $0 * windowing.windowsPerChunk) }
         }

@@ -1,6 +1,6 @@
-import GestureSensors
+import GestureMotion
 
-/// The game of the book's GestureIt, as pure logic: it calls out a random gesture, a detection of
+/// The game of Machine Learning by Tutorials' GestureIt, as pure logic: it calls out a random gesture, a detection of
 /// that gesture scores and, after a pause, calls out the next; a detection of another gesture or
 /// the timeout ends the game. Time comes from the caller.
 public struct GestureGame: Sendable {

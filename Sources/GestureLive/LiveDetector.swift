@@ -1,6 +1,5 @@
 import GestureCore
 import GestureLearning
-import GestureSensors
 
 /// A model listening to a sensor: readings brought to the model's rate, turned into its features,
 /// and streamed through overlapping prediction windows.
@@ -15,11 +14,9 @@ public struct LiveDetector {
         guard model.windowing.window % settings.offset == 0 else {
             throw LiveError("the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
         }
+        rateMatch = try RateMatch(sensorRate: sensorRate, modelRate: model.samplingRate)
         do {
-            rateMatch = try RateMatch(sensorRate: sensorRate, modelRate: model.samplingRate)
             features = try LiveFeatures(names: model.featureNames)
-        } catch let error as SensorError {
-            throw LiveError(error.reason)
         } catch {
             throw LiveError("the model reads \(error)")
         }

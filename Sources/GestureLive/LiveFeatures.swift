@@ -1,5 +1,5 @@
 import GestureCore
-import GestureSensors
+import GestureMotion
 
 /// A model's features computed from live readings: the attitude filter's device motion and the
 /// raw readings, in the model's column order.
@@ -12,10 +12,10 @@ public struct LiveFeatures: Sendable {
     }
 
     public mutating func values(of sample: RawSample) -> [Float] {
-        let row = RecordingRow(session: SessionID(rawValue: "live"), activity: .rest, timestamp: sample.time,
-                               motion: filter.update(sample), rawAcceleration: sample.acceleration,
-                               rawRotationRate: sample.rotationRate)
-        return features.map { Float($0.value(of: row)) }
+        let motion = filter.update(sample)
+        return features.map {
+            Float($0.value(motion: motion, acceleration: sample.acceleration, rotationRate: sample.rotationRate))
+        }
     }
 }
 
@@ -24,11 +24,11 @@ public struct RateMatch: Sendable, Equatable {
     public let keepEvery: Int
 
     /// Matches `sensorRate` to `modelRate`, or says why it cannot (within 2 %).
-    public init(sensorRate: Double, modelRate: Double) throws(SensorError) {
+    public init(sensorRate: Double, modelRate: Double) throws(LiveError) {
         let ratio = sensorRate / modelRate
         let whole = ratio.rounded()
         guard whole >= 1, abs(ratio - whole) <= 0.02 * whole else {
-            throw SensorError(device: "rate", reason: """
+            throw LiveError("""
                 the sensor runs at \(sensorRate.shortText) Hz and the model was trained at \(modelRate.shortText) Hz; \
                 record at a whole multiple of \(modelRate.shortText) Hz, or train at the sensor's rate
                 """)

@@ -1,6 +1,8 @@
 import Foundation
 import GestureCore
+import GestureMotion
 import GestureSensors
+import GestureStore
 import Synchronization
 import struct SystemPackage.FilePath
 
@@ -73,7 +75,7 @@ public final class SessionRecorder: Sendable {
         self.sampler.withLock { $0 = sampler }
         if interruption.withLock({ $0 }) != nil { sampler.stop() }
 
-        var protocolState = SessionProtocol(plan: plan)
+        var schedule = SessionSchedule(plan: plan)
         var filter = AttitudeFilter()
         var open: OpenTake?
         var closed: [SessionRecord] = []
@@ -81,9 +83,9 @@ public final class SessionRecorder: Sendable {
         do {
             for try await sample in sampler.samples(from: start, duration: plan.duration) {
                 let time = sample.time - start
-                protocolState.prompts(through: time).forEach(speech.say)
+                schedule.prompts(through: time).forEach(speech.say)
                 let motion = filter.update(sample)
-                guard let (take, label) = protocolState.position(at: time) else { continue }
+                guard let (take, label) = schedule.position(at: time) else { continue }
                 if open?.take != take {
                     if let finished = open { closed.append(try finish(finished, context: context)) }
                     open = try begin(take: take, context: context)
@@ -101,7 +103,7 @@ public final class SessionRecorder: Sendable {
             let record = try? finish(last, context: context, incompleteBecause: stopped)
             closed.append(record ?? last.record)
         }
-        if stopped == nil { protocolState.prompts(through: .infinity).forEach(speech.say) }
+        if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
         return RecordingOutcome(sessions: closed, file: file, interruption: stopped)
     }
 

@@ -1,4 +1,5 @@
 import GestureCore
+import GestureSimulation
 
 /// Finds the sensors there are and opens one by the ID `--device` names.
 public struct DeviceDirectory: Sendable {
@@ -13,6 +14,10 @@ public struct DeviceDirectory: Sendable {
         self.faults = faults
         self.profiles = profiles
     }
+
+    /// The ranges of the devices whose range is known, by the ID recordings name them with: what
+    /// cleaning checks for clipping.
+    public static let knownRanges = [SimulatedSensor.id: SimulatedSensor.range]
 
     /// The profile a device is read through, if one matches.
     public func profile(for sensor: SensorInfo) -> DeviceProfile? {

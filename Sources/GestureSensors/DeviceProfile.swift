@@ -148,6 +148,7 @@ public final class ProfiledSensor: MotionSensor {
     public var info: SensorInfo { base.info }
     public var pacing: SensorPacing { base.pacing }
     public var warnings: [String] { base.warnings }
+    public var lostReadings: Int { base.lostReadings }
     public func start(rate: Double) throws(SensorError) -> Double { try base.start(rate: rate) }
     public func stop() { base.stop() }
 

@@ -18,8 +18,9 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     public let info: SensorInfo
     public var pacing: SensorPacing { .deviceTimed }
     public let path: String
-    /// Frames the kernel dropped because they were not read in time.
+    /// Times the kernel dropped frames because they were not read in time (each at least one).
     public private(set) var droppedFrames = 0
+    public var lostReadings: Int { droppedFrames + (resampler?.lateFrames ?? 0) }
 
     private let descriptor: Int32
     private let device: OpaquePointer
@@ -29,6 +30,7 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
     private var ready: [RawSample] = []
     private var deviceClock = DeviceClock()
     private var frameStamp: UInt32?
+    private var reading = false
 
     static let axes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { UInt32($0) }
 
@@ -78,6 +80,7 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
 
     /// The next sample at the output rate, or nil when none is due yet.
     public func read(now: Double) throws(SensorError) -> RawSample? {
+        if !reading { try discardQueuedFrames() }
         while ready.isEmpty {
             guard let frame = try nextFrame(timeout: resampler.map { $0.period / 2 } ?? 0.1) else {
                 ready += resampler?.quiet(until: MonotonicClock().now()) ?? []
@@ -86,6 +89,14 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
             ready += resampler?.frame(frame) ?? [frame]
         }
         return ready.removeFirst()
+    }
+
+    /// Frames queued since the device was opened are older than the first read: they are read
+    /// away, and so is any overrun they caused while nobody read.
+    private func discardQueuedFrames() throws(SensorError) {
+        while try nextFrame(timeout: 0) != nil {}
+        droppedFrames = 0
+        reading = true
     }
 
     /// The next frame, or nil when none came within `timeout` seconds.
@@ -140,8 +151,12 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
 }
 
 /// A device's MSC_TIMESTAMP (µs, wrapping at 2³²) on the monotonic clock: anchored to the kernel's
-/// time of the first frame, and anchored again if the two drift apart by more than 50 ms.
+/// time of the first frame, so the frames keep exactly the device's intervals. Delivery delays
+/// vary from frame to frame and move nothing; only a disagreement of more than a second with the
+/// kernel's time, as after a device reset or a long stall, anchors it again.
 struct DeviceClock: Sendable {
+    static let resetThreshold = 1.0
+
     private var anchor: (kernel: Double, stamp: UInt32)?
     private var elapsed: UInt64 = 0
     private var last: UInt32 = 0
@@ -155,7 +170,7 @@ struct DeviceClock: Sendable {
         elapsed += UInt64(stamp &- last)
         last = stamp
         let time = anchor.kernel + Double(elapsed) * 1e-6
-        guard abs(time - kernel) <= 0.05 else {
+        guard abs(time - kernel) <= Self.resetThreshold else {
             self.anchor = nil
             return self.time(of: stamp, arrivedAt: kernel)
         }

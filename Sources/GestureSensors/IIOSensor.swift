@@ -22,6 +22,8 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
     private var acceleration: IIOStream?
     private var rotation: IIOStream?
     private var period = 0.01
+    private var paired = false
+    public private(set) var lostReadings = 0
 
     /// - Parameter mountMatrix: replaces the mounting the kernel reports.
     public init(id: String, mountMatrix: [[Double]]? = nil) throws(SensorError) {
@@ -86,14 +88,23 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         rotation = nil
     }
 
+    /// The next scan; from two devices, the next accelerometer scan with the gyroscope scan nearest
+    /// to it within a period, taken in order, so that two devices whose scans are out of phase
+    /// still pair one to one. One without a partner is skipped: before the first pair, because the
+    /// two buffers started at different times; after it, as a lost reading.
     public func read(now: Double) throws(SensorError) -> RawSample? {
         guard let acceleration else { return try poll(now: now) }
-        guard let scan = try acceleration.next(timeout: 0.1) else { return nil }
-        var rotationRate = scan.rotationRate ?? .zero
-        if let rotation {
-            rotationRate = try rotation.nearest(to: scan.time, within: period / 2)?.rotationRate ?? .zero
+        while let scan = try acceleration.next(timeout: 0.1) {
+            guard let rotation else {
+                return RawSample(time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: scan.rotationRate ?? .zero)
+            }
+            if let partner = try rotation.nearest(to: scan.time, within: period, waitingUpTo: DeliveryDelay.allowance) {
+                paired = true
+                return RawSample(time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: partner.rotationRate ?? .zero)
+            }
+            if paired { lostReadings += 1 }
         }
-        return RawSample(time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: rotationRate)
+        return nil
     }
 
     /// The sysfs fallback: each channel's raw value read now.
@@ -185,25 +196,33 @@ final class IIOStream {
         return pending.isEmpty ? nil : pending.removeFirst()
     }
 
-    /// The scan nearest to `time`, waiting up to `within` seconds for one that is not older than
-    /// `time − within`; it and the scans before it are used up.
-    func nearest(to time: Double, within tolerance: Double) throws(SensorError) -> Scan? {
-        while !pending.contains(where: { $0.time >= time - tolerance }) {
-            let before = pending.count
-            try refill(timeout: tolerance)
-            if pending.count == before { break }
+    /// The scan nearest to `time` within `tolerance`, once one not older than `time − tolerance`
+    /// has come (waiting up to `patience` seconds for it: the other device's report may be
+    /// delivered later); it and the scans before it are used up. Nil when none is that near: later
+    /// scans stay for later times.
+    func nearest(to time: Double, within tolerance: Double, waitingUpTo patience: Double) throws(SensorError) -> Scan? {
+        let clock = MonotonicClock()
+        let deadline = clock.now() + patience
+        while !pending.contains(where: { $0.time >= time - tolerance }), case let left = deadline - clock.now(), left > 0 {
+            try refill(timeout: left)
         }
-        guard let best = pending.indices.min(by: { abs(pending[$0].time - time) < abs(pending[$1].time - time) }) else {
-            return nil
-        }
-        let scan = pending[best]
-        pending.removeFirst(best + 1)
+        return Self.take(nearest: time, within: tolerance, from: &pending)
+    }
+
+    /// The scan of `scans` (in time order) nearest to `time` within `tolerance`; it and the scans
+    /// before it are removed, and so are those too old for `time`.
+    static func take(nearest time: Double, within tolerance: Double, from scans: inout [Scan]) -> Scan? {
+        scans.removeAll { $0.time < time - tolerance }
+        let near = scans.prefix { $0.time <= time + tolerance }
+        guard let best = near.indices.min(by: { abs(near[$0].time - time) < abs(near[$1].time - time) }) else { return nil }
+        let scan = scans[best]
+        scans.removeFirst(best + 1)
         return scan
     }
 
     private func refill(timeout: Double) throws(SensorError) {
         var waiting = pollfd(fd: iio_buffer_get_poll_fd(buffer), events: Int16(POLLIN), revents: 0)
-        guard poll(&waiting, 1, Int32(timeout * 1000)) > 0 else {
+        guard poll(&waiting, 1, Int32(max(1, (timeout * 1000).rounded(.up)))) > 0 else {
             // A removed device's buffer just goes quiet; its sysfs folder is what disappears.
             if access("/sys/bus/iio/devices/\(String(cString: iio_device_get_id(primary.device)))", F_OK) != 0 {
                 throw gone(ENODEV)

@@ -2,9 +2,15 @@ import GestureCore
 
 /// An input device's frames at a fixed output rate. Input devices report on change: a device
 /// that holds still may send nothing, and one may send faster than asked. Frames pass with their
-/// own timestamps; after a period and a half without one, the last values are repeated on the
-/// output grid; a device that keeps sending faster than the rate is thinned to one frame per tick.
-/// Output times only increase.
+/// own timestamps; a gap of more than a period and a half before a frame is filled with the last
+/// values, repeated on the output grid; a device that keeps sending faster than the rate is thinned
+/// to one frame per tick. Output times only increase.
+///
+/// A silence is filled when the frame that ends it arrives, so a frame is never overtaken by the
+/// fill of a silence it ends. Only a device quiet for longer than `DeliveryDelay.allowance` is
+/// filled from the clock (`quiet(until:)`); a frame delivered later than that after its own time
+/// comes too late for the output, which has passed it: it is counted in `lateFrames`, and its
+/// values carry on in what is held.
 struct ReportOnChangeResampler: Sendable {
     let period: Double
     private var lastOut: Double?
@@ -16,22 +22,25 @@ struct ReportOnChangeResampler: Sendable {
     private var due: Double?
     /// Output ticks filled with held values.
     private(set) var heldCount = 0
+    /// Frames that came after the output had passed their time.
+    private(set) var lateFrames = 0
 
     init(rate: Double) { period = 1 / rate }
 
     /// The samples a frame brings: held ones for a silence before it, then itself, unless it is
-    /// one a faster device sent between ticks.
+    /// one a faster device sent between ticks, or one that came too late.
     mutating func frame(_ sample: RawSample) -> [RawSample] {
-        var out = quiet(until: sample.time)
+        var out = fill(before: sample.time)
         if let lastFrame {
             let gap = sample.time - lastFrame
             interval = interval.map { 0.8 * $0 + 0.2 * gap } ?? gap
         }
         lastFrame = sample.time
         held = sample
-        // A frame that arrives after its tick was filled with held values (a delivery delay of more
-        // than half a period) only updates what is held: the output's times never go back.
-        if let lastOut, sample.time <= lastOut { return out }
+        if let lastOut, sample.time <= lastOut {
+            lateFrames += 1
+            return out
+        }
         if let interval, interval < 0.8 * period {
             let tick = due ?? sample.time
             guard sample.time >= tick - period / 2 else { return out }
@@ -44,16 +53,23 @@ struct ReportOnChangeResampler: Sendable {
         return out
     }
 
-    /// The held samples for a silence of more than a period and a half, up to `now`.
+    /// The held samples for a device that has sent nothing since well before `now` on the
+    /// frames' clock: its silence up to `DeliveryDelay.allowance` ago.
     mutating func quiet(until now: Double) -> [RawSample] {
-        guard var time = lastOut, let held else { return [] }
+        fill(before: now - DeliveryDelay.allowance)
+    }
+
+    /// Held samples on the output grid for the silence up to `time`, if it lasts more than a
+    /// period and a half.
+    private mutating func fill(before time: Double) -> [RawSample] {
+        guard var tick = lastOut, let held else { return [] }
         var out: [RawSample] = []
-        while now - time > 1.5 * period {
-            time += period
-            out.append(RawSample(time: time, acceleration: held.acceleration, rotationRate: held.rotationRate))
+        while time - tick > 1.5 * period {
+            tick += period
+            out.append(RawSample(time: tick, acceleration: held.acceleration, rotationRate: held.rotationRate))
         }
         heldCount += out.count
-        lastOut = time
+        lastOut = tick
         return out
     }
 }

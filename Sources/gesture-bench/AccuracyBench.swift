@@ -4,7 +4,7 @@ import GestureAnalysis
 import GestureCore
 import GestureExperiments
 import GestureLearning
-import GestureRecording
+import GestureStore
 import struct SystemPackage.FilePath
 
 struct AccuracyBench: ParsableCommand {
@@ -106,7 +106,7 @@ struct AccuracyBench: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
         let recordings = RecordingsFolder(folder)
         var seglearn = ImportedDataset.seglearnWatch
-        seglearn.options.mirror = seglearnAsRecorded ? nil : try MirrorRule(seglearnMirror, reflection: Reflection(across: .x))
+        seglearn.options.mirror = seglearnAsRecorded ? nil : try MirrorRule(seglearnMirror, mirroring: Mirroring(across: .x))
         for (source, dataset) in [(Source.seglearnWatch, seglearn), (.basicMotions, .basicMotions)] where only.contains(source) {
             try dataset.run(from: datasets, into: recordings)
         }
@@ -280,7 +280,7 @@ struct Experiment {
     func run(seed: UInt64) throws -> Run {
         var options = options
         options.seed = seed
-        let trainer = Trainer(description: description, options: options)
+        let trainer = Trainer(model: description, options: options)
         var plan = augmentation
         plan.seed = seed
         let sequences = plan.augmentations.isEmpty ? training.sequences

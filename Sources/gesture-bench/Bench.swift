@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GestureCore
+import GestureMotion
 import GestureSensors
+import GestureSimulation
 
 @main
 struct Bench: AsyncParsableCommand {

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureRecording
+import GestureExperiments
+import GestureSensors
+import GestureStore
 import struct SystemPackage.FilePath
 
 struct CleanBench: AsyncParsableCommand {
@@ -26,7 +28,7 @@ struct CleanBench: AsyncParsableCommand {
             let recordings = RecordingsFolder(FilePath(folder.path))
             let truth = try await scenario.record(into: recordings)
             let dataset = try DatasetLoader(folder: recordings).load()
-            let found = Cleaner().badSessions(in: dataset)
+            let found = Cleaner(rules: CleaningRules(ranges: DeviceDirectory.knownRanges)).badSessions(in: dataset)
             let score = CleaningScore(found: found, truth: truth)
             scores.append(score)
             let byFault = score.foundByFault.sorted { $0.key.rawValue < $1.key.rawValue }

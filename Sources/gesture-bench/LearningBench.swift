@@ -44,7 +44,7 @@ struct LearningBenchOptions: ParsableArguments {
 struct TrainSpeedBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train-speed",
-        abstract: "Seconds per training epoch on a synthetic set shaped like the book's (216 sessions, 235,057 samples).")
+        abstract: "Seconds per training epoch on a synthetic set shaped like Machine Learning by Tutorials' (216 sessions, 235,057 samples).")
 
     @OptionGroup var shape: LearningBenchOptions
 
@@ -58,7 +58,7 @@ struct TrainSpeedBench: ParsableCommand {
         shape.prepareKernels()
         let residentBeforeData = residentMiB()
         let sessions = shape.sessionsShapedLikeTheBook()
-        let trainer = Trainer(description: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
+        let trainer = Trainer(model: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
         print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
         var cpuSeconds: [Double] = []
         var cpuBefore = processCPUSeconds()

@@ -4,6 +4,8 @@ import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureSensors
+import GestureSimulation
+import GestureStore
 
 /// The live detector as a whole process: from start to its first prediction (model loading
 /// included), its resident memory, and its CPU share on a 100 Hz sensor. `gesture detect` runs

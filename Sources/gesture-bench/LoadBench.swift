@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureSensors
+import GestureMotion
+import GestureSimulation
 import struct SystemPackage.FilePath
 
 struct LoadBench: ParsableCommand {
@@ -45,7 +46,7 @@ struct LoadBench: ParsableCommand {
             + String(format: " %6.3f  %10.0f  %9.1f  %6.3f", wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
     }
 
-    /// Simulated recordings of the book's three gestures, as `gesture record` writes them.
+    /// Simulated recordings of Machine Learning by Tutorials' three gestures, as `gesture record` writes them.
     private func generate(to path: String) throws {
         let sensor = SimulatedSensor(holder: try UserID("bench"))
         var filter = AttitudeFilter()

@@ -15,31 +15,68 @@ struct DeviceTest: ParsableCommand {
         subcommands: [UinputDevice.self, SensorHubDevice.self, Compare.self])
 }
 
-/// Motion to inject: accelerometer (g) and gyroscope (rad/s) rows of a CSV with columns
-/// ax, ay, az, wx, wy, wz among others (../shared/datasets/seglearn-watch).
-struct Motion {
-    var rows: [[Double]]
+/// The motion the devices replay: a device tumbling slowly while it shakes, made up here so the
+/// test needs no data. Every axis changes by more than a quantisation step at every frame (the
+/// input core drops a value equal to the axis's previous one), and no reading comes back within
+/// thousands of frames, so a recorded reading names its injected frame.
+enum Motion {
+    /// Accelerometer (g) and gyroscope (rad/s) of frame `index` at `rate` Hz.
+    static func reading(_ index: Int, rate: Double) -> [Double] {
+        let t = Double(index) / rate
+        let alternate: Double = index.isMultiple(of: 2) ? 1 : -1
+        let acceleration = (0..<3).map { axis in wave(t, axis, amplitude: 0.6, hertz: 0.31, jump: 0.05 * alternate) }
+        let rotation = (0..<3).map { axis in wave(t, axis, amplitude: 2, hertz: 0.23, jump: 0.3 * alternate) }
+        return acceleration + rotation
+    }
 
-    init(file: String, limit: Int) throws {
-        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
-        let header = lines[0].split(separator: ",").map(String.init)
-        let columns = try ["ax", "ay", "az", "wx", "wy", "wz"].map { name in
-            guard let index = header.firstIndex(of: name) else { throw ValidationError("\(file) has no column \(name)") }
-            return index
-        }
-        rows = lines.dropFirst().prefix(limit).map { line in
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            return columns.map { Double(fields[$0])! }
-        }
+    /// A sine of its own frequency and phase per axis, and a jump that alternates every frame.
+    private static func wave(_ t: Double, _ axis: Int, amplitude: Double, hertz: Double, jump: Double) -> Double {
+        let k = Double(axis)
+        let phase: Double = 2 * .pi * (hertz + 0.13 * k) * t + k
+        return amplitude * sin(phase) + jump * (k + 1)
     }
 }
 
-/// What every injecting device is told: the motion, its pace, and where to report.
+/// Frames as a device reported them: its timestamp (µs since its first frame) and the reading
+/// scaled back from device counts to g and rad/s. Written by the injectors, read by `compare`.
+struct InjectedFrames {
+    var stamps: [Int64] = []
+    var readings: [[Double]] = []
+
+    static let header = "stamp,ax,ay,az,wx,wy,wz"
+
+    init() {}
+
+    init(file: String) throws {
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        guard lines.first.map(String.init) == Self.header else { throw ValidationError("\(file) does not start with \(Self.header)") }
+        for (number, line) in lines.dropFirst().enumerated() {
+            let fields = line.split(separator: ",").map { Double($0) }
+            guard fields.count == 7, let stamp = fields[0], fields.allSatisfy({ $0 != nil }) else {
+                throw ValidationError("\(file):\(number + 2): expected a stamp and six numbers")
+            }
+            stamps.append(Int64(stamp))
+            readings.append(fields.dropFirst().map { $0! })
+        }
+    }
+
+    mutating func append(stamp: Int64, reading: [Double]) {
+        stamps.append(stamp)
+        readings.append(reading)
+    }
+
+    func write(to file: String) throws {
+        let lines = zip(stamps, readings).map { stamp, reading in
+            (["\(stamp)"] + reading.map { "\($0)" }).joined(separator: ",")
+        }
+        try (([Self.header] + lines).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+    }
+}
+
+/// What every injecting device is told: its pace, and where to report.
 struct InjectionOptions: ParsableArguments {
-    @Option(help: "CSV with ax ay az (g) and wx wy wz (rad/s).") var data: String
     @Option var rate = 50.0
-    @Option(help: "At most this many readings.") var frames = 3000
-    @Option(help: "Write the injected readings, scaled back to g and rad/s, here.") var injected: String
+    @Option(help: "Write the injected frames, with their stamps, scaled back to g and rad/s, here.") var injected: String
     @Option(help: "Touched once the device exists.") var readyFile: String
     @Option(help: "Stop and remove the device, as if unplugged, once this file exists.") var stopFile: String
     @Option(help: "Send nothing for a second after this many frames, as a device holding still.") var silenceAfter: Int?
@@ -50,29 +87,48 @@ struct InjectionOptions: ParsableArguments {
         }
     }
 
-    /// Replays the motion at the rate: `emit` turns a row into device counts and sends them,
-    /// `wait` passes the time until a deadline; the readings as the device reports them are saved.
-    /// `emit` gets the device counts and the µs since the first reading, as a device's clock would.
-    func replay(accelerationStep: Double, rotationStep: Double, emit: ([Int32], UInt32) throws -> Void,
+    /// Sends the motion at the rate until the stop file exists, then saves the frames as sent.
+    /// `emit` turns a reading into device counts, sends them and returns the device's timestamp
+    /// for the frame; `wait` passes the time until a deadline. A frame sent late is followed by
+    /// the next no sooner than 95 % of a period later, so a busy machine slows the device down
+    /// for a while rather than bunching its frames up, as a device's own timer would.
+    func replay(accelerationStep: Double, rotationStep: Double, emit: ([Int32]) throws -> Int64,
                 wait: (Double) throws -> Void) throws {
-        let motion = try Motion(file: data, limit: frames)
-        var lines = ["ax,ay,az,wx,wy,wz"]
-        let first = MonotonicClock().now() + 0.5
-        var start = first
-        for (index, row) in motion.rows.enumerated() {
+        let clock = MonotonicClock()
+        var frames = InjectedFrames()
+        var start = clock.now() + 0.5
+        var earliest = start
+        for index in 0... {
             if FileManager.default.fileExists(atPath: stopFile) { break }
             if index == silenceAfter { start += 1 }
-            let deadline = start + Double(index) / rate
-            try wait(deadline)
-            let counts = row.enumerated().map { axis, value in
+            try wait(max(start + Double(index) / rate, earliest))
+            let counts = Motion.reading(index, rate: rate).enumerated().map { axis, value in
                 Int32((axis < 3 ? value / accelerationStep : value * 180 / .pi / rotationStep).rounded())
             }
-            try emit(counts, UInt32(((deadline - first) * 1e6).rounded()))
-            lines.append(counts.enumerated().map { axis, count in
-                "\(axis < 3 ? Double(count) * accelerationStep : Double(count) * rotationStep * .pi / 180)"
-            }.joined(separator: ","))
+            let stamp = try emit(counts)
+            earliest = clock.now() + 0.95 / rate
+            frames.append(stamp: stamp, reading: counts.enumerated().map { axis, count in
+                axis < 3 ? Double(count) * accelerationStep : Double(count) * rotationStep * .pi / 180
+            })
         }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: injected, atomically: true, encoding: .utf8)
+        try frames.write(to: injected)
+    }
+}
+
+/// A device's clock in µs since its first frame, read as a frame is sent. Frame by frame it claims
+/// 0–3 ms earlier sampling (a device delivers a reading some time after taking it), so that
+/// readings timed by their arrival would not match the stamps.
+struct DeviceStamps {
+    private let clock = MonotonicClock()
+    private var first: Double?
+    private var count = 0
+
+    mutating func next() -> Int64 {
+        let now = clock.now()
+        let start = first ?? now
+        first = start
+        defer { count += 1 }
+        return Int64(((now - start) * 1e6).rounded()) - Int64(count % 4) * 1000
     }
 }
 
@@ -104,17 +160,19 @@ struct UinputDevice: ParsableCommand {
         guard status == 0, let uinput else { throw ValidationError("cannot create the uinput device: \(String(cString: strerror(-status)))") }
         defer { libevdev_uinput_destroy(uinput) }
         try injection.announceReady()
-        let clock = MonotonicClock()
+        var stamps = DeviceStamps()
         try injection.replay(
             accelerationStep: 1 / Double(accelerationResolution), rotationStep: 1 / Double(rotationResolution),
-            emit: { counts, microseconds in
+            emit: { counts in
                 for (axis, code) in Self.axes.enumerated() {
                     _ = libevdev_uinput_write_event(uinput, UInt32(EV_ABS), UInt32(code), counts[axis])
                 }
-                _ = libevdev_uinput_write_event(uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), Int32(bitPattern: microseconds))
+                let stamp = stamps.next()
+                _ = libevdev_uinput_write_event(uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), Int32(truncatingIfNeeded: stamp))
                 _ = libevdev_uinput_write_event(uinput, UInt32(EV_SYN), UInt32(SYN_REPORT), 0)
+                return stamp
             },
-            wait: clock.sleep(until:))
+            wait: MonotonicClock().sleep(until:))
     }
 }
 
@@ -132,17 +190,18 @@ struct SensorHubDevice: ParsableCommand {
         defer { sensor_hub_destroy(hub) }
         let clock = MonotonicClock()
         // The drivers ask for reports while they probe: answer until both IIO devices exist.
-        let probing = clock.now() + 10
-        while clock.now() < probing, !Self.iioDevicesExist(["accel_3d", "gyro_3d"]) {
+        while !Self.iioDevicesExist(["accel_3d", "gyro_3d"]) {
             _ = sensor_hub_service(hub, 50)
         }
         try injection.announceReady()
+        var stamps = DeviceStamps()
         try injection.replay(
             accelerationStep: 0.001, rotationStep: 0.01,
-            emit: { counts, _ in
+            emit: { counts in
                 var acceleration = Array(counts[0..<3]), rotation = Array(counts[3..<6])
                 _ = sensor_hub_send(hub, Int32(sensor_hub_accelerometer), &acceleration)
                 _ = sensor_hub_send(hub, Int32(sensor_hub_gyrometer), &rotation)
+                return stamps.next()
             },
             wait: { deadline in
                 while case let left = deadline - clock.now(), left > 0 {
@@ -162,40 +221,98 @@ struct SensorHubDevice: ParsableCommand {
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Compare the raw columns recorded from a device with what was injected into it.")
+        abstract: "Compare the raw columns recorded from a device with the frames injected into it.")
 
     @Option var kind: String
     @Option var injected: String
     @Option var recorded: String
     @Option(help: "The device's acceleration step, g: readings within half a step are equal.") var accelerationStep: Double
     @Option(help: "The device's rotation step, °/s.") var rotationStep: Double
+    @Option(help: "The device's frame rate, Hz.") var rate = 50.0
+    @Flag(help: "The recorded times must be the device's own stamps (evdev's MSC_TIMESTAMP).") var deviceTimes = false
+
+    /// A recorded row: the injected frame it is, or nil for a reading held over a silence.
+    private typealias Match = (row: RecordingRow, frame: Int?)
 
     func run() throws {
-        let sent = try Motion(file: injected, limit: .max).rows
+        let sent = try InjectedFrames(file: injected)
         let rows = try RecordingCSV.rows(in: String(contentsOfFile: recorded, encoding: .utf8), file: recorded)
-        let got = rows.map { [$0.rawAcceleration.x, $0.rawAcceleration.y, $0.rawAcceleration.z,
-                              $0.rawRotationRate.x, $0.rawRotationRate.y, $0.rawRotationRate.z] }
-        guard let first = got.first, let offset = sent.firstIndex(where: { equal($0, first) }) else {
+        let (matches, lost) = try match(rows, to: sent.readings)
+        let frames = matches.compactMap(\.frame)
+        let largest = zip(frames, matches.filter { $0.frame != nil }).map { steps(sent.readings[$0], raw($1.row)) }.max() ?? 0
+        try checkHeldRowsFillSilences(matches, stamps: sent.stamps)
+        var summary = "\(kind): injected while recording \(frames.last! - frames.first! + 1), recorded \(rows.count) "
+            + "(\(rows.count - frames.count) held), lost \(lost), " + String(format: "largest difference %.2g of a step", largest)
+        if deviceTimes {
+            let error = try timeError(matches, stamps: sent.stamps)
+            summary += String(format: "; times are the device's stamps to %.2g µs", error * 1e6)
+        }
+        print(summary)
+        guard lost == 0 else { throw ValidationError("\(kind): \(lost) injected frames are not in the recording") }
+    }
+
+    /// Each recorded row as an injected frame or a held one, in order, and how many frames were
+    /// skipped between the first and the last recorded.
+    private func match(_ rows: [RecordingRow], to sent: [[Double]]) throws -> (matches: [Match], lost: Int) {
+        guard let first = rows.first, let offset = sent.firstIndex(where: { equal($0, raw(first)) }) else {
             throw ValidationError("\(kind): the first recorded reading was never injected")
         }
-        var (next, lost, held, largest) = (offset, 0, 0, 0.0)
-        for reading in got {
-            // The device sent nothing for a tick, and the source repeated the last reading.
+        var (next, lost, matches) = (offset, 0, [Match]())
+        for row in rows {
+            let reading = raw(row)
             if next > offset, equal(sent[next - 1], reading), next == sent.count || !equal(sent[next], reading) {
-                held += 1
+                matches.append((row, nil))
                 continue
             }
             while next < sent.count, !equal(sent[next], reading) {
                 next += 1
                 lost += 1
             }
-            guard next < sent.count else { throw ValidationError("\(kind): a recorded reading was never injected, or came out of order") }
-            largest = max(largest, steps(sent[next], reading))
+            guard next < sent.count else {
+                throw ValidationError("\(kind): recorded reading at \(row.session) \(row.timestamp) s was never injected, or came out of order")
+            }
+            matches.append((row, next))
             next += 1
         }
-        print("\(kind): injected while recording \(next - offset), recorded \(got.count) (\(held) held), lost \(lost), "
-              + String(format: "largest difference %.2g of a step", largest))
-        if lost > 0 { throw ExitCode.failure }
+        return (matches, lost)
+    }
+
+    /// A held row repeats the last frame over a silence: the device's next frame came more than a
+    /// period and a half after it.
+    private func checkHeldRowsFillSilences(_ matches: [Match], stamps: [Int64]) throws {
+        var previous: Int?
+        for match in matches {
+            guard match.frame == nil else {
+                previous = match.frame
+                continue
+            }
+            guard let frame = previous, frame + 1 < stamps.count else { continue }
+            let gap = Double(stamps[frame + 1] - stamps[frame]) * 1e-6
+            guard gap > 1.5 / rate else {
+                throw ValidationError(String(format: "\(kind): a held row at %.6f s, though the device's next frame came %.1f ms after",
+                                             match.row.timestamp, gap * 1e3))
+            }
+        }
+    }
+
+    /// The largest difference between a recorded interval and the device's stamps for it.
+    private func timeError(_ matches: [Match], stamps: [Int64]) throws -> Double {
+        var largest = 0.0
+        for (a, b) in zip(matches, matches.dropFirst()) {
+            guard let frameA = a.frame, let frameB = b.frame, a.row.session == b.row.session else { continue }
+            let difference = abs((b.row.timestamp - a.row.timestamp) - Double(stamps[frameB] - stamps[frameA]) * 1e-6)
+            guard difference < 2e-6 else {
+                throw ValidationError(String(format: "\(kind): the interval before the row at %.6f s is %.1f µs off the device's stamps",
+                                             b.row.timestamp, difference * 1e6))
+            }
+            largest = max(largest, difference)
+        }
+        return largest
+    }
+
+    private func raw(_ row: RecordingRow) -> [Double] {
+        [row.rawAcceleration.x, row.rawAcceleration.y, row.rawAcceleration.z,
+         row.rawRotationRate.x, row.rawRotationRate.y, row.rawRotationRate.z]
     }
 
     /// The largest difference of two readings, in steps of the device's quantisation.

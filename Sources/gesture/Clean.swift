@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
+import GestureSensors
 
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct Clean: ParsableCommand {
     @Flag(help: "JSON, for scripts.") var json = false
 
     func run() throws {
-        var rules = CleaningRules()
+        var rules = CleaningRules(ranges: DeviceDirectory.knownRanges)
         rules.window = window
         let dataset = try selection.dataset(in: folder)
         let bad = Cleaner(rules: rules).badSessions(in: dataset)
@@ -30,7 +31,7 @@ struct Clean: ParsableCommand {
         }
         guard apply, !bad.isEmpty else { return }
         let outside = try analysing { try Cleaner(rules: rules).discard(bad, archive: folder.archive()) }
-        for session in outside { Terminal.warn("\(session.session) is not in the catalog (\(session.user)'s file in the book's format?); not discarded") }
+        for session in outside { Terminal.warn("\(session.session) is not in the catalog (\(session.user)'s file in Machine Learning by Tutorials' format?); not discarded") }
         Terminal.say("discarded \(bad.count - outside.count) sessions; `gesture restore ID…` brings one back")
     }
 }

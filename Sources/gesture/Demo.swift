@@ -3,7 +3,7 @@ import Foundation
 import GestureCommandLine
 import GestureCore
 import GestureRecording
-import GestureSensors
+import GestureStore
 import struct SystemPackage.FilePath
 
 struct Demo: AsyncParsableCommand {

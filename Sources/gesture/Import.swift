@@ -51,7 +51,7 @@ struct Import: ParsableCommand {
         options.sampleRate = sampleRate
         options.user = user
         options.mirror = try analysing { try mirror.map { condition throws(AnalysisError) in
-            try MirrorRule(condition, reflection: Reflection(across: mirrorAxis))
+            try MirrorRule(condition, mirroring: Mirroring(across: mirrorAxis))
         } }
         if let sampleRate, !(sampleRate > 0) { throw Failure.usage("--sample-rate \(sampleRate) is not a positive number") }
         let summary = try analysing {

@@ -1,8 +1,7 @@
 import ArgumentParser
 import GestureCommandLine
 import GestureCore
-import GestureRecording
-import GestureSensors
+import GestureStore
 import struct SystemPackage.FilePath
 
 struct FolderOptions: ParsableArguments {

@@ -4,7 +4,7 @@ import GestureCommandLine
 import GestureCore
 import GestureLive
 import GestureRecording
-import GestureSensors
+import GestureSimulation
 import struct SystemPackage.FilePath
 
 struct Play: AsyncParsableCommand {

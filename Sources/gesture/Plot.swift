@@ -6,7 +6,7 @@ import GestureCore
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Plot features over time to an SVG: a panel per session, or one for a slice of samples.",
-        discussion: "The book's plot_gesture_activity(test[11950:12050], activity=\"drive_it\", features=[\"gravX\",\"gravY\",\"gravZ\"]) is\n  gesture plot --gesture drive --from 11950 --to 12050 --features gravX,gravY,gravZ -o drive.svg")
+        discussion: "Machine Learning by Tutorials' plot_gesture_activity(test[11950:12050], activity=\"drive_it\", features=[\"gravX\",\"gravY\",\"gravZ\"]) is\n  gesture plot --gesture drive --from 11950 --to 12050 --features gravX,gravY,gravZ -o drive.svg")
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions

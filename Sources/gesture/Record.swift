@@ -5,6 +5,8 @@ import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureSensors
+import GestureSimulation
+import GestureStore
 import struct SystemPackage.FilePath
 
 struct Record: AsyncParsableCommand {
@@ -98,6 +100,9 @@ struct RecordingRun {
         let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech)
         await speech.finish()
+        if device.lostReadings > 0 {
+            Terminal.warn("\(device.info.id): \(device.lostReadings) readings were lost: not read in time, or delivered too late")
+        }
         return (outcome, signals.received)
     }
 

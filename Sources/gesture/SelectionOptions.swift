@@ -58,14 +58,38 @@ struct SelectionOptions: ParsableArguments {
     }
 }
 
-/// Runs analysis code, turning its errors into one-line usage failures.
+/// Runs analysis code, turning its errors into one-line usage failures that name the options.
 func analysing<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as AnalysisError {
-        throw Failure.usage(error.description)
+        throw Failure.usage(error.commandLineDescription)
     } catch let error as UnknownFeature {
         throw Failure.usage(error.description)
+    }
+}
+
+extension AnalysisError {
+    /// The message with the option at fault before it and the option that helps after it.
+    var commandLineDescription: String {
+        let message = remedy.map { "\(description); try \($0.option)" } ?? description
+        return setting.map { "\($0.option): \(message)" } ?? message
+    }
+}
+
+extension AnalysisSetting {
+    /// The option of `gesture` that sets it.
+    var option: String {
+        switch self {
+        case .columnMapping: "--map"
+        case .mirror: "--mirror"
+        case .user: "--user"
+        case .sampleRate: "--sample-rate"
+        case .rate: "--rate"
+        case .splitShares: "--validation/--test"
+        case .splitBy(let strategy): "--by \(strategy.rawValue)"
+        case .includeDiscarded: "--include-discarded"
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureCommandLine
-import GestureRecording
+import GestureStore
 
 struct Sessions: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the sessions in the catalog.")

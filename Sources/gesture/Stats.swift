@@ -34,7 +34,7 @@ struct Stats: ParsableCommand {
 }
 
 extension Summary {
-    /// The book's count table: a row per gesture, a column per user, totals on both sides.
+    /// Machine Learning by Tutorials' count table: a row per gesture, a column per user, totals on both sides.
     static func counts(_ stats: DatasetStats) -> String {
         let rows = stats.gestures.map { gesture in
             [gesture] + stats.users.map { "\(stats.count(gesture: gesture, user: $0))" }

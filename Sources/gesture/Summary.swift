@@ -1,6 +1,7 @@
 import Foundation
 import GestureExperiments
 import GestureRecording
+import GestureStore
 
 /// The text tables the commands print.
 enum Summary {

@@ -36,7 +36,7 @@ struct Train: AsyncParsableCommand {
     @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
     @Option(help: "The model file to write; its history goes beside it as .history.csv and .history.svg.")
     var output = "gesture.model"
-    @Option(help: "Only check that the model can fit this many sessions, as the book's first step.") var overfit: Int?
+    @Option(help: "Only check that the model can fit this many sessions, as Machine Learning by Tutorials' first step.") var overfit: Int?
 
     func run() async throws {
         try checkNumbers()
@@ -57,7 +57,7 @@ struct Train: AsyncParsableCommand {
             Terminal.warn("validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))")
         }
         let trainer = Trainer(
-            description: ModelDescription(featureNames: chosen.map(\.name), windowing: Windowing(window: window),
+            model: ModelDescription(featureNames: chosen.map(\.name), windowing: Windowing(window: window),
                                           samplingRate: training.rate, classNames: training.classNames),
             options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
         Terminal.say("training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
@@ -70,7 +70,7 @@ struct Train: AsyncParsableCommand {
     }
 
     private var augmentationPlan: AugmentationPlan {
-        AugmentationPlan(augment, reflection: Reflection(across: mirrorAxis), maximumRotation: rotation, seed: seed)
+        AugmentationPlan(augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, seed: seed)
     }
 
     private func checkNumbers() throws {

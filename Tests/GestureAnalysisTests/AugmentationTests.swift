@@ -1,7 +1,8 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureSensors
+import GestureMotion
+import GestureTestSupport
 import Testing
 
 @Suite struct AugmentationTests {
@@ -22,8 +23,8 @@ import Testing
 
     @Test func mirrorAddsTheMirrorImageOfEverySessionAfterIt() throws {
         let session = try fusedSession()
-        let reflection = Reflection(across: .y)
-        let augmented = Dataset(sessions: [session, session]).augmented(by: AugmentationPlan([.mirror], reflection: reflection))
+        let mirroring = Mirroring(across: .y)
+        let augmented = Dataset(sessions: [session, session]).augmented(by: AugmentationPlan([.mirror], mirroring: mirroring))
 
         #expect(augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 mirrored", "ann-wave-1", "ann-wave-1 mirrored"])
         let mirrored = augmented.sessions[1]

@@ -1,11 +1,12 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureRecording
-import Testing
+import GestureStore
 import struct SystemPackage.FilePath
+import GestureTestSupport
+import Testing
 
-/// The shared files read plainly, to check the importer against: (session, user, label) per line.
+/// The fixtures read plainly, to check the importer against: (session, user, label) per line.
 private func plainRows(_ file: String, session: Int, user: Int?, label: Int) throws -> [(session: String, user: String?, label: String)] {
     try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
         let fields = line.split(separator: ",").map(String.init)
@@ -13,34 +14,33 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     }
 }
 
-@Suite(.serialized) struct SharedDatasetImportTests {
-    static let seglearn = "\(sharedDatasets)/seglearn-watch/seglearn-watch.csv"
-    static let basicMotions = "\(sharedDatasets)/basic-motions/basic-motions.csv"
+@Suite struct RealDatasetImportTests {
+    static let seglearn = Fixtures.seglearnWatch
+    static let basicMotions = Fixtures.basicMotions
+    static let seglearnMapping = Fixtures.seglearnWatchMapping
+    static let basicMotionsMapping = Fixtures.basicMotionsMapping
 
-    static let seglearnMapping = "user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz"
-    static let basicMotionsMapping = "session=case,label=activity,accelX=ax,accelY=ay,accelZ=az,gyroX=gx,gyroY=gy,gyroZ=gz"
-
-    @Test func seglearnWatchImportsNinetyEightRecordingsOfSevenSubjects() throws {
-        let temporary = TemporaryFolder()
+    @Test func seglearnWatchImportsEachRecordingOfEachSubject() throws {
+        let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 50
         let summary = try Importer(folder: temporary.recordings, mapping: ColumnMapping(Self.seglearnMapping), options: options)
             .run(FilePath(Self.seglearn))
         let plain = try plainRows(Self.seglearn, session: 0, user: 1, label: 3)
 
-        // The README's figures, and the file's own.
-        #expect(summary.sessions.count == 98)
-        #expect(Set(plain.map(\.session)).count == 98)
-        #expect(summary.users == (1...7).map { "s0\($0)" })
+        // The fixture's README's figures, and the file's own.
+        #expect(summary.sessions.count == 5)
+        #expect(Set(plain.map(\.session)).count == 5)
+        #expect(summary.users == ["s01", "s02", "s03", "s07"])
         #expect(summary.rowCount == plain.count)
-        #expect(summary.sessions.allSatisfy { (947...2618).contains($0.sampleCount) })
-        #expect(summary.sessions.allSatisfy { $0.device == "import:seglearn-watch.csv" && $0.status == .kept })
-        #expect(Set(summary.sessions.map(\.gesture)) == ["PEN", "ABD", "FEL", "IR", "ER", "TRAP", "ROW"])
+        #expect(summary.sessions.allSatisfy { $0.sampleCount == 250 })
+        #expect(summary.sessions.allSatisfy { $0.device == "import:seglearn-watch-subset.csv" && $0.status == .kept })
+        #expect(Set(summary.sessions.map(\.gesture)) == ["PEN", "TRAP", "ABD", "FEL", "IR"])
 
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
-        #expect(dataset.sessions.count == 98)
+        #expect(dataset.sessions.count == 5)
         #expect(dataset.rowCount == plain.count)
-        let first = try #require(dataset.session(SessionID(rawValue: "seglearn-watch:s07:rec000")))
+        let first = try #require(dataset.session(SessionID(rawValue: "seglearn-watch-subset:s07:rec000")))
         #expect(first.rows.count == plain.filter { $0.session == "rec000" }.count)
         #expect(first.rows.map(\.timestamp) == first.rows.indices.map { Double($0) / 50 })
         // Gravity is a unit vector and gravity + user acceleration is the raw reading.
@@ -53,8 +53,8 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         #expect(try Archive(folder: temporary.recordings).check().isConsistent)
     }
 
-    @Test func basicMotionsImportsEightyCasesWithGravityRemoved() throws {
-        let temporary = TemporaryFolder()
+    @Test func basicMotionsImportsEachCaseWithGravityRemoved() throws {
+        let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 10
         options.user = "bm"
@@ -63,29 +63,29 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
             .run(FilePath(Self.basicMotions))
         let plain = try plainRows(Self.basicMotions, session: 0, user: nil, label: 2)
 
-        #expect(summary.sessions.count == 80)
-        #expect(summary.sessions.filter { $0.id.contains(":train_") }.count == 40)
-        #expect(summary.sessions.filter { $0.id.contains(":test_") }.count == 40)
+        #expect(summary.sessions.count == 16)
+        #expect(summary.sessions.filter { $0.id.contains(":train_") }.count == 8)
+        #expect(summary.sessions.filter { $0.id.contains(":test_") }.count == 8)
         #expect(summary.sessions.allSatisfy { $0.sampleCount == 100 })
         #expect(summary.rowCount == plain.count)
         #expect(Set(summary.sessions.map(\.gesture)) == ["Standing", "Running", "Walking", "Badminton"])
 
         // The measured acceleration is the user acceleration; gravity comes from the gyroscope alone.
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
-        let session = try #require(dataset.session(SessionID(rawValue: "basic-motions:bm:train_000")))
+        let session = try #require(dataset.session(SessionID(rawValue: "basic-motions-subset:bm:train_000")))
         #expect(session.rows[0].motion.userAcceleration == Vector3(0.079106, 0.394032, 0.551444))
         #expect(session.rows[0].motion.gravity == Vector3(0, 0, 1))
         #expect(session.rows.allSatisfy { $0.motion.userAcceleration == $0.rawAcceleration })
     }
 
     @Test func importingTheSameFileTwiceIsRefusedBeforeWriting() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 10
         options.user = "bm"
         let importer = Importer(folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
         _ = try importer.run(FilePath(Self.basicMotions))
-        let file = temporary.recordings.root.appending("bm-basic-motions.csv").string
+        let file = temporary.recordings.root.appending("bm-basic-motions-subset.csv").string
         let before = try String(contentsOfFile: file, encoding: .utf8)
         let error = try #require(throws: AnalysisError.self) { try importer.run(FilePath(Self.basicMotions)) }
         #expect(error.description.contains("imported already"))
@@ -101,7 +101,7 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     }
 
     @Test func aMappedColumnTheFileLacksListsTheColumnsThereAre() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         let path = try write("who,take,what,t,x,y,z,gx,gy,gz\n", in: temporary)
         let mapping = try ColumnMapping("user=subject,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
         let error = try #require(throws: AnalysisError.self) {
@@ -113,7 +113,7 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     }
 
     @Test func unitsAreConvertedAndTimeColumnsUsed() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         let path = try write("""
             who,take,what,t,x,y,z,gx,gy,gz
             ann,1,wave,10.0,0,0,9.80665,90,0,0
@@ -132,7 +132,7 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     }
 
     @Test func aMalformedLineNamesFileAndLine() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         let path = try write("who,take,what,x,y,z,gx,gy,gz\nann,1,wave,0,0,1,0,0,0\nann,1,wave,0,zero,1,0,0,0\n", in: temporary)
         var options = ImportOptions()
         options.sampleRate = 50
@@ -167,11 +167,11 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     private let mapping = "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz"
 
     @Test func rowsOfTheMirroredSideAreTheMirrorImageOfTheOthers() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 50
-        let reflection = Reflection(across: .x)
-        options.mirror = try MirrorRule("side=left", reflection: reflection)
+        let mirroring = Mirroring(across: .x)
+        options.mirror = try MirrorRule("side=left", mirroring: mirroring)
         _ = try Importer(folder: temporary.recordings, mapping: ColumnMapping(mapping), options: options)
             .run(sameMovementOnBothSides(in: temporary))
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
@@ -184,26 +184,27 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         #expect(left[1].rawRotationRate == Vector3(right[1].rawRotationRate.x, -right[1].rawRotationRate.y, -right[1].rawRotationRate.z))
         // The attitude filter is equivariant: fusing the mirrored readings gives the mirrored motion.
         for (mirrored, original) in zip(left, right) {
-            let expected = reflection.motion(original.motion)
+            let expected = mirroring.motion(original.motion)
             #expect(zip(mirrored.motion.values, expected.values).allSatisfy { abs($0 - $1) < 1e-9 })
         }
     }
 
     @Test func aMirrorColumnTheFileLacksListsTheColumnsThereAre() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 50
-        options.mirror = try MirrorRule("wrist=left", reflection: Reflection(across: .x))
+        options.mirror = try MirrorRule("wrist=left", mirroring: Mirroring(across: .x))
         let error = try #require(throws: AnalysisError.self) {
             try Importer(folder: temporary.recordings, mapping: ColumnMapping(mapping), options: options)
                 .run(sameMovementOnBothSides(in: temporary))
         }
-        #expect(error.description.contains("--mirror wrist=left, but watch.csv has no column 'wrist'; its columns are who, take, side, what"))
+        #expect(error.description.contains("the rows to mirror are where wrist=left, but watch.csv has no column 'wrist'; its columns are who, take, side, what"))
+        #expect(error.setting == .mirror)
     }
 
     @Test func aMirrorConditionIsAColumnAndAValue() {
         for condition in ["side", "side=", "=left"] {
-            let error = #expect(throws: AnalysisError.self) { try MirrorRule(condition, reflection: Reflection(across: .x)) }
+            let error = #expect(throws: AnalysisError.self) { try MirrorRule(condition, mirroring: Mirroring(across: .x)) }
             #expect(error?.description.contains("is not <column>=<value>") == true)
         }
     }

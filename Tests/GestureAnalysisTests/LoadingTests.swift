@@ -1,13 +1,13 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureRecording
-import Testing
 import struct SystemPackage.FilePath
+import GestureTestSupport
+import Testing
 
 @Suite struct LoadingTests {
     @Test func aFolderLoadsIntoSessionsWithUsersFromFileNamesAndRowsInOrder() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         let sessions = try syntheticDataset()
         for user in ["ann", "bob", "cy"] {
             try writeRecording(sessions.filter { $0.user.rawValue == user }.flatMap(\.rows),
@@ -25,7 +25,7 @@ import struct SystemPackage.FilePath
     }
 
     @Test func theBooksHeaderlessFormatLoadsOutsideTheCatalog() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         try temporary.recordings.prepare()
         let features = "0.1,0.2,0.3,0.01,0.02,0.03,0,0.6,0.8,0.001,0.002,0.003"
         let lines = ["a-1,0,\(features)", "a-1,1,\(features)", "b-1,3,\(features)", "a-1,0,\(features)"]
@@ -39,7 +39,7 @@ import struct SystemPackage.FilePath
     }
 
     @Test func aMalformedFileNamesFileAndLine() throws {
-        let temporary = TemporaryFolder()
+        let temporary = try TemporaryFolder()
         let rows = try syntheticSession("s-1", user: "ann", gesture: "wave", motion: wave).rows
         let path = temporary.recordings.root.appending("ann-recordings.csv")
         try writeRecording(rows, to: path)

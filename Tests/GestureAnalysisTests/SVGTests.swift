@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import GestureAnalysis
 import GestureCore
+import GestureTestSupport
 import Testing
 
 /// Parses SVG text as XML, collecting the elements' names and the polylines' point counts.
@@ -35,7 +36,7 @@ private final class SVGReader: NSObject, XMLParserDelegate {
 
 /// Renders SVG text with rsvg-convert and returns the PNG's width and height.
 private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
-    let folder = TemporaryFolder()
+    let folder = try TemporaryFolder()
     let input = folder.path.appending("plot.svg").string, output = folder.path.appending("plot.png").string
     try svg.write(toFile: input, atomically: true, encoding: .utf8)
     let process = Process()

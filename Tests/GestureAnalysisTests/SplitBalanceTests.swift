@@ -1,5 +1,6 @@
 import GestureAnalysis
 import GestureCore
+import GestureTestSupport
 import Testing
 
 /// Five users with two to four sessions of each of two gestures.
@@ -56,6 +57,7 @@ private func dataset() throws -> Dataset {
         let one = Dataset(sessions: data.sessions.filter { $0.user.rawValue == "ann" })
         let error = #expect(throws: AnalysisError.self) { try Split(strategy: .user).entries(for: one) }
         #expect(error?.description.contains("at least 2 users") == true)
+        #expect(error?.setting == .splitBy(.user) && error?.remedy == .splitBy(.session))
         let two = Dataset(sessions: data.sessions.filter { ["ann", "bob"].contains($0.user.rawValue) })
         let (entries, warnings) = try Split(strategy: .user).entries(for: two)
         #expect(Set(entries.map(\.part)) == [.train, .test])

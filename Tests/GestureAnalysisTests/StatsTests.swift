@@ -1,5 +1,6 @@
 import GestureAnalysis
 import GestureCore
+import GestureTestSupport
 import Testing
 
 @Suite struct StatsTests {

@@ -1,4 +1,5 @@
 @testable import GestureCore
+import GestureTestSupport
 import Testing
 
 /// The CSV reader's own number parser against Swift's, bit for bit.

@@ -1,5 +1,6 @@
 import Testing
 @testable import GestureLearning
+@testable import GestureMotion
 
 /// Floats at a fixed address, as the layers take them.
 final class Floats {
@@ -198,7 +199,7 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let inputs = Floats(random: rows * 4, seed: 20, scale: 2)
         for row in 0..<rows {
             workspace.labels[row] = row % 3
-            workspace.weights[row] = row == rows - 1 ? 0 : 1
+            workspace.lossWeights[row] = row == rows - 1 ? 0 : 1
         }
         let gradient = Floats(zeros: network.trainableCount)
         func loss() -> Double {

@@ -71,7 +71,7 @@ import Testing
 
 @Suite struct EvaluationTests {
     @Test func figuresFromKnownPredictions() throws {
-        let sessions = [sequence([0, 0, 1, 1], user: "ann"), sequence([2, 2, 2], session: 1, user: "bob")]
+        let sessions = [try sequence([0, 0, 1, 1], user: "ann"), try sequence([2, 2, 2], session: 1, user: "bob")]
         let evaluation = Evaluation(classNames: ["a", "b", "c"], sequences: sessions,
                                     targets: [[0, 0, 1, 1], [2, 2, 2]], predictions: [[0, 1, 1, 1], [2, 0, 2]])
         #expect(evaluation.confusion == [[1, 1, 0], [0, 2, 0], [1, 0, 2]])

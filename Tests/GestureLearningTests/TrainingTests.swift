@@ -9,7 +9,7 @@ let smallDescription = ModelDescription(featureNames: ["a", "b", "c"], windowing
                                         samplingRate: 25, classNames: ["rest", "shake"])
 
 func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
-    let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, seed: seed))
+    let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, seed: seed))
     return try trainer.train(smallSessions, validation: Array(smallSessions.prefix(2))).model
 }
 
@@ -33,7 +33,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
 
     @Test func reportsEveryEpochAndKeepsTheBest() throws {
         var reports: [EpochReport] = []
-        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 4, batchSize: 4))
+        let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 4, batchSize: 4))
         let result = try trainer.train(smallSessions, validation: Array(smallSessions.suffix(2))) { reports.append($0) }
         #expect(reports == result.history)
         #expect(reports.map(\.epoch) == [1, 2, 3, 4])
@@ -52,7 +52,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(LearningRateSchedule.constant.rate(1e-3, epoch: 5, of: 5) == 1e-3)
         // The first epoch runs at the full rate either way; later ones differ.
         let train = { (schedule: LearningRateSchedule, epochs: Int) in
-            try Trainer(description: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, schedule: schedule))
+            try Trainer(model: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, schedule: schedule))
                 .train(smallSessions).history.last!.trainingLoss
         }
         #expect(try train(.cosine, 1) == train(.constant, 1))
@@ -61,7 +61,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
 
     @Test func cancellationStopsAndKeepsTheBestSoFar() throws {
         var epochs = 0
-        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 50, batchSize: 4))
+        let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 50, batchSize: 4))
         let result = try trainer.train(smallSessions, validation: smallSessions, onEpoch: { _ in epochs += 1 },
                                        isCancelled: { epochs == 2 })
         #expect(result.wasCancelled)
@@ -70,7 +70,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     }
 
     @Test func fitsAHandfulOfSessions() throws {
-        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 80, batchSize: 4))
+        let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 80, batchSize: 4))
         let result = try trainer.overfit(Array(smallSessions.prefix(4)))
         #expect(result.fits, "accuracy \(result.accuracy) after \(result.epochs) epochs")
         #expect(result.accuracy >= 0.99)
@@ -79,9 +79,9 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     /// Two sessions with the same features and different classes cannot both be fitted.
     @Test func cannotFitContradictions() throws {
         let features = smallSessions[0].features
-        let contradiction = [sequence([Int](repeating: 0, count: 100), features: features, featureCount: 3, session: 1),
-                             sequence([Int](repeating: 1, count: 100), features: features, featureCount: 3, session: 2)]
-        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 5, batchSize: 4))
+        let contradiction = [try sequence([Int](repeating: 0, count: 100), features: features, featureCount: 3, session: 1),
+                             try sequence([Int](repeating: 1, count: 100), features: features, featureCount: 3, session: 2)]
+        let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 5, batchSize: 4))
         let result = try trainer.overfit(contradiction)
         #expect(!result.fits)
         #expect(result.accuracy <= 0.5)
@@ -90,7 +90,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     /// Windows fed one by one, the state reset where a chunk starts, give the offline probabilities.
     @Test func streamingEqualsOffline() throws {
         let model = try trainSmallModel()
-        let long = sequence([Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 },
+        let long = try sequence([Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 },
                             featureCount: 3)
         let offline = model.predict([long])[0]
         let classifier = StreamingClassifier(model: model)
@@ -105,8 +105,8 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(state.hidden.contains { $0 != 0 } && state.cell.contains { $0 != 0 })
     }
 
-    @Test func rejectsInputItCannotUse() {
-        let trainer = Trainer(description: smallDescription, options: TrainingOptions(epochs: 1))
+    @Test func rejectsInputItCannotUse() throws {
+        let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 1))
         var withNaN = smallSessions[1]
         withNaN.features[7] = .nan
         #expect(throws: TrainingError.self) { try trainer.train([smallSessions[0], withNaN]) }
@@ -119,7 +119,7 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(throws: TrainingError(description: "no training window is labeled shake; record more of it, or drop the class")) {
             try trainer.train(onlyRest)
         }
-        let twoFeatures = sequence([0, 1], features: [1, 2, 3, 4], featureCount: 2)
+        let twoFeatures = try sequence([0, 1], features: [1, 2, 3, 4], featureCount: 2)
         #expect(throws: TrainingError.self) { try trainer.train([twoFeatures]) }
         #expect(throws: TrainingError.self) { try trainer.train(smallSessions, validation: [sequence([0, 2, 1], featureCount: 3)]) }
     }

@@ -3,8 +3,8 @@ import Testing
 @testable import GestureLearning
 
 func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, session: Int = 0,
-              user: String = "ann") -> LabeledSequence {
-    LabeledSequence(session: SessionID(start: "test", take: session), user: try! UserID(user),
+              user: String = "ann") throws -> LabeledSequence {
+    LabeledSequence(session: SessionID(start: "test", take: session), user: try UserID(user),
                     featureCount: featureCount,
                     features: features ?? (0..<labels.count * featureCount).map(Float.init), labels: labels)
 }
@@ -28,30 +28,30 @@ func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, 
 
     /// 45 samples, windows of 10, chunks of 2 windows: 5 windows (the last half full), 3 chunks,
     /// the sixth window padding with weight 0, zeros beyond the data.
-    @Test func chunksArePaddedWithZeroWeightWindows() {
+    @Test func chunksArePaddedWithZeroWeightWindows() throws {
         let windowing = Windowing(window: 10, windowsPerChunk: 2)
         let labels = [Int](repeating: 0, count: 20) + [Int](repeating: 1, count: 25)
-        let data = sequence(labels, features: (0..<45).map { Float($0) + 1 })
+        let data = try sequence(labels, features: (0..<45).map { Float($0) + 1 })
         let identity = FeatureNormalization(mean: [0], deviation: [1])
         let chunks = ChunkSet([data], windowing: windowing, classCount: 2, normalization: identity)
         #expect(chunks.chunkCount == 3)
         #expect(chunks.labels == [0, 0, 1, 1, 1, 0])
-        #expect(chunks.weights == [1, 1, 1, 1, 1, 0])
+        #expect(chunks.lossWeights == [1, 1, 1, 1, 1, 0])
         #expect(chunks.inputs.count == 60)
         #expect(Array(chunks.inputs[..<45]) == (0..<45).map { Float($0) + 1 })
         #expect(chunks.inputs[45...].allSatisfy { $0 == 0 })
     }
 
-    @Test func chunksAreNormalizedPerFeature() {
+    @Test func chunksAreNormalizedPerFeature() throws {
         let normalization = FeatureNormalization(mean: [1, 10], deviation: [2, 5])
-        let data = sequence([0, 0], features: [3, 20, 1, 0], featureCount: 2)
+        let data = try sequence([0, 0], features: [3, 20, 1, 0], featureCount: 2)
         let chunks = ChunkSet([data], windowing: Windowing(window: 2, windowsPerChunk: 1), classCount: 1,
                               normalization: normalization)
         #expect(chunks.inputs == [1, 2, 0, -2])
     }
 
-    @Test func normalizationFitsMeanAndDeviation() {
-        let data = [sequence([0, 0], features: [1, 5, 3, 5], featureCount: 2), sequence([0], features: [2, 5], featureCount: 2)]
+    @Test func normalizationFitsMeanAndDeviation() throws {
+        let data = [try sequence([0, 0], features: [1, 5, 3, 5], featureCount: 2), try sequence([0], features: [2, 5], featureCount: 2)]
         let normalization = FeatureNormalization(fitting: data)
         #expect(normalization.mean == [2, 5])
         #expect(abs(normalization.deviation[0] - (2.0 / 3).squareRoot()) < 1e-6)
@@ -59,9 +59,9 @@ func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, 
     }
 
     /// Batches are packed: time-major, longest chunk first, and a chunk's padding left out.
-    @Test func batchesArePackedTimeMajor() {
+    @Test func batchesArePackedTimeMajor() throws {
         let windowing = Windowing(window: 1, windowsPerChunk: 3)
-        let data = sequence([0, 1, 0, 1, 0], features: [1, 2, 3, 4, 5])
+        let data = try sequence([0, 1, 0, 1, 0], features: [1, 2, 3, 4, 5])
         let chunks = ChunkSet([data], windowing: windowing, classCount: 2,
                               normalization: FeatureNormalization(mean: [0], deviation: [1]))
         #expect(chunks.lengths == [3, 2])

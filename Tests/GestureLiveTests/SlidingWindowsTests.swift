@@ -1,4 +1,5 @@
 import GestureLive
+import GestureTestSupport
 import Testing
 
 @Suite struct SlidingWindowsTests {

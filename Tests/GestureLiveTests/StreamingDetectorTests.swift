@@ -1,5 +1,6 @@
 import GestureCore
 import GestureLive
+import GestureTestSupport
 import Testing
 
 /// A classifier whose output is a function of its window and state, so tests can tell which

@@ -1,7 +1,8 @@
 import GestureCore
 import GestureLearning
 import GestureLive
-import GestureSensors
+import GestureMotion
+import GestureTestSupport
 import Testing
 
 /// The detector's overlapping windows against the model run offline: each window slot is a

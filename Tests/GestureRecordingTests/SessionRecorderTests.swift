@@ -2,11 +2,14 @@ import Foundation
 import GestureCore
 import GestureRecording
 import GestureSensors
+import GestureSimulation
+import GestureStore
+import GestureTestSupport
 import Testing
 
 @Suite struct SessionRecorderTests {
     @Test func everySampleIsLabeledByItsTakeOnTheFakeClock() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let plan = try plan(takes: 2, take: 2, rest: 1)
         let outcome = try await recordFast(plan, in: folder.recordings, rate: 100)
         #expect(outcome.interruption == nil)
@@ -26,7 +29,7 @@ import Testing
     }
 
     @Test func takesAreCataloguedWithTheirTiming() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings, rate: 50, date: date)
         let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
@@ -45,7 +48,7 @@ import Testing
     }
 
     @Test func theSameSeedRecordsTheSameMotion() async throws {
-        let a = TemporaryFolder(), b = TemporaryFolder(), c = TemporaryFolder()
+        let a = try TemporaryFolder(), b = try TemporaryFolder(), c = try TemporaryFolder()
         let first = try readRows(try await recordFast(try plan(), in: a.recordings, seed: 7).file)
         let second = try readRows(try await recordFast(try plan(), in: b.recordings, seed: 7).file)
         let other = try readRows(try await recordFast(try plan(), in: c.recordings, seed: 8).file)
@@ -54,7 +57,7 @@ import Testing
     }
 
     @Test func gravityPlusUserAccelerationIsTheRawReading() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         for row in try readRows(try await recordFast(try plan(), in: folder.recordings).file) {
             let sum = row.motion.gravity + row.motion.userAcceleration
             #expect(abs(sum.x - row.rawAcceleration.x) < 1e-12 && abs(sum.z - row.rawAcceleration.z) < 1e-12)
@@ -63,7 +66,7 @@ import Testing
     }
 
     @Test func theGestureShowsInTheLabeledRows() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let rows = try readRows(try await recordFast(try plan(takes: 1, take: 3), in: folder.recordings).file)
         func spread(_ label: ActivityLabel) -> Double {
             let x = rows.filter { $0.activity == label }.map(\.motion.userAcceleration.x)
@@ -75,7 +78,7 @@ import Testing
     }
 
     @Test func droppedSamplesLeaveGapsAndLowerTheAchievedRate() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings,
                                            faults: try SimulatedFaults("dropped@2"))
         #expect(outcome.sessions[0].sampleCount == 700)
@@ -85,7 +88,7 @@ import Testing
     }
 
     @Test func anInterruptedTakeIsSavedAsIncomplete() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let plan = try plan(takes: 3)
         let clock = ManualClock(start: 0)
         let sensor = ReadObserver(SimulatedSensor(holder: plan.user))
@@ -107,7 +110,7 @@ import Testing
     }
 
     @Test func aSecondRecorderForTheSameUserIsRefused() async throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let plan = try plan()
         let first = try SessionRecorder(plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
                                         rate: 100, folder: folder.recordings)
@@ -120,7 +123,7 @@ import Testing
     }
 
     @Test func aRateTheDeviceCannotDoIsRefusedBeforeAnythingIsWritten() throws {
-        let folder = TemporaryFolder()
+        let folder = try TemporaryFolder()
         let plan = try plan()
         for rate in [0, -5, .nan, 1001] {
             #expect(throws: StoreError.self) {

@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import GestureSensors
+import GestureTestSupport
 import Testing
 
 @Suite struct ReplaySensorTests {

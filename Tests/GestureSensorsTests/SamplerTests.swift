@@ -1,9 +1,12 @@
 import GestureCore
 import GestureSensors
+import GestureSimulation
 import Synchronization
 import Testing
 
-private let alice = try! UserID("alice")
+private var alice: UserID {
+    get throws { try UserID("alice") }
+}
 
 /// A sensor that keeps its own time: each read returns the next tick of its 50 Hz timer, from 0.
 private final class DeviceTimedSensor: MotionSensor {
@@ -30,7 +33,7 @@ private final class DeviceTimedSensor: MotionSensor {
 @Suite struct SamplerTests {
     @Test func runDeliversOneSampleAtEachTickOfTheRate() throws {
         let clock = ManualClock(start: 1000)
-        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 100)
+        let sampler = try Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 100)
         var times: [Double] = []
         try sampler.run(from: 1000, duration: 2) { times.append($0.time) }
         try #require(times.count == 200)
@@ -39,7 +42,7 @@ private final class DeviceTimedSensor: MotionSensor {
 
     @Test func runStartingLaterThanTheClockWaitsForTheStart() throws {
         let clock = ManualClock(start: 0)
-        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 50)
+        let sampler = try Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 50)
         var times: [Double] = []
         try sampler.run(from: 12.5, duration: 1) { times.append($0.time) }
         #expect(times.count == 50)
@@ -48,8 +51,8 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 
     @Test func droppedSamplesAreNotDeliveredAndTheRestKeepTheirTimes() throws {
-        let sensor = SimulatedSensor(holder: alice, faults: try SimulatedFaults("dropped"))
-        sensor.perform(Performance(user: alice, gesture: .shake, take: 1, sessionStart: 1000, sessionEnd: 1002,
+        let sensor = try SimulatedSensor(holder: alice, faults: try SimulatedFaults("dropped"))
+        try sensor.perform(Performance(user: alice, gesture: .shake, take: 1, sessionStart: 1000, sessionEnd: 1002,
                                    go: 1000.5, stop: 1001.5))
         let sampler = Sampler(sensor: sensor, clock: ManualClock(start: 1000), rate: 100)
         var times: [Double] = []
@@ -61,7 +64,7 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 
     @Test func stopEndsTheLoopAfterTheCurrentReading() throws {
-        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
+        let sampler = try Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
         var count = 0
         try sampler.run(from: 1000, duration: 10) { _ in
             count += 1
@@ -72,7 +75,7 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 
     @Test func stoppedSamplerDeliversNothing() throws {
-        let sampler = Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
+        let sampler = try Sampler(sensor: SimulatedSensor(holder: alice), clock: ManualClock(), rate: 100)
         sampler.stop()
         var count = 0
         try sampler.run(from: 1000, duration: 1) { _ in count += 1 }
@@ -80,11 +83,11 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 
     @Test func streamYieldsTheSameSamplesAsRun() async throws {
-        let direct = Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        let direct = try Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
         var expected: [RawSample] = []
         try direct.run(from: 1000, duration: 2) { expected.append($0) }
 
-        let streamed = Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        let streamed = try Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
         var received: [RawSample] = []
         for try await sample in streamed.samples(from: 1000, duration: 2) {
             received.append(sample)

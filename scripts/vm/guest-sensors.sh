@@ -1,5 +1,6 @@
-# Runs inside the VM (scripts/vm/run): makes real sensor devices that replay recorded motion,
-# records from them with the host-built gesture, and leaves everything in .cache/vm/out.
+# Runs inside the VM (scripts/vm/run): makes real sensor devices that send a made-up motion,
+# records from them with the host-built gesture, and leaves everything in .cache/vm/out. Every wait
+# is for a state; the VM's own time limit is the only one.
 set -euo pipefail
 bin=.build/debug
 out=.cache/vm/out
@@ -8,7 +9,7 @@ kernel=$(sed -n 's/.*gesture.kernel=\([^ ]*\).*/\1/p' /proc/cmdline)
 load() { /usr/sbin/modprobe -d "$kernel" -S "$(uname -r)" "$@"; }
 for module in evdev uinput uhid hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d; do load "$module"; done
 
-wait_for() { for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done; echo "timed out waiting for $1"; return 1; }
+wait_for() { until [ -e "$1" ]; do sleep 0.1; done; }
 record() { # DEVICE USER: one take at 50 Hz into $out/recordings
   "$bin/gesture" record --device "$1" --user "$2" --gesture shake --takes 1 --take 3 --rest 1 \
     --rate 50 --quiet --keep --recordings "$out/recordings"
@@ -23,8 +24,8 @@ denied() { # DEVICE NAME NODE…: record with the device nodes owned by another 
   set -e
   chown 0:0 "${@:3}"
 }
-inject() { # INJECTOR NAME [OPTIONS]: replay a real watch recording at 50 Hz until $out/NAME.stop exists
-  "$bin/gesture-devicetest" "$1" --data .cache/vm/motion.csv --rate 50 \
+inject() { # INJECTOR NAME [OPTIONS]: send the motion at 50 Hz until $out/NAME.stop exists
+  "$bin/gesture-devicetest" "$1" --rate 50 \
     --injected "$out/$2-injected.csv" --ready-file "$out/$2.ready" --stop-file "$out/$2.stop" "${@:3}" &
   injector=$!
   wait_for "$out/$2.ready"
@@ -49,8 +50,7 @@ unplug() { # KIND INJECTOR DEVICE USER
   inject "$2" "$1-unplug"
   record "$3" "$4" > "$out/$1-unplug-record.log" 2>&1 &
   local recorder=$!
-  for _ in $(seq 300); do
-    [ "$(cat "$out/recordings/$4-recordings.csv" 2>/dev/null | wc -l)" -gt 60 ] && break
+  while kill -0 "$recorder" 2>/dev/null && [ "$(cat "$out/recordings/$4-recordings.csv" 2>/dev/null | wc -l)" -le 60 ]; do
     sleep 0.1
   done
   touch "$out/$1-unplug.stop"

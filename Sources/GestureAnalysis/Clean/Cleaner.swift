@@ -1,5 +1,5 @@
 import GestureCore
-import GestureRecording
+import GestureStore
 
 /// Finds the sessions a person recorded wrongly or a sensor spoiled, and says why.
 public struct Cleaner: Sendable {

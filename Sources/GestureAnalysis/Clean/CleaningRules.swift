@@ -1,4 +1,4 @@
-import GestureSensors
+import GestureCore
 
 /// The thresholds `gesture clean` applies.
 public struct CleaningRules: Sendable {
@@ -14,19 +14,9 @@ public struct CleaningRules: Sendable {
     public var flatSeconds = 0.5
     /// Fraction of samples at the sensor's range that counts as clipping.
     public var clippingFraction = 0.01
-    /// The sensor's range, accelerometer in g and gyroscope in rad/s, by catalog device.
-    public var ranges: [String: SensorRange] = [SimulatedSensor.id: SensorRange(
-        acceleration: SimulatedSensor.accelerationRange, rotationRate: SimulatedSensor.rotationRateRange)]
+    /// The sensors' ranges, by the device the catalog names; a session from a device not here is
+    /// not checked for clipping.
+    public var ranges: [String: SensorRange]
 
-    public init() {}
-}
-
-public struct SensorRange: Sendable, Equatable {
-    public var acceleration: Double
-    public var rotationRate: Double
-
-    public init(acceleration: Double, rotationRate: Double) {
-        self.acceleration = acceleration
-        self.rotationRate = rotationRate
-    }
+    public init(ranges: [String: SensorRange] = [:]) { self.ranges = ranges }
 }

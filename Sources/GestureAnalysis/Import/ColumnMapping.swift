@@ -17,13 +17,13 @@ public struct ColumnMapping: Sendable, Equatable {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             let known = Field.allCases.map(\.rawValue).joined(separator: ", ")
             guard parts.count == 2, let field = Field(rawValue: parts[0]) else {
-                throw AnalysisError("--map: '\(item)' is not <field>=<column>; the fields are \(known)")
+                throw AnalysisError("'\(item)' is not <field>=<column>; the fields are \(known)", setting: .columnMapping)
             }
             columns[field] = parts[1]
         }
         let missing = Field.required.filter { columns[$0] == nil }
         guard missing.isEmpty else {
-            throw AnalysisError("--map names no column for \(missing.map(\.rawValue).joined(separator: ", "))")
+            throw AnalysisError("no column is mapped to \(missing.map(\.rawValue).joined(separator: ", "))", setting: .columnMapping)
         }
     }
 
@@ -32,7 +32,9 @@ public struct ColumnMapping: Sendable, Equatable {
         var positions: [Field: Int] = [:]
         for (field, column) in columns {
             guard let index = header.firstIndex(of: column) else {
-                throw AnalysisError("\(file): --map \(field.rawValue)=\(column), but \(file) has no column '\(column)'; its columns are \(header.joined(separator: ", "))")
+                throw AnalysisError(
+                    "\(file) has no column '\(column)' (mapped to \(field.rawValue)); its columns are \(header.joined(separator: ", "))",
+                    setting: .columnMapping)
             }
             positions[field] = index
         }

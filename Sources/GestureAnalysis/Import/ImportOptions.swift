@@ -29,21 +29,21 @@ public struct ImportOptions: Sendable {
     static let standardGravity = 9.806_65
 }
 
-/// Rows whose `column` holds `value` are read through `reflection`: a watch worn on the other wrist
+/// Rows whose `column` holds `value` are read through `mirroring`: a watch worn on the other wrist
 /// becomes the mirror image of one worn on this wrist, so both arms' recordings look alike.
 public struct MirrorRule: Sendable, Equatable {
     public var column: String
     public var value: String
-    public var reflection: Reflection
+    public var mirroring: Mirroring
 
     /// - Parameter condition: `<column>=<value>`, e.g. `side=left`.
-    public init(_ condition: String, reflection: Reflection) throws(AnalysisError) {
+    public init(_ condition: String, mirroring: Mirroring) throws(AnalysisError) {
         let parts = condition.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw AnalysisError("--mirror: '\(condition)' is not <column>=<value>, e.g. side=left")
+            throw AnalysisError("'\(condition)' is not <column>=<value>, e.g. side=left", setting: .mirror)
         }
         column = parts[0]
         value = parts[1]
-        self.reflection = reflection
+        self.mirroring = mirroring
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import GestureCore
-import GestureRecording
-import GestureSensors
+import GestureMotion
+import GestureStore
 import struct SystemPackage.FilePath
 
 /// What an import wrote.

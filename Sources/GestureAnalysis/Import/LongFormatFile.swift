@@ -20,14 +20,18 @@ struct LongFormatFile {
         guard let headerLine = lines.next() else { throw AnalysisError("\(path): empty file, no header") }
         let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard mapping.columns[.user] != nil || options.user != nil else {
-            throw AnalysisError("\(name) has no user column mapped (user=<column>) and no --user was given; its columns are \(header.joined(separator: ", "))")
+            throw AnalysisError(
+                "\(name) has no user column mapped (user=<column>) and no user was given; its columns are \(header.joined(separator: ", "))",
+                remedy: .user)
         }
         guard mapping.columns[.time] != nil || options.sampleRate != nil else {
-            throw AnalysisError("\(name) has no time column mapped (time=<column>) and no --sample-rate was given")
+            throw AnalysisError("\(name) has no time column mapped (time=<column>) and no sampling rate was given", remedy: .sampleRate)
         }
         let mirrorColumn = try options.mirror.map { rule throws(AnalysisError) in
             guard let index = header.firstIndex(of: rule.column) else {
-                throw AnalysisError("\(path): --mirror \(rule.column)=\(rule.value), but \(name) has no column '\(rule.column)'; its columns are \(header.joined(separator: ", "))")
+                throw AnalysisError(
+                    "\(path): the rows to mirror are where \(rule.column)=\(rule.value), but \(name) has no column '\(rule.column)'; its columns are \(header.joined(separator: ", "))",
+                    setting: .mirror)
             }
             return index
         }
@@ -93,7 +97,7 @@ private struct LineReader {
         let time = positions[.time] == nil ? 0 : try number(.time)
         let sample = RawSample(time: time, acceleration: acceleration, rotationRate: rotation)
         if let rule = options.mirror, let mirrorColumn, fields[mirrorColumn] == rule.value {
-            return (user, session, label, rule.reflection.sample(sample))
+            return (user, session, label, rule.mirroring.sample(sample))
         }
         return (user, session, label, sample)
     }

@@ -1,6 +1,6 @@
 import Foundation
 import GestureCore
-import GestureRecording
+import GestureStore
 import struct SystemPackage.FilePath
 
 /// Loads a recordings folder into a dataset: every CSV directly in it, in GestureLab's or the

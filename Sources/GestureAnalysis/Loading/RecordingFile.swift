@@ -3,7 +3,7 @@ import GestureCore
 import struct SystemPackage.FilePath
 import struct SystemPackage.FileDescriptor
 
-/// Reads a recording file's rows: GestureLab's format or the book's.
+/// Reads a recording file's rows: GestureLab's format or Machine Learning by Tutorials'.
 public enum RecordingFile {
     public static func rows(at path: FilePath) throws(AnalysisError) -> [RecordingRow] {
         let result: Result<[RecordingRow], CSVError> = try mapped(path) { bytes in

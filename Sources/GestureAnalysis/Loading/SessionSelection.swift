@@ -25,7 +25,9 @@ public struct SessionSelection: Sendable {
             let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let missing = manifest.filter { byID[$0] == nil }
             guard missing.isEmpty else {
-                throw AnalysisError("the manifest names \(missing.count) sessions the recordings do not hold, e.g. \(missing[0]) (discarded? pass --include-discarded)")
+                throw AnalysisError(
+                    "the manifest names \(missing.count) sessions the recordings do not hold, e.g. \(missing[0]) (discarded?)",
+                    remedy: .includeDiscarded)
             }
             selected = manifest.map { byID[$0]! }
         }

@@ -1,7 +1,7 @@
 import GestureCore
 
 /// Features of recorded sessions over time, as charts: one panel per session, or one panel for
-/// a slice of samples of the whole selection, as the book's `plot_gesture_activity(test[11950:12050], …)`.
+/// a slice of samples of the whole selection, as Machine Learning by Tutorials' `plot_gesture_activity(test[11950:12050], …)`.
 public struct GesturePlot: Sendable {
     public var features: [Feature]
     /// Sample positions in the selection's rows, sessions one after the other.

@@ -1,6 +1,6 @@
 import Foundation
 import GestureCore
-import GestureSensors
+import GestureMotion
 
 /// Extra training sessions made from the recorded ones, so the model learns what should not matter.
 public enum Augmentation: String, Sendable, CaseIterable {
@@ -14,15 +14,15 @@ public enum Augmentation: String, Sendable, CaseIterable {
 /// adds one copy, so `[.rotate, .rotate]` adds two differently rotated ones.
 public struct AugmentationPlan: Sendable {
     public var augmentations: [Augmentation]
-    public var reflection: Reflection
+    public var mirroring: Mirroring
     /// The largest angle a rotated copy turns the watch by, in degrees.
     public var maximumRotation: Double
     public var seed: UInt64
 
-    public init(_ augmentations: [Augmentation], reflection: Reflection = Reflection(across: .x),
+    public init(_ augmentations: [Augmentation], mirroring: Mirroring = Mirroring(across: .x),
                 maximumRotation: Double = 15, seed: UInt64 = 1) {
         self.augmentations = augmentations
-        self.reflection = reflection
+        self.mirroring = mirroring
         self.maximumRotation = maximumRotation
         self.seed = seed
     }
@@ -30,8 +30,8 @@ public struct AugmentationPlan: Sendable {
 
 extension RecordedSession {
     /// The session as a watch on the other wrist would have recorded its mirror image.
-    public func mirrored(by reflection: Reflection) -> RecordedSession {
-        copy(named: "mirrored") { reflection.row($0) }
+    public func mirrored(by mirroring: Mirroring) -> RecordedSession {
+        copy(named: "mirrored") { mirroring.row($0) }
     }
 
     /// The session as a watch turned by `turn` (body to body: a vector in the turned watch's axes
@@ -70,7 +70,7 @@ extension Dataset {
         return Dataset(sessions: sessions.flatMap { session in
             [session] + plan.augmentations.enumerated().map { copy, augmentation in
                 switch augmentation {
-                case .mirror: session.mirrored(by: plan.reflection)
+                case .mirror: session.mirrored(by: plan.mirroring)
                 case .rotate: session.rotated(by: random.turn(upTo: plan.maximumRotation), name: "rotated \(copy + 1)")
                 }
             }

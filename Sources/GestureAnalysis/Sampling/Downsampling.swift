@@ -28,9 +28,11 @@ extension RecordedSession {
 extension Dataset {
     /// Every session downsampled; a rate above a session's own leaves it as it is.
     public func downsampled(to rate: Double) throws(AnalysisError) -> Dataset {
-        guard rate.isFinite, rate > 0 else { throw AnalysisError("--rate \(rate) is not a positive number of Hz") }
+        guard rate.isFinite, rate > 0 else { throw AnalysisError("\(rate) is not a positive number of Hz", setting: .rate) }
         if let faster = sessions.first(where: { $0.nominalRate < rate * 0.99 }) {
-            throw AnalysisError("--rate \(rate) Hz is above session \(faster.id)'s own \(Int(faster.nominalRate.rounded())) Hz; downsampling cannot add samples")
+            throw AnalysisError(
+                "\(rate) Hz is above session \(faster.id)'s own \(Int(faster.nominalRate.rounded())) Hz; downsampling cannot add samples",
+                setting: .rate)
         }
         return Dataset(sessions: sessions.map { $0.downsampled(to: rate) })
     }

@@ -1,0 +1,30 @@
+import GestureCore
+import GestureMotion
+
+/// The simulated person playing: makes the gesture called out, or now and then another one.
+public struct SimulatedPlayer {
+    let performer: (any GesturePerformer)?
+    let gestures: [String]
+    let mistakes: Double
+    private var random: SeededRandom
+    private var turn = 0
+
+    public init(performer: (any GesturePerformer)?, gestures: [String], mistakes: Double, seed: UInt64) {
+        self.performer = performer
+        self.gestures = gestures
+        self.mistakes = mistakes
+        random = SeededRandom(seed: seed, "player")
+    }
+
+    /// Makes `called`, or with chance `mistakes` another of the gestures, starting 0.6 s after `time`.
+    public mutating func perform(_ called: String, at time: Double) {
+        guard let performer else { return }
+        turn += 1
+        let others = gestures.filter { $0 != called }
+        let made = random.uniform(0...1) < mistakes ? others.randomElement(using: &random) ?? called : called
+        guard let user = try? UserID("player"), let gesture = try? ActivityLabel(made) else { return }
+        let go = time + 0.6
+        performer.perform(Performance(user: user, gesture: gesture, take: turn, sessionStart: time,
+                                      sessionEnd: go + 3, go: go, stop: go + 2.5))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GestureTestSupport
+import Testing
+import struct SystemPackage.FilePath
+
+/// A model trained once on simulated users ann, ben and cat (shake, chop, drive at 25 Hz), and
+/// recordings of zed, a user it never saw: shake and chop at 25 Hz, and chop at 100 Hz and 30 Hz.
+private let trainedFolder = SharedFixture {
+    let folder = try TemporaryFolder()
+    func record(_ user: String, _ gesture: String, rate: Int = 25, into recordings: String = "recordings") throws {
+        try runGesture(["record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "\(rate)",
+                        "--fast", "--quiet", "--keep", "--append", "--seed", "3", "--recordings", recordings],
+                       in: folder.path).succeeded()
+    }
+    for user in ["ann", "ben", "cat"] {
+        for gesture in ["shake", "chop", "drive"] { try record(user, gesture) }
+    }
+    try runGesture(["train", "--epochs", "40", "--output", "m.model"], in: folder.path).succeeded()
+    try record("zed", "shake", into: "unseen")
+    try record("zed", "chop", into: "unseen")
+    try record("fast", "chop", rate: 100, into: "unseen")
+    try record("odd", "chop", rate: 30, into: "unseen")
+    return folder
+}
+
+private var trained: TemporaryFolder {
+    get throws { try trainedFolder.value() }
+}
+
+@Suite struct LiveCommandTests {
+    private func detect(_ arguments: [String]) throws -> ProcessResult {
+        try runGesture(["detect", "--model", "m.model", "--fast"] + arguments, in: trained.path)
+    }
+
+    @Test func detectFindsTheGesturesOfAReplayedRecordingOfAnUnseenUser() throws {
+        let result = try detect(["--device", "replay:unseen/zed-recordings.csv", "--evaluate"])
+        #expect(result.status == 0, "\(result.error)")
+        let summary = try #require(result.output.split(separator: "\n").first { $0.contains("gestures:") })
+        let numbers = summary.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        // "4 gestures: F found, M missed; X false detections (…)"
+        #expect(numbers[0] == 4)
+        #expect(numbers[1] >= 3, "\(summary)")
+        #expect(numbers[3] <= 1, "\(summary)")
+    }
+
+    /// `gesture detect` is the lean gesture-detect executable: it takes the same arguments, help included.
+    @Test func detectRunsTheLeanDetectorWithTheSameArguments() throws {
+        let help = try runGesture(["detect", "--help"], in: trained.path)
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: gesture detect") && help.output.contains("--threshold"))
+        let direct = try runGesture(["detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+                                    in: trained.path)
+        let lean = try runGesture(["--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+                                  in: trained.path, executable: builtExecutable("gesture-detect"))
+        #expect(direct.status == 0 && lean.status == 0)
+        #expect(direct.output == lean.output && !lean.output.isEmpty)
+    }
+
+    @Test func detectionsAsJSONLinesNameTimeGestureProbabilityAndRunnerUp() throws {
+        let result = try detect(["--device", "replay:unseen/zed-recordings.csv", "--json"])
+        #expect(result.status == 0)
+        let lines = result.output.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(["shake", "chop", "drive"].contains(object["gesture"] as? String ?? ""))
+            #expect((object["probability"] as? Double ?? 0) >= 0.9)
+            #expect(object["runnerUp"] is String && object["time"] is Double)
+        }
+    }
+
+    @Test func aSensorAtAWholeMultipleOfTheModelsRateIsResampledWithAWarning() throws {
+        let result = try detect(["--device", "replay:unseen/fast-recordings.csv", "--evaluate"])
+        #expect(result.status == 0)
+        #expect(result.error.contains("100 Hz, the model at 25 Hz: every 4. reading is used"))
+        #expect(result.output.contains("2 gestures:"))
+    }
+
+    @Test(arguments: [
+        (["--device", "replay:unseen/odd-recordings.csv"], "the sensor runs at 30 Hz and the model was trained at 25 Hz"),
+        (["--device", "replay:m.history.csv"], "replay:m.history.csv: not a recording: m.history.csv:1: header lacks sessionId"),
+        (["--offset", "7"], "the offset 7 must divide the model's window of 20 samples"),
+        (["--evaluate"], "--evaluate needs a labeled recording"),
+    ])
+    func badInputIsOneLineAndExitCodeTwo(arguments: [String], message: String) throws {
+        let result = try detect(arguments + ["--duration", "1"])
+        #expect(result.status == 2)
+        #expect(result.error.contains(message), "\(result.error)")
+        #expect(result.error.split(separator: "\n").count == 1)
+    }
+
+    @Test func aModelFileThatIsNotOneIsAClearError() throws {
+        try "not a model".write(toFile: trained.path.appending("bad.model").string, atomically: true, encoding: .utf8)
+        let result = try runGesture(["detect", "--model", "bad.model", "--fast", "--duration", "1"], in: trained.path)
+        #expect(result.status == 2)
+        #expect(result.error.hasPrefix("gesture: bad.model: "))
+    }
+
+    @Test func theSimulatedPlayerWinsWhenItMakesNoMistakes() throws {
+        let result = try runGesture(["play", "--model", "m.model", "--fast", "--quiet", "--rounds", "3", "--mistakes", "0",
+                                     "--seed", "1"], in: trained.path)
+        #expect(result.status == 0)
+        #expect(result.output.contains("» 3 points. You win!"))
+        #expect(result.output.hasSuffix("final score 3 (won)\n"))
+    }
+
+    @Test func aWrongGestureEndsTheGame() throws {
+        let result = try runGesture(["play", "--model", "m.model", "--fast", "--quiet", "--mistakes", "1", "--seed", "1"],
+                                    in: trained.path)
+        #expect(result.status == 0)
+        let last = try #require(result.output.split(separator: "\n").last)
+        #expect(last.hasPrefix("final score 0 (saw "))
+        #expect(result.output.contains("» Game over. Score: 0"))
+    }
+}

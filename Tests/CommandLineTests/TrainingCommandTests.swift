@@ -1,0 +1,159 @@
+import Foundation
+import GestureCore
+import GestureTestSupport
+import Testing
+import struct SystemPackage.FilePath
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Four simulated people, two gestures, two takes each at 25 Hz, split by user: recorded once
+/// through `gesture record` and `gesture split`, then copied for each test that changes them.
+private let recorded = SharedFixture {
+    let folder = try TemporaryFolder()
+    for (seed, user) in ["ann", "bob", "cy", "dee"].enumerated() {
+        for gesture in ["shake", "chop"] {
+            try runGesture(["record", "--user", user, "--gesture", gesture, "--takes", "2", "--take", "3",
+                            "--fast", "--quiet", "--keep", "--append", "--seed", "\(seed + 1)", "--rate", "25"],
+                           in: folder.path).succeeded()
+        }
+    }
+    try runGesture(["split", "--by", "user", "--seed", "3", "-o", "split.txt"], in: folder.path).succeeded()
+    return folder
+}
+
+/// A copy of the recorded folder whose recording files `change` rewrote, row by row.
+private func recordings(changing change: (inout [RecordingRow]) throws -> Void = { _ in }) throws -> TemporaryFolder {
+    let copy = try TemporaryFolder()
+    try FileManager.default.removeItem(atPath: copy.path.string)
+    try FileManager.default.copyItem(atPath: recorded.value().path.string, toPath: copy.path.string)
+    let folder = copy.path.appending("recordings")
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.string) where name.hasSuffix(".csv") {
+        let path = folder.appending(name)
+        var rows = try readRows(path)
+        try change(&rows)
+        let text = ([RecordingCSV.header] + rows.map(RecordingCSV.line(for:))).joined(separator: "\n") + "\n"
+        try text.write(toFile: path.string, atomically: true, encoding: .utf8)
+    }
+    return copy
+}
+
+private func manifest(in folder: TemporaryFolder) throws -> Manifest {
+    let file = folder.path.appending("split.txt").string
+    return try Manifest(text: String(contentsOfFile: file, encoding: .utf8), file: file)
+}
+
+private func isXML(_ path: FilePath) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path.string) else { return false }
+    return XMLParser(data: data).parse()
+}
+
+/// `gesture train` and `gesture evaluate` as a person runs them, in child processes.
+@Suite struct TrainingCommandLineTests {
+    @Test func trainThenEvaluateWritesTheModelHistoryAndConfusionMatrix() throws {
+        let folder = try recordings()
+        let train = try runGesture(["train", "--manifest", "split.txt", "--epochs", "3", "--output", "m.model"], in: folder.path)
+        #expect(train.status == 0, "\(train.error)")
+        #expect(train.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") && $0.contains("validation loss") }.count == 3)
+        #expect(FileManager.default.fileExists(atPath: folder.path.appending("m.model").string))
+        let history = try String(contentsOfFile: folder.path.appending("m.history.csv").string, encoding: .utf8)
+        let rows = history.split(separator: "\n").dropFirst()
+        #expect(rows.map { $0.split(separator: ",", omittingEmptySubsequences: false).first } == ["1", "2", "3"])
+        #expect(isXML(folder.path.appending("m.history.svg")))
+
+        let evaluate = try runGesture(["evaluate", "m.model", "--test", "split.txt"], in: folder.path)
+        #expect(evaluate.status == 0, "\(evaluate.error)")
+        let accuracy = try #require(evaluate.output.firstMatch(of: #/window accuracy ([0-9.]+)/#)?.1)
+        #expect((0...1).contains(Double(accuracy)!))
+        #expect(evaluate.output.contains("confusion matrix (rows: target, columns: predicted)"))
+        #expect(isXML(folder.path.appending("m.confusion.svg")))
+    }
+
+    @Test func augmentationAddsACopyOfEveryTrainingSession() throws {
+        let folder = try recordings()
+        let plain = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"], in: folder.path)
+        let augmented = try runGesture(["train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
+                                        "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine"], in: folder.path)
+        #expect(plain.status == 0 && augmented.status == 0, "\(plain.error)\(augmented.error)")
+        let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! } }
+        let count = try #require(sessions(plain.output))
+        #expect(sessions(augmented.output) == 3 * count)
+    }
+
+    @Test func overfittingTwoSessionsFits() throws {
+        let folder = try recordings()
+        let result = try runGesture(["train", "--overfit", "2", "--epochs", "200"], in: folder.path)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("fits: "))
+        #expect(result.output.contains("windows of 2 sessions"))
+    }
+
+    @Test func badInputIsOneLineAndExitCodeTwoBeforeTraining() throws {
+        let split = try manifest(in: recorded.value())
+        let validation = Set(split.sessions(in: .validation))
+        let firstTraining = split.sessions(in: .train)[0]
+        let cases: [(TemporaryFolder, [String], String)] = [
+            (try recordings { rows in
+                let beyondTen = Set(rows.indices.filter { rows[$0].session == firstTraining }.dropFirst(10))
+                rows = rows.indices.filter { !beyondTen.contains($0) }.map { rows[$0] }
+            }, [], "session \(firstTraining) has 10 samples, fewer than one window of 20"),
+            (try recordings(), ["--features", "rotX", "wobble"], "no feature 'wobble'; the features are roll, pitch"),
+            (try recordings { rows in
+                // One shake sample per session: never the majority of a window.
+                var seen = Set<SessionID>()
+                for index in rows.indices where rows[index].activity.rawValue == "shake" && !seen.insert(rows[index].session).inserted {
+                    rows[index].activity = .rest
+                }
+            }, [], "no training window is labeled shake"),
+            (try recordings { rows in
+                if let index = rows.firstIndex(where: { $0.session == firstTraining }) {
+                    rows[index + 5].motion.userAcceleration.x = .nan
+                }
+            }, [], "session \(firstTraining) has nan in accelX"),
+            (try recordings { rows in
+                for index in rows.indices where validation.contains(rows[index].session) && rows[index].activity.rawValue == "chop" {
+                    rows[index].activity = try ActivityLabel("wave")
+                }
+            }, [], "has the class 'wave', which the training set lacks"),
+            (try recordings(), ["--window", "0"], "--window 0 is not a positive number"),
+            (try recordings(), ["--augment", "rotate", "--rotation", "200"], "--rotation 200.0 is not an angle from 0 to 180 degrees"),
+        ]
+        for (folder, arguments, message) in cases {
+            let result = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"] + arguments, in: folder.path)
+            #expect(result.status == 2, "\(message): \(result.output)")
+            #expect(result.error.hasPrefix("gesture: "))
+            #expect(result.error.contains(message), "\(result.error)")
+            #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path.appending("gesture.model").string))
+        }
+    }
+
+    @Test func ctrlCDuringTrainingKeepsTheBestModelSoFar() async throws {
+        let folder = try recordings()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = ["train", "--manifest", "split.txt", "--epochs", "10000", "--output", "m.model"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        let log = folder.path.appending("train.log").string
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("epoch   1/") ?? false) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let output = try String(contentsOfFile: log, encoding: .utf8)
+        let epochs = output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count
+        #expect(epochs >= 1 && epochs < 10000)
+        #expect(output.contains("stopped; kept epoch "))
+        #expect(try String(contentsOfFile: folder.path.appending("m.history.csv").string, encoding: .utf8)
+            .split(separator: "\n").count == epochs + 1)
+        let evaluate = try runGesture(["evaluate", "m.model", "--test", "split.txt"], in: folder.path)
+        #expect(evaluate.status == 0, "\(evaluate.error)")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GestureCore
+import GestureStore
+import GestureTestSupport
+import Testing
+
+@Suite struct ArchiveTests {
+    @Test func discardMovesRowsOutAndRestorePutsThemBack() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 3), in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        let original = try readRows(outcome.file)
+        let target = outcome.sessions[1].id
+
+        let discarded = try archive.discard([target], reason: "wrong gesture")
+        #expect(discarded.map(\.status) == [.discarded])
+        #expect(discarded.map(\.reason) == ["wrong gesture"])
+        let remaining = try readRows(outcome.file)
+        let moved = try readRows(folder.recordings.discardedFile(for: outcome.file))
+        #expect(remaining == original.filter { $0.session.rawValue != target })
+        #expect(moved == original.filter { $0.session.rawValue == target })
+        #expect(try archive.check().isConsistent)
+
+        try archive.restore([target])
+        #expect(Set(try readRows(outcome.file).map(\.session.rawValue)) == Set(outcome.sessions.map(\.id)))
+        #expect(try readRows(outcome.file).count == original.count)
+        #expect(try readRows(folder.recordings.discardedFile(for: outcome.file)).isEmpty)
+        #expect(try archive.catalog.sessions().allSatisfy { $0.status == .kept })
+        #expect(try archive.catalog.history(of: target).map(\.action) == ["recorded", "discarded", "kept"])
+        #expect(try archive.check().isConsistent)
+    }
+
+    @Test func discardingTwiceChangesNothing() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        try archive.discard([outcome.sessions[0].id], reason: "r")
+        let before = try String(contentsOfFile: outcome.file.string, encoding: .utf8)
+        try archive.discard([outcome.sessions[0].id], reason: "r")
+        #expect(try String(contentsOfFile: outcome.file.string, encoding: .utf8) == before)
+        #expect(try archive.check().isConsistent)
+    }
+
+    @Test func anUnknownSessionChangesNothing() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        let error = #expect(throws: StoreError.self) {
+            try archive.discard([outcome.sessions[0].id, "no-such-session"], reason: "r")
+        }
+        #expect(error?.description == "the catalog has no session no-such-session")
+        #expect(try archive.catalog.sessions().allSatisfy { $0.status == .kept })
+        #expect(try readRows(outcome.file).count == 1400)
+    }
+
+    @Test func checkSaysWhereCatalogAndFilesDisagree() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        var lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+        lines.remove(at: 5)
+        lines[10] = "garbage,line"
+        lines.append("stray-1,rest" + String(repeating: ",0", count: 19))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: outcome.file.string, atomically: true, encoding: .utf8)
+
+        let report = try archive.check()
+        let first = outcome.sessions[0].id
+        #expect(report.problems.contains("alice-recordings.csv:11: expected 21 fields, found 2"))
+        #expect(report.problems.contains("session \(first) (kept): the catalog says 700 rows, alice-recordings.csv holds 698"))
+        #expect(report.problems.contains("alice-recordings.csv holds 1 sessions the catalog does not know: stray-1"))
+        #expect(report.problems.count == 3)
+    }
+
+    @Test func checkFindsAHalfWrittenLastLine() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 1), in: folder.recordings)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outcome.file.string))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\(outcome.sessions[0].id),rest,0.5".utf8))
+        try handle.close()
+        let problems = try Archive(folder: folder.recordings).check().problems
+        #expect(problems.contains("alice-recordings.csv: the last line is incomplete"))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import struct SystemPackage.FilePath
+
+/// An executable the package builds, from the folder the tests were built into.
+public func builtExecutable(_ name: String) -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+/// The `gesture` executable built beside this test bundle.
+public let gestureExecutable = builtExecutable("gesture")
+
+/// A finished child process: its exit code or signal, and what it printed.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var output: String
+    public var error: String
+
+    /// Itself if the process exited 0; otherwise an error that fails the test with what it printed.
+    @discardableResult
+    public func succeeded() throws -> ProcessResult {
+        guard status == 0 else { throw ProcessFailure(result: self) }
+        return self
+    }
+}
+
+/// A child process that should have exited 0 and did not.
+public struct ProcessFailure: Error, CustomStringConvertible {
+    public var result: ProcessResult
+    public var description: String { "exit \(result.status): \(result.error)" }
+}
+
+/// Runs `gesture` (or another of the package's executables) with the arguments in `folder`, standard input closed.
+public func runGesture(_ arguments: [String], in folder: FilePath, environment: [String: String]? = nil,
+                shell prefix: String? = nil, executable: String = gestureExecutable) throws -> ProcessResult {
+    let process = Process()
+    if let prefix {
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(prefix); exec \"$0\" \"$@\"", executable] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+    }
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.string)
+    if let environment { process.environment = environment }
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                         error: String(decoding: err, as: UTF8.self))
+}
