@@ -65,7 +65,7 @@ public struct LiveSetup {
         let watch = SignalWatch { _ in sampler.stop() }
         defer { withExtendedLifetime(watch) {} }
         do {
-            try sampler.run(from: clock.now(), duration: duration) { each(sampler, $0) }
+            try sampler.run(from: clock.now(), duration: duration) { each(sampler, $0.sample) }
         } catch {
             if let replay = device as? ReplaySensor, replay.isFinished { return }
             throw Failure.failed(error.description)

@@ -12,6 +12,8 @@ public struct RecordingOutcome: Sendable {
     public var file: FilePath
     /// Why the recording ended before its last take, if it did.
     public var interruption: String?
+    /// The device's readings lost during the takes (not read in time, or delivered too late).
+    public var lostReadings = 0
 
     public var rowCount: Int { sessions.map(\.sampleCount).reduce(0, +) }
 }
@@ -79,9 +81,11 @@ public final class SessionRecorder: Sendable {
         var filter = AttitudeFilter()
         var open: OpenTake?
         var closed: [SessionRecord] = []
+        var lost = 0
         var failure: String?
         do {
-            for try await sample in sampler.samples(from: start, duration: plan.duration) {
+            for try await reading in sampler.samples(from: start, duration: plan.duration) {
+                let sample = reading.sample
                 let time = sample.time - start
                 schedule.prompts(through: time).forEach(speech.say)
                 let motion = filter.update(sample)
@@ -90,6 +94,7 @@ public final class SessionRecorder: Sendable {
                     if let finished = open { closed.append(try finish(finished, context: context)) }
                     open = try begin(take: take, context: context)
                 }
+                lost += reading.lostBefore
                 let sessionTime = ((time - plan.sessionStart(take: take)) * 1e9).rounded() / 1e9
                 open!.add(sample, label: label, motion: motion, sessionTime: sessionTime)
                 if open!.pending.count >= max(1, Int(rate)) { try open!.flush(to: appender) }
@@ -104,7 +109,7 @@ public final class SessionRecorder: Sendable {
             closed.append(record ?? last.record)
         }
         if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
-        return RecordingOutcome(sessions: closed, file: file, interruption: stopped)
+        return RecordingOutcome(sessions: closed, file: file, interruption: stopped, lostReadings: lost)
     }
 
     private func begin(take: Int, context: TakeContext) throws(StoreError) -> OpenTake {

@@ -6,6 +6,13 @@ import Synchronization
 import Glibc
 #endif
 
+/// A sample as the sampler hands it over, with how many of the device's readings were lost since
+/// the sample before it (readings not read in time, or delivered too late to be placed).
+public struct SensorReading: Sendable {
+    public var sample: RawSample
+    public var lostBefore: Int
+}
+
 /// Reads a sensor on its own thread at a fixed rate, with absolute deadlines on the clock, and
 /// hands the samples over through a stream so that nothing the consumer does can delay a reading.
 public final class Sampler: Sendable {
@@ -22,8 +29,8 @@ public final class Sampler: Sendable {
 
     /// Starts sampling at `start` on the clock and ends `duration` seconds later, on `stop()`, or
     /// at the first sensor error, which ends the stream.
-    public func samples(from start: Double, duration: Double) -> AsyncThrowingStream<RawSample, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: RawSample.self)
+    public func samples(from start: Double, duration: Double) -> AsyncThrowingStream<SensorReading, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: SensorReading.self)
         startThread { [self] in
             if clock.isRealTime { Self.preferRealTimeScheduling() }
             do {
@@ -42,10 +49,11 @@ public final class Sampler: Sendable {
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
     /// The sampling loop itself, on the calling thread.
-    public func run(from start: Double, duration: Double, deliver: (RawSample) -> Void) throws(SensorError) {
+    public func run(from start: Double, duration: Double, deliver: (SensorReading) -> Void) throws(SensorError) {
         let period = 1 / rate
         let end = start + duration
         var tick = 0.0
+        var lost = sensor.lostReadings
         while !isStopped {
             let deadline = start + tick * period
             tick += 1
@@ -59,7 +67,9 @@ public final class Sampler: Sendable {
                 continue
             }
             guard sample.time < end else { return }
-            deliver(sample)
+            let lostNow = sensor.lostReadings
+            deliver(SensorReading(sample: sample, lostBefore: lostNow - lost))
+            lost = lostNow
         }
     }
 

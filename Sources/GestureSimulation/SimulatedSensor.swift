@@ -25,6 +25,7 @@ public final class SimulatedSensor: GesturePerformer {
     private struct State {
         var noise: SeededRandom
         var takes: [SimulatedTake] = []
+        var lost = 0
     }
 
     public init(seed: UInt64 = 1, holder: UserID, faults: SimulatedFaults = .none) {
@@ -42,6 +43,9 @@ public final class SimulatedSensor: GesturePerformer {
 
     public func stop() {}
 
+    /// The readings a `dropped` fault took away.
+    public var lostReadings: Int { state.withLock { $0.lost } }
+
     public func perform(_ performance: Performance) {
         let take = SimulatedTake(performance, hand: hand, faults: faults, seed: seed)
         state.withLock { $0.takes.append(take) }
@@ -50,7 +54,10 @@ public final class SimulatedSensor: GesturePerformer {
     public func read(now t: Double) throws(SensorError) -> RawSample? {
         state.withLock { state in
             let current = state.takes.last { $0.session.contains(t) }
-            if let current, current.gaps.contains(where: { $0.contains(t) }) { return nil }
+            if let current, current.gaps.contains(where: { $0.contains(t) }) {
+                state.lost += 1
+                return nil
+            }
             var pose = hand.restingPose(at: t)
             current?.flip.map { pose.turn(about: [0, 1, 0], $0.evaluate(t)) }
             for take in state.takes where take.motion.isActive(at: t) {

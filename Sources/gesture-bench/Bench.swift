@@ -47,8 +47,8 @@ struct SamplingBench: AsyncParsableCommand {
         let sampler = Sampler(sensor: sensor, clock: clock, rate: try sensor.start(rate: rate))
         var times: [Double] = []
         times.reserveCapacity(Int(rate * seconds) + 1)
-        for try await sample in sampler.samples(from: clock.now() + 0.05, duration: seconds) {
-            times.append(sample.time)
+        for try await reading in sampler.samples(from: clock.now() + 0.05, duration: seconds) {
+            times.append(reading.sample.time)
         }
         return TimingStats(times: times, nominalRate: rate)
     }

@@ -100,8 +100,8 @@ struct RecordingRun {
         let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech)
         await speech.finish()
-        if device.lostReadings > 0 {
-            Terminal.warn("\(device.info.id): \(device.lostReadings) readings were lost: not read in time, or delivered too late")
+        if outcome.lostReadings > 0 {
+            Terminal.warn("\(device.info.id): \(outcome.lostReadings) readings were lost: not read in time, or delivered too late")
         }
         return (outcome, signals.received)
     }

@@ -43,6 +43,20 @@ import Testing
         #expect(try readRows(FilePath(file)).count == 2 * (try readRows(FilePath(file)).count / 2))
     }
 
+    @Test func readingsLostDuringATakeAreCountedInAWarning() throws {
+        let folder = try TemporaryFolder()
+        func record(_ user: String, _ extra: [String] = []) throws -> (warnings: String, rows: Int) {
+            let result = try runGesture(["record", "--user", user, "--gesture", "chop", "--takes", "1", "--fast",
+                                         "--quiet", "--keep"] + extra, in: folder.path).succeeded()
+            return (result.error, try readRows(folder.path.appending("recordings/\(user)-recordings.csv")).count)
+        }
+        let clean = try record("ann")
+        #expect(!clean.warnings.contains("lost"))
+        let lossy = try record("bob", ["--sim-faults", "dropped"])
+        #expect(lossy.rows < clean.rows)
+        #expect(lossy.warnings.contains("sim: \(clean.rows - lossy.rows) readings were lost"))
+    }
+
     @Test func discardAtTheEndMovesTheTakesAside() throws {
         let folder = try TemporaryFolder()
         let result = try runGesture(["record", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet", "--discard"], in: folder.path)

@@ -77,12 +77,13 @@ import Testing
         #expect(spread(.rest) < 0.9)
     }
 
-    @Test func droppedSamplesLeaveGapsAndLowerTheAchievedRate() async throws {
+    @Test func droppedSamplesLeaveGapsLowerTheAchievedRateAndAreCountedAsLost() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings,
                                            faults: try SimulatedFaults("dropped@2"))
         #expect(outcome.sessions[0].sampleCount == 700)
         #expect(outcome.sessions[1].sampleCount < 700)
+        #expect(outcome.lostReadings == 700 - outcome.sessions[1].sampleCount)
         #expect(outcome.sessions[1].achievedRate < 99.9)
         #expect(outcome.sessions[1].jitterMs > 1)
     }
