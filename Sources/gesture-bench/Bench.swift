@@ -19,7 +19,7 @@ struct SamplingBench: AsyncParsableCommand {
         commandName: "sampling",
         abstract: "How closely the sampling thread keeps the rate, on the simulated sensor and the real clock.")
 
-    @Option(help: "Rates to measure, in Hz.")
+    @Option(parsing: .upToNextOption, help: "Rates to measure, in Hz.")
     var rates: [Double] = [25, 100, 400]
 
     @Option(help: "Seconds to sample at each rate, per run.")

@@ -2,8 +2,7 @@ import Foundation
 
 /// Excerpts of real recordings kept in the repository (Tests/Fixtures, with their sources and licences).
 public enum Fixtures {
-    public static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures").path
+    public static let folder = Repository.path("Tests/Fixtures")
 
     /// Five recordings of the seglearn watch dataset, 250 samples each at 50 Hz.
     public static let seglearnWatch = "\(folder)/seglearn-watch-subset.csv"
