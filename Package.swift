@@ -68,13 +68,15 @@ let package = Package(
         // Hand-written AVX-512 matrix kernels, chosen at run time.
         .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.
-        .target(name: "GestureLearning", dependencies: ["GestureCore", "GestureMotion", "COpenBLAS", "CLearningKernels"]),
+        .target(
+            name: "GestureLearning", dependencies: ["GestureCore", "GestureMotion", "COpenBLAS", "CLearningKernels"]),
         // Recordings as training and test sets, the reports of an experiment, and cleaning measured on
         // simulated faulty recordings.
         .target(
             name: "GestureExperiments",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
+                "GestureRecording",
                 "GestureAnalysis", "GestureLearning",
             ]),
 
@@ -105,12 +107,17 @@ let package = Package(
                 "GestureCore", "GestureSensors", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(configuration: .release))]),
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"],
+                    .when(configuration: .release))
+            ]),
         // Benchmarks that print figures.
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
+                "GestureRecording",
                 "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -129,7 +136,8 @@ let package = Package(
         .target(
             name: "GestureTestSupport",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording", "GestureAnalysis",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureAnalysis",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Tests/GestureTestSupport"),
@@ -151,19 +159,24 @@ let package = Package(
         .testTarget(
             name: "GestureRecordingTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording", "GestureTestSupport",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
+                "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureAnalysisTests",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureAnalysis", "GestureTestSupport",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureAnalysis",
+                "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        .testTarget(name: "GestureLearningTests", dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
+        .testTarget(
+            name: "GestureLearningTests",
+            dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
         .testTarget(
             name: "GestureExperimentsTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis", "GestureExperiments",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis",
+                "GestureExperiments",
                 "GestureTestSupport",
             ]),
         .testTarget(

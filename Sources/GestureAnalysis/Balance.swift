@@ -26,7 +26,9 @@ public struct Balance: Sendable {
     }
 
     private func counts<Key: Comparable & Hashable>(_ key: KeyPath<RecordedSession, Key>) -> [(Key, Int)] {
-        Dictionary(grouping: dataset.sessions, by: { $0[keyPath: key] }).map { ($0.key, $0.value.count) }.sorted { $0.0 < $1.0 }
+        Dictionary(grouping: dataset.sessions, by: { $0[keyPath: key] }).map { ($0.key, $0.value.count) }.sorted {
+            $0.0 < $1.0
+        }
     }
 
     /// Session IDs with every gesture × user cell at the same count, in dataset order within a cell.
@@ -37,7 +39,8 @@ public struct Balance: Sendable {
         guard cells.count == expected else {
             let missing = dataset.gestures.flatMap { g in dataset.users.map { (g, $0) } }
                 .filter { cells["\($0.0)\u{0}\($0.1)"] == nil }.map { "\($0.1) has no \($0.0)" }
-            throw AnalysisError("cannot balance: \(missing.prefix(5).joined(separator: ", ")); select fewer users or gestures")
+            throw AnalysisError(
+                "cannot balance: \(missing.prefix(5).joined(separator: ", ")); select fewer users or gestures")
         }
         let target = method == .under ? cells.values.map(\.count).min()! : cells.values.map(\.count).max()!
         var random = SeededRandom(seed: seed, "balance")

@@ -27,7 +27,8 @@ public struct Split: Sendable {
     public func entries(for dataset: Dataset) throws(AnalysisError) -> (entries: [Manifest.Entry], warnings: [String]) {
         guard validation >= 0, test > 0, validation + test < 1 else {
             throw AnalysisError(
-                "validation \(validation) and test \(test) must be fractions with test > 0 and a sum below 1", setting: .splitShares)
+                "validation \(validation) and test \(test) must be fractions with test > 0 and a sum below 1",
+                setting: .splitShares)
         }
         var warnings: [String] = []
         let part: [SessionID: Manifest.Part]
@@ -41,12 +42,16 @@ public struct Split: Sendable {
         let users = { (p: Manifest.Part) in Set(dataset.sessions.filter { part[$0.id] == p }.map(\.user)) }
         let shared = users(.test).intersection(users(.train)).sorted()
         if !shared.isEmpty {
-            warnings.append("the test set shares \(shared.count) users with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split by user for that")
+            warnings.append(
+                "the test set shares \(shared.count) users with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split by user for that"
+            )
         }
         return (entries, warnings)
     }
 
-    private func byUser(_ dataset: Dataset, warnings: inout [String]) throws(AnalysisError) -> [SessionID: Manifest.Part] {
+    private func byUser(
+        _ dataset: Dataset, warnings: inout [String]
+    ) throws(AnalysisError) -> [SessionID: Manifest.Part] {
         let users = dataset.users
         guard users.count >= 2 else {
             throw AnalysisError(
@@ -59,15 +64,20 @@ public struct Split: Sendable {
         var validationCount = validation > 0 ? max(1, Int((Double(users.count) * validation).rounded())) : 0
         if users.count - testCount - validationCount < 1 {
             validationCount = max(0, users.count - testCount - 1)
-            warnings.append("only \(users.count) users: \(validationCount) for validation, \(testCount) for test, the rest for training")
+            warnings.append(
+                "only \(users.count) users: \(validationCount) for validation, \(testCount) for test, the rest for training"
+            )
         } else if users.count < 5 {
-            warnings.append("only \(users.count) users: the test set measures \(testCount) person\(testCount == 1 ? "" : "s"), a noisy estimate")
+            warnings.append(
+                "only \(users.count) users: the test set measures \(testCount) person\(testCount == 1 ? "" : "s"), a noisy estimate"
+            )
         }
         var partOfUser: [UserID: Manifest.Part] = [:]
         for (k, user) in shuffled.enumerated() {
             partOfUser[user] = k < testCount ? .test : k < testCount + validationCount ? .validation : .train
         }
-        return Dictionary(dataset.sessions.map { ($0.id, partOfUser[$0.user]!) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            dataset.sessions.map { ($0.id, partOfUser[$0.user]!) }, uniquingKeysWith: { first, _ in first })
     }
 
     private func bySession(_ dataset: Dataset) -> [SessionID: Manifest.Part] {
@@ -75,8 +85,9 @@ public struct Split: Sendable {
         let ids = dataset.sessions.map(\.id).shuffled(using: &random)
         let testCount = max(1, Int((Double(ids.count) * test).rounded()))
         let validationCount = Int((Double(ids.count) * validation).rounded())
-        return Dictionary(ids.enumerated().map { k, id in
-            (id, k < testCount ? .test : k < testCount + validationCount ? .validation : .train)
-        }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            ids.enumerated().map { k, id in
+                (id, k < testCount ? .test : k < testCount + validationCount ? .validation : .train)
+            }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -50,8 +50,9 @@ public struct LiveSetup {
         }
         device.warnings.forEach(Terminal.warn)
         if detector.rateMatch.resamples {
-            Terminal.warn("\(device.info.id) runs at \(rate.shortText) Hz, the model at \(model.samplingRate.shortText) Hz: "
-                          + "every \(detector.rateMatch.keepEvery). reading is used")
+            Terminal.warn(
+                "\(device.info.id) runs at \(rate.shortText) Hz, the model at \(model.samplingRate.shortText) Hz: "
+                    + "every \(detector.rateMatch.keepEvery). reading is used")
         }
     }
 

@@ -15,8 +15,9 @@ public struct SensorOptions: ParsableArguments {
     @Option(help: "Seed of the simulated sensor: the same seed gives the same motion.")
     public var seed: UInt64 = 1
 
-    @Option(name: .customLong("sim-faults"),
-            help: "Mistakes for the simulated sensor to make, e.g. wrong-gesture@2,upside-down,dead-axis@1,dropped.")
+    @Option(
+        name: .customLong("sim-faults"),
+        help: "Mistakes for the simulated sensor to make, e.g. wrong-gesture@2,upside-down,dead-axis@1,dropped.")
     public var simFaults = ""
 
     public init() {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -39,13 +39,17 @@ enum CSVBytes {
         }
         guard digitCount > 0 else { return strtodDouble(field) }
         if p < end {
-            guard p.pointee | 0x20 == UInt8(ascii: "e"), let written = smallExponent(p + 1, end) else { return strtodDouble(field) }
+            guard p.pointee | 0x20 == UInt8(ascii: "e"), let written = smallExponent(p + 1, end) else {
+                return strtodDouble(field)
+            }
             exponent += written
         }
         if digitCount > 19, significantDigits(digitsStart, p) > 19 { return strtodDouble(field) }
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
-            let value = exponent < 0 ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
+            let value =
+                exponent < 0
+                ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
             return negative ? -value : value
         }
         return eiselLemire(mantissa, exponent, negative: negative) ?? strtodDouble(field)
@@ -54,7 +58,9 @@ enum CSVBytes {
     /// Appends the digits at `p` to `value`, eight at a time while there are eight, and moves past them.
     /// Overflow wraps: callers check the digit count.
     @inline(__always)
-    private static func readDigits(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, into value: inout UInt64) {
+    private static func readDigits(
+        _ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, into value: inout UInt64
+    ) {
         while end - p >= 8 {
             let chunk = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self).littleEndian
             guard areEightDigits(chunk) else { break }

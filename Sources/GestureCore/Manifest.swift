@@ -63,11 +63,15 @@ public struct Manifest: Equatable, Sendable {
             let fail = { (reason: String) in CSVError(file: file, line: offset + 1, reason: reason) }
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard sawFormat else {
-                guard line == Self.formatLine else { throw fail("not a GestureLab manifest: the first line must be '\(Self.formatLine)'") }
+                guard line == Self.formatLine else {
+                    throw fail("not a GestureLab manifest: the first line must be '\(Self.formatLine)'")
+                }
                 sawFormat = true
                 continue
             }
-            guard let space = line.firstIndex(of: " ") else { throw fail("expected '<keyword> <value>', found '\(line)'") }
+            guard let space = line.firstIndex(of: " ") else {
+                throw fail("expected '<keyword> <value>', found '\(line)'")
+            }
             let (keyword, value) = (String(line[..<space]), String(line[line.index(after: space)...]))
             switch keyword {
             case "recordings": recordings = value
@@ -76,7 +80,9 @@ public struct Manifest: Equatable, Sendable {
                 rate = hz
             default:
                 guard let part = Part(rawValue: keyword) else {
-                    throw fail("unknown keyword '\(keyword)'; expected recordings, rate or one of \(Part.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw fail(
+                        "unknown keyword '\(keyword)'; expected recordings, rate or one of \(Part.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 entries.append(Entry(part: part, session: SessionID(rawValue: value)))
             }

@@ -33,14 +33,16 @@ public struct Mirroring: Sendable, Equatable {
     }
 
     public func sample(_ sample: RawSample) -> RawSample {
-        RawSample(time: sample.time, acceleration: vector(sample.acceleration), rotationRate: rotation(sample.rotationRate))
+        RawSample(
+            time: sample.time, acceleration: vector(sample.acceleration), rotationRate: rotation(sample.rotationRate))
     }
 
     public func motion(_ motion: DeviceMotion) -> DeviceMotion {
         let angles = rotation(Vector3(motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw))
-        return DeviceMotion(attitude: Attitude(roll: angles.x, pitch: angles.y, yaw: angles.z),
-                            rotationRate: rotation(motion.rotationRate), gravity: vector(motion.gravity),
-                            userAcceleration: vector(motion.userAcceleration))
+        return DeviceMotion(
+            attitude: Attitude(roll: angles.x, pitch: angles.y, yaw: angles.z),
+            rotationRate: rotation(motion.rotationRate), gravity: vector(motion.gravity),
+            userAcceleration: vector(motion.userAcceleration))
     }
 
     public func row(_ row: RecordingRow) -> RecordingRow {

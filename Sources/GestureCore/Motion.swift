@@ -55,10 +55,12 @@ public struct DeviceMotion: Sendable, Equatable {
     ]
 
     public var values: [Double] {
-        [attitude.roll, attitude.pitch, attitude.yaw,
-         rotationRate.x, rotationRate.y, rotationRate.z,
-         gravity.x, gravity.y, gravity.z,
-         userAcceleration.x, userAcceleration.y, userAcceleration.z]
+        [
+            attitude.roll, attitude.pitch, attitude.yaw,
+            rotationRate.x, rotationRate.y, rotationRate.z,
+            gravity.x, gravity.y, gravity.z,
+            userAcceleration.x, userAcceleration.y, userAcceleration.z,
+        ]
     }
 
     /// Builds a value from twelve numbers in `featureNames` order.

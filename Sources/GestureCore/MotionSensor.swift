@@ -1,4 +1,3 @@
-
 /// What a sensor is, as `gesture devices` shows it.
 public struct SensorInfo: Sendable, Equatable {
     /// What to pass to `--device`.
@@ -76,7 +75,8 @@ extension MotionSensor {
             throw SensorError(device: info.id, reason: "rate \(rate) Hz is not a positive number")
         }
         guard rate <= info.maximumRate else {
-            throw SensorError(device: info.id, reason: "rate \(rate) Hz exceeds the device's maximum of \(info.maximumRate) Hz")
+            throw SensorError(
+                device: info.id, reason: "rate \(rate) Hz exceeds the device's maximum of \(info.maximumRate) Hz")
         }
     }
 }
@@ -93,8 +93,10 @@ public struct Performance: Sendable, Equatable {
     public var go: Double
     public var stop: Double
 
-    public init(user: UserID, gesture: ActivityLabel, take: Int, sessionStart: Double, sessionEnd: Double,
-                go: Double, stop: Double) {
+    public init(
+        user: UserID, gesture: ActivityLabel, take: Int, sessionStart: Double, sessionEnd: Double,
+        go: Double, stop: Double
+    ) {
         self.user = user
         self.gesture = gesture
         self.take = take

@@ -11,7 +11,10 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public init(_ text: String) throws(InvalidName) {
         try requirePlainName(text, what: "user ID")
         if text.contains("-") {
-            throw InvalidName(description: "user ID '\(text)' contains '-': a recording file's user is the part of its name before the first hyphen")
+            throw InvalidName(
+                description:
+                    "user ID '\(text)' contains '-': a recording file's user is the part of its name before the first hyphen"
+            )
         }
         rawValue = text
     }
@@ -52,7 +55,9 @@ private func requirePlainName(_ text: String, what: String) throws(InvalidName) 
     if text.isEmpty {
         throw InvalidName(description: "\(what) is empty")
     }
-    if let bad = text.first(where: { $0 == "/" || $0 == "\\" || $0 == "," || $0 == "\"" || $0.isNewline || $0.isWhitespace }) {
+    if let bad = text.first(where: {
+        $0 == "/" || $0 == "\\" || $0 == "," || $0 == "\"" || $0.isNewline || $0.isWhitespace
+    }) {
         let shown = bad.isWhitespace ? "whitespace" : "'\(bad)'"
         throw InvalidName(description: "\(what) '\(text)' contains \(shown); use letters, digits, '_' or '.'")
     }

@@ -67,8 +67,10 @@ public enum RecordingCSV {
     /// `DispatchQueue.concurrentPerform`: `perform(pieces, readPiece)` must call `readPiece` once for
     /// each of 0..<pieces. The book's format, whose timestamps count rows per session through the
     /// whole file, is read in one piece.
-    public static func rows(inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String, pieces: Int,
-                            perform: (Int, @escaping @Sendable (Int) -> Void) -> Void) throws(CSVError) -> [RecordingRow] {
+    public static func rows(
+        inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String, pieces: Int,
+        perform: (Int, @escaping @Sendable (Int) -> Void) -> Void
+    ) throws(CSVError) -> [RecordingRow] {
         var reader = Reader(file: file)
         var first: [RecordingRow] = []
         var start = 0
@@ -90,7 +92,9 @@ public enum RecordingCSV {
                 var pieceReader = template
                 pieceReader.lineNumber = 0
                 let range = UnsafeBufferPointer(rebasing: input[..<bounds[piece].upperBound])
-                output[piece] = Result { () throws(CSVError) in try pieceReader.readLines(of: range, from: bounds[piece].lowerBound) }
+                output[piece] = Result { () throws(CSVError) in
+                    try pieceReader.readLines(of: range, from: bounds[piece].lowerBound)
+                }
             }
         }
         var rows = first
@@ -112,7 +116,10 @@ public enum RecordingCSV {
         var lower = start
         for piece in 1...pieces where lower < bytes.count {
             let target = piece == pieces ? bytes.count : start + (bytes.count - start) * piece / pieces
-            let upper = target >= bytes.count ? bytes.count : (CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: max(lower, target)) ?? bytes.count - 1) + 1
+            let upper =
+                target >= bytes.count
+                ? bytes.count
+                : (CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: max(lower, target)) ?? bytes.count - 1) + 1
             bounds.append(lower..<upper)
             lower = upper
         }
@@ -149,7 +156,9 @@ public enum RecordingCSV {
         public init(file: String) { self.file = file }
 
         /// The rows on the lines of `bytes` from `start` to its end.
-        mutating func readLines(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws(CSVError) -> [RecordingRow] {
+        mutating func readLines(
+            of bytes: UnsafeBufferPointer<UInt8>, from start: Int
+        ) throws(CSVError) -> [RecordingRow] {
             var rows: [RecordingRow] = []
             // A recording line is about 350 bytes; reserving avoids regrowing a million-row array.
             rows.reserveCapacity((bytes.count - start) / 300)
@@ -183,8 +192,10 @@ public enum RecordingCSV {
                     format = .gestureLab(columnIndex: try columnIndex(header: names), width: names.count)
                     return nil
                 }
-                format = fields.count == 14
-                    ? .book : .gestureLab(columnIndex: Array(RecordingCSV.columns.indices), width: RecordingCSV.columns.count)
+                format =
+                    fields.count == 14
+                    ? .book
+                    : .gestureLab(columnIndex: Array(RecordingCSV.columns.indices), width: RecordingCSV.columns.count)
             }
             switch format! {
             case .gestureLab(let index, let width): return try gestureLabRow(index: index, width: width)
@@ -212,9 +223,10 @@ public enum RecordingCSV {
                 session: try session(index[0]),
                 activity: try activity(index[1]),
                 timestamp: n[0],
-                motion: DeviceMotion(attitude: Attitude(roll: n[1], pitch: n[2], yaw: n[3]),
-                                     rotationRate: Vector3(n[4], n[5], n[6]), gravity: Vector3(n[7], n[8], n[9]),
-                                     userAcceleration: Vector3(n[10], n[11], n[12])),
+                motion: DeviceMotion(
+                    attitude: Attitude(roll: n[1], pitch: n[2], yaw: n[3]),
+                    rotationRate: Vector3(n[4], n[5], n[6]), gravity: Vector3(n[7], n[8], n[9]),
+                    userAcceleration: Vector3(n[10], n[11], n[12])),
                 rawAcceleration: Vector3(n[13], n[14], n[15]),
                 rawRotationRate: Vector3(n[16], n[17], n[18]))
         }
@@ -254,7 +266,9 @@ public enum RecordingCSV {
             let label = lastActivity.value(for: fields[field]) { text in
                 switch Result(catching: { () throws(InvalidName) in try ActivityLabel(text) }) {
                 case .success(let label): return label
-                case .failure(let error): failure = error; return nil
+                case .failure(let error):
+                    failure = error
+                    return nil
                 }
             }
             guard let label else { throw self.error("activity: \(failure!)") }
@@ -282,7 +296,9 @@ struct Interned<Value> {
 
     mutating func value(for field: UnsafeBufferPointer<UInt8>, make: (String) -> Value?) -> Value? {
         if let value, field.count == bytes.count,
-           field.isEmpty || bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, field.baseAddress!, field.count) == 0 }) {
+            field.isEmpty
+                || bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, field.baseAddress!, field.count) == 0 })
+        {
             return value
         }
         bytes = Array(field)

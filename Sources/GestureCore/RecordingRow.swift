@@ -9,8 +9,10 @@ public struct RecordingRow: Sendable, Equatable {
     public var rawAcceleration: Vector3
     public var rawRotationRate: Vector3
 
-    public init(session: SessionID, activity: ActivityLabel, timestamp: Double, motion: DeviceMotion,
-                rawAcceleration: Vector3, rawRotationRate: Vector3) {
+    public init(
+        session: SessionID, activity: ActivityLabel, timestamp: Double, motion: DeviceMotion,
+        rawAcceleration: Vector3, rawRotationRate: Vector3
+    ) {
         self.session = session
         self.activity = activity
         self.timestamp = timestamp

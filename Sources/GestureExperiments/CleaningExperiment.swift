@@ -18,8 +18,10 @@ public struct FaultyRecordings: Sendable {
     public var seed: UInt64
     public var rate: Double
 
-    public init(users: [UserID], gestures: [ActivityLabel] = [.shake, .chop, .drive], takes: Int = 5,
-                faultRate: Double = 0.2, seed: UInt64 = 1, rate: Double = 100) {
+    public init(
+        users: [UserID], gestures: [ActivityLabel] = [.shake, .chop, .drive], takes: Int = 5,
+        faultRate: Double = 0.2, seed: UInt64 = 1, rate: Double = 100
+    ) {
         self.users = users
         self.gestures = gestures
         self.takes = takes
@@ -43,8 +45,10 @@ public struct FaultyRecordings: Sendable {
                     spec.append("\(kind.rawValue)@\(take)")
                 }
                 let plan = try SessionPlan(user: user, gesture: gesture, takes: takes)
-                let sensor = SimulatedSensor(seed: seed, holder: user, faults: try SimulatedFaults(spec.joined(separator: ",")))
-                let recorder = try SessionRecorder(plan: plan, sensor: sensor, clock: ManualClock(), rate: rate, folder: folder)
+                let sensor = SimulatedSensor(
+                    seed: seed, holder: user, faults: try SimulatedFaults(spec.joined(separator: ",")))
+                let recorder = try SessionRecorder(
+                    plan: plan, sensor: sensor, clock: ManualClock(), rate: rate, folder: folder)
                 let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
                 let outcome = await recorder.run(speech: speech, startDate: date)
                 await speech.finish()
@@ -70,14 +74,17 @@ public struct CleaningScore: Sendable {
     ]
 
     public init(found: [BadSession], truth: [SessionID: SimulatedFaults.Kind]) {
-        let flagged = Dictionary(found.map { ($0.session, Set($0.findings.map(\.kind))) }, uniquingKeysWith: { $0.union($1) })
+        let flagged = Dictionary(
+            found.map { ($0.session, Set($0.findings.map(\.kind))) }, uniquingKeysWith: { $0.union($1) })
         truePositives = flagged.keys.filter { truth[$0] != nil }.count
         falsePositives = flagged.count - truePositives
         falseNegatives = truth.keys.filter { flagged[$0] == nil }.count
         foundByFault = Dictionary(grouping: truth, by: \.value).mapValues { sessions in
-            (sessions.filter { flagged[$0.key] != nil }.count,
-             sessions.filter { flagged[$0.key]?.contains(Self.expectedFinding[$0.value]!) == true }.count,
-             sessions.count)
+            (
+                sessions.filter { flagged[$0.key] != nil }.count,
+                sessions.filter { flagged[$0.key]?.contains(Self.expectedFinding[$0.value]!) == true }.count,
+                sessions.count
+            )
         }
     }
 

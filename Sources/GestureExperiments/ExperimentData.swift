@@ -14,8 +14,10 @@ public struct ExperimentData: Sendable {
     /// - Parameters:
     ///   - rate: the rate to downsample to; nil takes the manifest's, if it names one.
     ///   - usingTestPart: read the manifest's test part instead of its train and validation parts.
-    public init(folder: RecordingsFolder, manifest path: String?, gestures: [ActivityLabel], rate: Double?,
-                usingTestPart: Bool = false) throws(AnalysisError) {
+    public init(
+        folder: RecordingsFolder, manifest path: String?, gestures: [ActivityLabel], rate: Double?,
+        usingTestPart: Bool = false
+    ) throws(AnalysisError) {
         let manifest = try path.map { path throws(AnalysisError) in try Self.readManifest(path) }
         let loaded = try DatasetLoader(folder: folder).load()
         let rate = rate ?? manifest?.rate
@@ -31,7 +33,8 @@ public struct ExperimentData: Sendable {
         let validationIDs = manifest?.sessions(in: .validation) ?? []
         validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
         let trainIDs = Set(manifest?.sessions(in: .train) ?? [])
-        trainingUsers = usingTestPart && !trainIDs.isEmpty
+        trainingUsers =
+            usingTestPart && !trainIDs.isEmpty
             ? Set(loaded.sessions.filter { trainIDs.contains($0.id) }.map(\.user)).sorted() : nil
     }
 

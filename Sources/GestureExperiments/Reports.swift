@@ -6,8 +6,9 @@ import GestureLearning
 public enum Reports {
     /// One line per epoch, as `gesture train` prints it.
     public static func epochLine(_ report: EpochReport, of epochs: Int, secondsLeft: Double) -> String {
-        var line = String(format: "epoch %3d/%d  train loss %.4f acc %.3f", report.epoch, epochs,
-                          report.trainingLoss, report.trainingAccuracy)
+        var line = String(
+            format: "epoch %3d/%d  train loss %.4f acc %.3f", report.epoch, epochs,
+            report.trainingLoss, report.trainingAccuracy)
         if let loss = report.validationLoss, let accuracy = report.validationAccuracy {
             line += String(format: "  validation loss %.4f acc %.3f", loss, accuracy)
         }
@@ -16,9 +17,11 @@ public enum Reports {
 
     public static func historyCSV(_ history: [EpochReport]) -> String {
         let rows = history.map { report in
-            [String(report.epoch), "\(report.trainingLoss)", "\(report.trainingAccuracy)",
-             report.validationLoss.map { "\($0)" } ?? "", report.validationAccuracy.map { "\($0)" } ?? "",
-             "\(report.seconds)"].joined(separator: ",")
+            [
+                String(report.epoch), "\(report.trainingLoss)", "\(report.trainingAccuracy)",
+                report.validationLoss.map { "\($0)" } ?? "", report.validationAccuracy.map { "\($0)" } ?? "",
+                "\(report.seconds)",
+            ].joined(separator: ",")
         }
         return (["epoch,trainingLoss,trainingAccuracy,validationLoss,validationAccuracy,seconds"] + rows)
             .joined(separator: "\n") + "\n"
@@ -30,30 +33,50 @@ public enum Reports {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
-        let loss = LineChart(title: "Loss", xLabel: "epoch", yLabel: "cross-entropy", series: [
-            series("training", { Double($0.trainingLoss) }), series("validation", { $0.validationLoss.map(Double.init) }),
-        ].compactMap { $0 })
-        let accuracy = LineChart(title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy", series: [
-            series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
-        ].compactMap { $0 })
+        let loss = LineChart(
+            title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",
+            series: [
+                series("training", { Double($0.trainingLoss) }),
+                series("validation", { $0.validationLoss.map(Double.init) }),
+            ].compactMap { $0 })
+        let accuracy = LineChart(
+            title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy",
+            series: [
+                series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
+            ].compactMap { $0 })
         return ChartPage(charts: [loss, accuracy]).svg.text
     }
 
     /// The evaluation as text: accuracy, per-class figures, the confusion matrix, sessions and users.
     public static func evaluationText(_ evaluation: Evaluation) -> String {
-        var lines = [String(format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d sessions)",
-                            evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy, evaluation.sessions.count)]
+        var lines = [
+            String(
+                format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d sessions)",
+                evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy, evaluation.sessions.count)
+        ]
         lines.append("")
-        lines.append(table(["class", "precision", "recall", "F1", "windows"], evaluation.classes.map {
-            [$0.name, String(format: "%.3f", $0.precision), String(format: "%.3f", $0.recall), String(format: "%.3f", $0.f1), "\($0.support)"]
-        }))
+        lines.append(
+            table(
+                ["class", "precision", "recall", "F1", "windows"],
+                evaluation.classes.map {
+                    [
+                        $0.name, String(format: "%.3f", $0.precision), String(format: "%.3f", $0.recall),
+                        String(format: "%.3f", $0.f1), "\($0.support)",
+                    ]
+                }))
         lines.append("")
         lines.append("confusion matrix (rows: target, columns: predicted)")
-        lines.append(table(["target"] + evaluation.classNames, zip(evaluation.classNames, evaluation.confusion).map { [$0] + $1.map(String.init) }))
+        lines.append(
+            table(
+                ["target"] + evaluation.classNames,
+                zip(evaluation.classNames, evaluation.confusion).map { [$0] + $1.map(String.init) }))
         lines.append("")
-        lines.append(table(["user", "windows", "accuracy"], evaluation.users.map {
-            [$0.user.rawValue, "\($0.windows)", String(format: "%.3f", $0.accuracy)]
-        }))
+        lines.append(
+            table(
+                ["user", "windows", "accuracy"],
+                evaluation.users.map {
+                    [$0.user.rawValue, "\($0.windows)", String(format: "%.3f", $0.accuracy)]
+                }))
         return lines.joined(separator: "\n")
     }
 
@@ -63,8 +86,10 @@ public enum Reports {
             let total = max(1, row.reduce(0, +))
             return row.map { Double($0) / Double(total) }
         }
-        return Heatmap(title: "Confusion matrix: target × predicted (share of the target's windows)",
-                       rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares).svg().text
+        return Heatmap(
+            title: "Confusion matrix: target × predicted (share of the target's windows)",
+            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares
+        ).svg().text
     }
 
     /// Columns padded to their widest cell, left-aligned, two spaces apart.

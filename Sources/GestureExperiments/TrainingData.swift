@@ -19,7 +19,8 @@ public struct TrainingData: Sendable {
         let labels = Set(dataset.sessions.flatMap { $0.rows.map(\.activity.rawValue) })
         let classNames = classNames ?? labels.sorted()
         if let unknown = labels.subtracting(classNames).sorted().first {
-            throw AnalysisError("the label '\(unknown)' is not one of the model's classes: \(classNames.joined(separator: ", "))")
+            throw AnalysisError(
+                "the label '\(unknown)' is not one of the model's classes: \(classNames.joined(separator: ", "))")
         }
         self.features = features
         self.classNames = classNames
@@ -32,13 +33,16 @@ public struct TrainingData: Sendable {
                 for feature in features {
                     let value = feature.value(of: row)
                     guard value.isFinite else {
-                        throw AnalysisError("session \(session.id) has \(value) in \(feature.name) at \(row.timestamp) s; `gesture clean` finds such sessions")
+                        throw AnalysisError(
+                            "session \(session.id) has \(value) in \(feature.name) at \(row.timestamp) s; `gesture clean` finds such sessions"
+                        )
                     }
                     values.append(Float(value))
                 }
             }
-            return LabeledSequence(session: session.id, user: session.user, featureCount: features.count, features: values,
-                                   labels: session.rows.map { classIndex[$0.activity.rawValue]! })
+            return LabeledSequence(
+                session: session.id, user: session.user, featureCount: features.count, features: values,
+                labels: session.rows.map { classIndex[$0.activity.rawValue]! })
         }
     }
 
@@ -50,7 +54,9 @@ public struct TrainingData: Sendable {
         }
         guard high <= low * 1.02 else {
             throw AnalysisError(
-                String(format: "the sessions were recorded at %g to %g Hz; downsample them to train at one rate", low, high), remedy: .rate)
+                String(
+                    format: "the sessions were recorded at %g to %g Hz; downsample them to train at one rate", low, high
+                ), remedy: .rate)
         }
         return rates.median!
     }

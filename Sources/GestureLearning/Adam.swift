@@ -27,9 +27,9 @@ struct Adam {
         let beta1 = self.beta1, beta2 = self.beta2, count = firstMoment.count
         firstMoment.withUnsafeMutableBufferPointer { m in
             secondMoment.withUnsafeMutableBufferPointer { v in
-                gl_adam_update(count, parameters, gradient, m.baseAddress!, v.baseAddress!, beta1, beta2, stepSize, epsilon)
+                gl_adam_update(
+                    count, parameters, gradient, m.baseAddress!, v.baseAddress!, beta1, beta2, stepSize, epsilon)
             }
         }
     }
 }
-

@@ -23,7 +23,8 @@ struct BFloat16Matrix {
         self.k = k
         self.n = n
         if PackedFactor.kernelIsAvailable {
-            packed = [UInt32](unsafeUninitializedCapacity: gl_bfloat16_pair_count(Int32(k), Int32(n))) { buffer, count in
+            packed = [UInt32](unsafeUninitializedCapacity: gl_bfloat16_pair_count(Int32(k), Int32(n))) {
+                buffer, count in
                 gl_pack_bfloat16_pairs(matrix, Int32(k), Int32(n), buffer.baseAddress!)
                 count = buffer.count
             }
@@ -39,7 +40,9 @@ struct BFloat16Matrix {
         if packed.isEmpty {
             gemm(1, n, k, x, floats, y, beta: adding ? 1 : 0)
         } else {
-            packed.withUnsafeBufferPointer { gl_row_times_bfloat16_pairs(Int32(k), Int32(n), x, $0.baseAddress!, y, adding) }
+            packed.withUnsafeBufferPointer {
+                gl_row_times_bfloat16_pairs(Int32(k), Int32(n), x, $0.baseAddress!, y, adding)
+            }
         }
     }
 }

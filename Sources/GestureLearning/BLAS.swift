@@ -9,11 +9,13 @@ import FoundationEssentials
 /// least a block of rows to pay for the packing, alpha 1 and beta 0 or 1, the hand-written kernel
 /// does it: 2–16 % faster than OpenBLAS on this model's shapes; so does another for a single row
 /// (as fast as OpenBLAS, and streaming prediction then never loads it). Otherwise OpenBLAS.
-func gemm(_ m: Int, _ n: Int, _ k: Int,
-          _ a: UnsafePointer<Float>, transposeA: Bool = false,
-          _ b: UnsafePointer<Float>, transposeB: Bool = false,
-          _ c: UnsafeMutablePointer<Float>, alpha: Float = 1, beta: Float = 0,
-          packing: UnsafeMutablePointer<Float>? = nil) {
+func gemm(
+    _ m: Int, _ n: Int, _ k: Int,
+    _ a: UnsafePointer<Float>, transposeA: Bool = false,
+    _ b: UnsafePointer<Float>, transposeB: Bool = false,
+    _ c: UnsafeMutablePointer<Float>, alpha: Float = 1, beta: Float = 0,
+    packing: UnsafeMutablePointer<Float>? = nil
+) {
     let kernelApplies = PackedFactor.kernelIsAvailable && alpha == 1 && (beta == 0 || beta == 1)
     if kernelApplies, let packing, m >= PackedFactor.blockRows {
         PackedFactor(b, k: k, n: n, transposed: transposeB, packingInto: packing)
@@ -26,12 +28,14 @@ func gemm(_ m: Int, _ n: Int, _ k: Int,
     }
     if m == 1 && !transposeA {
         // One row is a matrix–vector product; OpenBLAS 0.3.21's sgemm would pack all of b for it.
-        gl_openblas_sgemv(!transposeB, Int32(transposeB ? n : k), Int32(transposeB ? k : n), alpha, b,
-                          Int32(transposeB ? k : n), a, beta, c)
+        gl_openblas_sgemv(
+            !transposeB, Int32(transposeB ? n : k), Int32(transposeB ? k : n), alpha, b,
+            Int32(transposeB ? k : n), a, beta, c)
         return
     }
-    gl_openblas_sgemm(transposeA, transposeB, Int32(m), Int32(n), Int32(k), alpha, a, Int32(transposeA ? m : k),
-                      b, Int32(transposeB ? k : n), beta, c, Int32(n))
+    gl_openblas_sgemm(
+        transposeA, transposeB, Int32(m), Int32(n), Int32(k), alpha, a, Int32(transposeA ? m : k),
+        b, Int32(transposeB ? k : n), beta, c, Int32(n))
 }
 
 /// The right-hand factor of matrix products, packed in panels for the hand-written AVX-512 kernel.
@@ -40,7 +44,8 @@ func gemm(_ m: Int, _ n: Int, _ k: Int,
 /// Where the CPU lacks AVX-512, or without room to pack, the products go to OpenBLAS.
 struct PackedFactor {
     /// Whether the CPU has AVX-512 and `GESTURELAB_OPENBLAS_ONLY` is unset (to measure OpenBLAS alone).
-    static let kernelIsAvailable = gl_has_avx512f() && ProcessInfo.processInfo.environment["GESTURELAB_OPENBLAS_ONLY"] == nil
+    static let kernelIsAvailable =
+        gl_has_avx512f() && ProcessInfo.processInfo.environment["GESTURELAB_OPENBLAS_ONLY"] == nil
     /// The rows the kernel computes together.
     static let blockRows = 8
 
@@ -55,8 +60,10 @@ struct PackedFactor {
 
     /// op(matrix) is `k × n`; `matrix` is row-major, holding the transpose (`n × k`) with
     /// `transposed`. `packing` has room for `packedCount(k:n:)` floats, or is nil for OpenBLAS.
-    init(_ matrix: UnsafePointer<Float>, k: Int, n: Int, transposed: Bool = false,
-         packingInto packing: UnsafeMutablePointer<Float>?) {
+    init(
+        _ matrix: UnsafePointer<Float>, k: Int, n: Int, transposed: Bool = false,
+        packingInto packing: UnsafeMutablePointer<Float>?
+    ) {
         self.matrix = matrix
         self.k = k
         self.n = n
@@ -69,11 +76,14 @@ struct PackedFactor {
 
     /// c (`rows × n`) = op(a) · op(matrix), + c when `adding`; op(a) is `rows × k` (stored
     /// `k × rows` with `transposed`).
-    func multiply(_ a: UnsafePointer<Float>, rows: Int, transposed transposedA: Bool = false,
-                  into c: UnsafeMutablePointer<Float>, adding: Bool = true) {
+    func multiply(
+        _ a: UnsafePointer<Float>, rows: Int, transposed transposedA: Bool = false,
+        into c: UnsafeMutablePointer<Float>, adding: Bool = true
+    ) {
         if let packed {
-            gl_gemm_packed(Int32(rows), Int32(n), Int32(k), a, Int32(transposedA ? 1 : k), Int32(transposedA ? rows : 1),
-                           packed, c, Int32(n), adding)
+            gl_gemm_packed(
+                Int32(rows), Int32(n), Int32(k), a, Int32(transposedA ? 1 : k), Int32(transposedA ? rows : 1),
+                packed, c, Int32(n), adding)
         } else {
             gemm(rows, n, k, a, transposeA: transposedA, matrix, transposeB: transposed, c, beta: adding ? 1 : 0)
         }
@@ -87,6 +97,7 @@ public enum OpenBLAS {
 
     /// What does the matrix products: OpenBLAS's kernels, or GestureLab's own where it has them.
     public static var productKernels: String {
-        PackedFactor.kernelIsAvailable ? "GestureLab's AVX-512 kernel (OpenBLAS \(coreName) for a few rows)" : "OpenBLAS \(coreName)"
+        PackedFactor.kernelIsAvailable
+            ? "GestureLab's AVX-512 kernel (OpenBLAS \(coreName) for a few rows)" : "OpenBLAS \(coreName)"
     }
 }

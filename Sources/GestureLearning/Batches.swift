@@ -15,8 +15,9 @@ extension ChunkSet {
             for step in 0..<shape.steps {
                 for column in 0..<shape.active[step] {
                     let row = shape.offsets[step] + column, window = chunks[column] * windowsPerChunk + step
-                    (workspace.input + row * windowSize).update(from: inputs.baseAddress! + window * windowSize,
-                                                                count: windowSize)
+                    (workspace.input + row * windowSize).update(
+                        from: inputs.baseAddress! + window * windowSize,
+                        count: windowSize)
                     workspace.labels[row] = labels[window]
                     workspace.lossWeights[row] = lossWeights[window]
                 }

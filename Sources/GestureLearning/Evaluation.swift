@@ -65,17 +65,19 @@ public struct Evaluation: Sendable, Equatable {
         classes = (0..<classCount).map { index in
             let support = confusion[index].reduce(0, +)
             let predictedAs = confusion.map { $0[index] }.reduce(0, +)
-            let precision = ratio(confusion[index][index], predictedAs), recall = ratio(confusion[index][index], support)
+            let precision = ratio(confusion[index][index], predictedAs),
+                recall = ratio(confusion[index][index], support)
             let f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
             return ClassFigures(name: classNames[index], precision: precision, recall: recall, f1: f1, support: support)
         }
         macroF1 = classes.map(\.f1).reduce(0, +) / Double(max(classCount, 1))
         sessions = zip(sequences, zip(targets, predictions)).map { sequence, windows in
             let hits = zip(windows.0, windows.1).filter { $0 == $1 }.count
-            return SessionResult(session: sequence.session, user: sequence.user,
-                                 target: majorityClass(windows.0, classCount: classCount),
-                                 predicted: majorityClass(windows.1, classCount: classCount),
-                                 windowAccuracy: ratio(hits, windows.0.count))
+            return SessionResult(
+                session: sequence.session, user: sequence.user,
+                target: majorityClass(windows.0, classCount: classCount),
+                predicted: majorityClass(windows.1, classCount: classCount),
+                windowAccuracy: ratio(hits, windows.0.count))
         }
         sessionAccuracy = ratio(sessions.filter { $0.target == $0.predicted }.count, sessions.count)
         var perUser: [UserID: (windows: Int, correct: Int)] = [:]
@@ -85,7 +87,9 @@ public struct Evaluation: Sendable, Equatable {
             perUser[sequence.user, default: (0, 0)].correct += hits
         }
         users = perUser.keys.sorted().map { user in
-            UserResult(user: user, windows: perUser[user]!.windows, accuracy: ratio(perUser[user]!.correct, perUser[user]!.windows))
+            UserResult(
+                user: user, windows: perUser[user]!.windows,
+                accuracy: ratio(perUser[user]!.correct, perUser[user]!.windows))
         }
     }
 }

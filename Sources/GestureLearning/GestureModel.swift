@@ -1,4 +1,5 @@
 import GestureMotion
+
 /// A trained classifier and everything needed to use it on new recordings.
 public struct GestureModel: Sendable, Equatable {
     /// The features it reads, in the order of a window's columns.
@@ -22,15 +23,18 @@ public struct GestureModel: Sendable, Equatable {
         samplingRate = description.samplingRate
         classNames = description.classNames
         self.normalization = normalization
-        architecture = Architecture(windowSize: description.windowing.window * description.featureNames.count,
-                                    classes: description.classNames.count)
+        architecture = Architecture(
+            windowSize: description.windowing.window * description.featureNames.count,
+            classes: description.classNames.count)
         var random = Xoshiro256(seed: seed)
         let network = Network(architecture)
         parameters = network.roundingToBFloat16(network.initialParameters(using: &random))
     }
 
-    init(featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
-         normalization: FeatureNormalization, architecture: Architecture, parameters: [Float]) {
+    init(
+        featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
+        normalization: FeatureNormalization, architecture: Architecture, parameters: [Float]
+    ) {
         self.featureNames = featureNames
         self.windowing = windowing
         self.samplingRate = samplingRate
@@ -42,14 +46,16 @@ public struct GestureModel: Sendable, Equatable {
 
     /// This model with other parameters (rounded as every model's are).
     func replacingParameters(_ parameters: [Float]) -> GestureModel {
-        GestureModel(featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
-                     normalization: normalization, architecture: architecture, parameters: parameters)
+        GestureModel(
+            featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
+            normalization: normalization, architecture: architecture, parameters: parameters)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),
     /// the LSTM starting afresh at every chunk as in training.
     public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
-        let chunks = ChunkSet(sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
+        let chunks = ChunkSet(
+            sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
         let probabilities = chunks.probabilities(network, parameters: parameters, batchSize: 32)
         let classes = classNames.count
         var firstChunk = 0

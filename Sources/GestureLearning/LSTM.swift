@@ -55,12 +55,15 @@ struct LSTM {
 
     /// The pass from the zero state. `packing` holds `packingCount(rows:)`
     /// floats, or is nil to leave every product to OpenBLAS.
-    func forward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
-                 saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
+    func forward(
+        _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
+        saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+    ) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
         gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing)
-        let recurrent = PackedFactor(weights.recurrent, k: units, n: gateWidth,
-                                       packingInto: shape.steps > 2 ? packing : nil)
+        let recurrent = PackedFactor(
+            weights.recurrent, k: units, n: gateWidth,
+            packingInto: shape.steps > 2 ? packing : nil)
         for step in 0..<shape.steps {
             let first = shape.offsets[step], count = shape.active[step]
             let gates = saved.gates + first * gateWidth
@@ -69,8 +72,9 @@ struct LSTM {
                 recurrent.multiply(hidden + previous * units, rows: count, into: gates)
             }
             let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) }
-            gl_lstm_step_forward(Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
-                                 saved.cellTanh + first * units, hidden + first * units)
+            gl_lstm_step_forward(
+                Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
+                saved.cellTanh + first * units, hidden + first * units)
         }
     }
 
@@ -90,37 +94,46 @@ struct LSTM {
 
     /// Backpropagation through all steps, for a forward pass that started from the zero state.
     /// `hiddenGradient` (`rows × units`) comes in as dL/dh from above and is overwritten.
-    func backward(_ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
-                  hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
-                  gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?) {
+    func backward(
+        _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
+        hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
+        gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?
+    ) {
         let gateGradient = scratch.gateGradient
-        let recurrentTransposed = PackedFactor(weights.recurrent, k: gateWidth, n: units, transposed: true,
-                                                 packingInto: shape.steps > 2 ? packing : nil)
+        let recurrentTransposed = PackedFactor(
+            weights.recurrent, k: gateWidth, n: units, transposed: true,
+            packingInto: shape.steps > 2 ? packing : nil)
         scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
         for step in stride(from: shape.steps - 1, through: 0, by: -1) {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
-            gl_lstm_step_backward(Int32(shape.active[step]), Int32(units), saved.gates + first * gateWidth,
-                                  previous.map { saved.cells + $0 * units }, saved.cellTanh + first * units,
-                                  hiddenGradient + first * units, scratch.cellGradient, gateGradient + first * gateWidth)
+            gl_lstm_step_backward(
+                Int32(shape.active[step]), Int32(units), saved.gates + first * gateWidth,
+                previous.map { saved.cells + $0 * units }, saved.cellTanh + first * units,
+                hiddenGradient + first * units, scratch.cellGradient, gateGradient + first * gateWidth)
             if let previous {
-                recurrentTransposed.multiply(gateGradient + first * gateWidth, rows: shape.active[step],
-                                                into: hiddenGradient + previous * units)
+                recurrentTransposed.multiply(
+                    gateGradient + first * gateWidth, rows: shape.active[step],
+                    into: hiddenGradient + previous * units)
             }
         }
-        recurrentWeightGradient(shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent,
-                                packing: packing)
+        recurrentWeightGradient(
+            shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent,
+            packing: packing)
         gemm(inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing)
         columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias)
         if let inputGradient {
-            gemm(shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient,
-                 packing: packing)
+            gemm(
+                shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient,
+                packing: packing)
         }
     }
 
     /// Σₜ h(t−1)ᵀ · dgates(t) over steps 1…, as one product: the hidden states each step received
     /// are gathered first, lined up with the steps' gate gradients.
-    private func recurrentWeightGradient(shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
-                                         into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
+    private func recurrentWeightGradient(
+        shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
+        into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+    ) {
         let firstBlock = shape.active[0]
         guard shape.steps > 1 else {
             gradient.update(repeating: 0, count: units * gateWidth)
@@ -130,7 +143,8 @@ struct LSTM {
             (scratch.previousHidden + (shape.offsets[step] - firstBlock) * units)
                 .update(from: hidden + shape.offsets[step - 1] * units, count: shape.active[step] * units)
         }
-        gemm(units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
-             scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing)
+        gemm(
+            units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
+            scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing)
     }
 }

@@ -12,8 +12,9 @@ public struct LabeledSequence: Sendable, Equatable {
     public var labels: [Int]
 
     public init(session: SessionID, user: UserID, featureCount: Int, features: [Float], labels: [Int]) {
-        precondition(featureCount > 0 && features.count == labels.count * featureCount,
-                     "\(features.count) feature values are not \(labels.count) samples × \(featureCount) features")
+        precondition(
+            featureCount > 0 && features.count == labels.count * featureCount,
+            "\(features.count) feature values are not \(labels.count) samples × \(featureCount) features")
         self.session = session
         self.user = user
         self.featureCount = featureCount

@@ -12,22 +12,27 @@ struct Affine {
 
     /// Room to pack any right-hand factor of the products over `rows` rows (see `gemm`).
     func packingCount(rows: Int) -> Int {
-        [(inputs, outputs), (outputs, inputs), (rows, outputs)].map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
+        [(inputs, outputs), (outputs, inputs), (rows, outputs)].map { PackedFactor.packedCount(k: $0.0, n: $0.1) }
+            .max()!
     }
 
     /// `weight` is `inputs × outputs`, row-major; `packing` as for `gemm`.
-    func forward(_ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                 into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?) {
+    func forward(
+        _ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+    ) {
         broadcastRows(bias, to: y, rowCount: rows, columns: outputs)
         gemm(rows, outputs, inputs, x, weight, y, beta: 1, packing: packing)
     }
 
     /// Writes the parameters' gradients, and the input's unless `inputGradient` is nil (the first
     /// layer needs none).
-    func backward(_ x: UnsafePointer<Float>, outputGradient: UnsafePointer<Float>, rows: Int,
-                  weight: UnsafePointer<Float>, weightGradient: UnsafeMutablePointer<Float>,
-                  biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?,
-                  packing: UnsafeMutablePointer<Float>?) {
+    func backward(
+        _ x: UnsafePointer<Float>, outputGradient: UnsafePointer<Float>, rows: Int,
+        weight: UnsafePointer<Float>, weightGradient: UnsafeMutablePointer<Float>,
+        biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?,
+        packing: UnsafeMutablePointer<Float>?
+    ) {
         gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient, packing: packing)
         columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient)
         if let inputGradient {
@@ -77,8 +82,10 @@ struct BatchNorm {
         let variance: UnsafeMutablePointer<Float>
     }
 
-    func forwardTraining(_ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
-                         saving saved: Saved, into y: UnsafeMutablePointer<Float>) {
+    func forwardTraining(
+        _ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+        saving saved: Saved, into y: UnsafeMutablePointer<Float>
+    ) {
         columnSums(x, rows: rows, columns: features, into: saved.mean)
         for feature in 0..<features { saved.mean[feature] /= Float(rows) }
         saved.variance.update(repeating: 0, count: features)
@@ -110,8 +117,10 @@ struct BatchNorm {
         }
     }
 
-    func forwardInference(_ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
-                          mean: UnsafePointer<Float>, variance: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
+    func forwardInference(
+        _ x: UnsafePointer<Float>, rows: Int, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+        mean: UnsafePointer<Float>, variance: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>
+    ) {
         for row in 0..<rows {
             let offset = row * features
             for feature in 0..<features {
@@ -122,9 +131,11 @@ struct BatchNorm {
     }
 
     /// `gradient` comes in as the output's and leaves as the input's. `workspace` holds 2 · features.
-    func backward(gradient: UnsafeMutablePointer<Float>, rows: Int, saved: Saved, scale: UnsafePointer<Float>,
-                  scaleGradient: UnsafeMutablePointer<Float>, shiftGradient: UnsafeMutablePointer<Float>,
-                  workspace: UnsafeMutablePointer<Float>) {
+    func backward(
+        gradient: UnsafeMutablePointer<Float>, rows: Int, saved: Saved, scale: UnsafePointer<Float>,
+        scaleGradient: UnsafeMutablePointer<Float>, shiftGradient: UnsafeMutablePointer<Float>,
+        workspace: UnsafeMutablePointer<Float>
+    ) {
         columnSums(gradient, rows: rows, columns: features, into: shiftGradient)
         scaleGradient.update(repeating: 0, count: features)
         for row in 0..<rows {
@@ -144,7 +155,8 @@ struct BatchNorm {
             let rowGradient = gradient + row * features, normalized = saved.normalized + row * features
             forEachLane(features) { lane in
                 let g = lane.load(rowGradient) * lane.load(scale)
-                let value = (g - lane.load(meanGradient) - lane.load(normalized) * lane.load(meanProduct))
+                let value =
+                    (g - lane.load(meanGradient) - lane.load(normalized) * lane.load(meanProduct))
                     * lane.load(saved.inverseDeviation)
                 lane.store(value, rowGradient)
             }
@@ -173,8 +185,10 @@ struct SoftmaxCrossEntropy {
 
     /// The loss Σ wᵢ · −log pᵢ[labelᵢ] / Σ wᵢ, and its gradient with respect to the logits.
     /// Returns 0 and a zero gradient when every weight is 0.
-    func loss(probabilities: UnsafePointer<Float>, labels: UnsafePointer<Int>, weights: UnsafePointer<Float>, rows: Int,
-              logitGradient: UnsafeMutablePointer<Float>) -> Float {
+    func loss(
+        probabilities: UnsafePointer<Float>, labels: UnsafePointer<Int>, weights: UnsafePointer<Float>, rows: Int,
+        logitGradient: UnsafeMutablePointer<Float>
+    ) -> Float {
         var totalWeight: Float = 0
         for row in 0..<rows { totalWeight += weights[row] }
         let normalizer = totalWeight > 0 ? 1 / totalWeight : 0
@@ -183,7 +197,8 @@ struct SoftmaxCrossEntropy {
             let offset = row * classes, weight = weights[row] * normalizer
             loss -= weight * log(max(probabilities[offset + labels[row]], .leastNormalMagnitude))
             for index in 0..<classes {
-                logitGradient[offset + index] = weight * (probabilities[offset + index] - (index == labels[row] ? 1 : 0))
+                logitGradient[offset + index] =
+                    weight * (probabilities[offset + index] - (index == labels[row] ? 1 : 0))
             }
         }
         return loss

@@ -26,8 +26,9 @@ extension GestureModel {
     }
 
     public func serialized() -> [UInt8] {
-        let header = Header(featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
-                            samplingRate: samplingRate, classNames: classNames, architecture: architecture)
+        let header = Header(
+            featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
+            samplingRate: samplingRate, classNames: classNames, architecture: architecture)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings, numbers and arrays cannot fail.
@@ -45,15 +46,18 @@ extension GestureModel {
 
     public init(serialized bytes: [UInt8]) throws(ModelFileError) {
         guard bytes.starts(with: Self.magic) else {
-            throw ModelFileError(description: "not a GestureLab model file (it does not start with \"GestureLab model\")")
+            throw ModelFileError(
+                description: "not a GestureLab model file (it does not start with \"GestureLab model\")")
         }
         var reader = ByteReader(bytes: bytes[..<max(bytes.count - 8, 0)], offset: Self.magic.count)
         let version = Int(try reader.read(UInt32.self))
         guard version == Self.fileFormatVersion else {
-            throw ModelFileError(description: "model file format \(version) is not one this GestureLab reads (\(Self.fileFormatVersion))")
+            throw ModelFileError(
+                description: "model file format \(version) is not one this GestureLab reads (\(Self.fileFormatVersion))"
+            )
         }
         guard bytes.count >= Self.magic.count + 8 + 8,
-              fnv1a(bytes[..<(bytes.count - 8)]) == ByteReader(bytes: bytes[...], offset: bytes.count - 8).uncheckedUInt64
+            fnv1a(bytes[..<(bytes.count - 8)]) == ByteReader(bytes: bytes[...], offset: bytes.count - 8).uncheckedUInt64
         else {
             throw ModelFileError(description: "the model file is damaged or truncated: its checksum does not match")
         }
@@ -76,30 +80,36 @@ extension GestureModel {
         func inconsistent(_ what: String) -> ModelFileError {
             ModelFileError(description: "the model file is inconsistent: \(what)")
         }
-        let sizes = [architecture.windowSize, architecture.classes, architecture.convolutionFilters,
-                     architecture.lstmUnits, architecture.denseUnits]
+        let sizes = [
+            architecture.windowSize, architecture.classes, architecture.convolutionFilters,
+            architecture.lstmUnits, architecture.denseUnits,
+        ]
         guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), header.window > 0, header.windowsPerChunk > 0 else {
             throw inconsistent("layer sizes \(sizes), window \(header.window)")
         }
         guard architecture.windowSize == header.window * features else {
-            throw inconsistent("\(features) features × window \(header.window) is not its input size \(architecture.windowSize)")
+            throw inconsistent(
+                "\(features) features × window \(header.window) is not its input size \(architecture.windowSize)")
         }
         guard architecture.classes == header.classNames.count, architecture.classes >= 2 else {
             throw inconsistent("\(header.classNames.count) class names for \(architecture.classes) outputs")
         }
         let network = Network(architecture)
         guard floats.count == 2 * features + network.parameterCount else {
-            throw inconsistent("\(floats.count) numbers where the architecture has \(2 * features + network.parameterCount)")
+            throw inconsistent(
+                "\(floats.count) numbers where the architecture has \(2 * features + network.parameterCount)")
         }
         guard floats.allSatisfy(\.isFinite), floats[features..<2 * features].allSatisfy({ $0 > 0 }) else {
             throw inconsistent("a weight or normalization that is not a finite number")
         }
-        self.init(featureNames: header.featureNames,
-                  windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
-                  samplingRate: header.samplingRate, classNames: header.classNames,
-                  normalization: FeatureNormalization(mean: Array(floats[..<features]),
-                                                      deviation: Array(floats[features..<2 * features])),
-                  architecture: architecture, parameters: Array(floats[(2 * features)...]))
+        self.init(
+            featureNames: header.featureNames,
+            windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
+            samplingRate: header.samplingRate, classNames: header.classNames,
+            normalization: FeatureNormalization(
+                mean: Array(floats[..<features]),
+                deviation: Array(floats[features..<2 * features])),
+            architecture: architecture, parameters: Array(floats[(2 * features)...]))
     }
 
     /// Writes the file whole under a temporary name, then renames it into place.

@@ -1,4 +1,5 @@
 import GestureMotion
+
 /// The model's shape, Turi Create's activity classifier: a convolution whose kernel and stride are
 /// one window, ReLU, dropout; an LSTM over the windows of a chunk; dense, batch norm, ReLU,
 /// dropout; dense to the classes, softmax.
@@ -72,7 +73,8 @@ struct Network {
             }
         }
         let units = lstm.units
-        xavier(at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
+        xavier(
+            at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
         // Each LSTM gate is a layer of its own for the initialisation's fan-out.
         xavier(at: lstmOffset, rows: lstm.inputs, columns: lstm.gateWidth, fanOut: units)
         xavier(at: lstmOffset + lstm.inputs * lstm.gateWidth, rows: units, columns: lstm.gateWidth, fanOut: units)
@@ -88,9 +90,11 @@ struct Network {
     /// Where the matrices streaming prediction reads as bfloat16 sit: the convolution's, the LSTM's
     /// input and recurrent weights (one after the other), dense's; each is followed by its bias.
     var bfloat16Matrices: (convolution: Range<Int>, lstm: Range<Int>, dense: Range<Int>) {
-        (convolutionOffset..<convolutionOffset + convolution.inputs * convolution.outputs,
-         lstmOffset..<lstmOffset + (lstm.inputs + lstm.units) * lstm.gateWidth,
-         denseOffset..<denseOffset + dense.inputs * dense.outputs)
+        (
+            convolutionOffset..<convolutionOffset + convolution.inputs * convolution.outputs,
+            lstmOffset..<lstmOffset + (lstm.inputs + lstm.units) * lstm.gateWidth,
+            denseOffset..<denseOffset + dense.inputs * dense.outputs
+        )
     }
 
     /// `parameters` with the `bfloat16Matrices` rounded to bfloat16, as every `GestureModel` holds
@@ -158,21 +162,26 @@ final class Workspace {
         lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
         hidden = buffer(units)
         dense = buffer(denseUnits)
-        batchNorm = BatchNorm.Saved(normalized: buffer(denseUnits), inverseDeviation: allocate(denseUnits),
-                                    mean: allocate(denseUnits), variance: allocate(denseUnits))
+        batchNorm = BatchNorm.Saved(
+            normalized: buffer(denseUnits), inverseDeviation: allocate(denseUnits),
+            mean: allocate(denseUnits), variance: allocate(denseUnits))
         denseMask = buffer(denseUnits)
         probabilities = buffer(architecture.classes)
         lossWeights = buffer(1)
         logitGradient = buffer(architecture.classes)
         denseGradient = buffer(denseUnits)
         hiddenGradient = buffer(units)
-        lstmScratch = LSTM.Scratch(gateGradient: buffer(4 * units), cellGradient: buffer(units),
-                                   previousHidden: buffer(units))
+        lstmScratch = LSTM.Scratch(
+            gateGradient: buffer(4 * units), cellGradient: buffer(units),
+            previousHidden: buffer(units))
         // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single rows.
-        packing = allocate(capacity < PackedFactor.blockRows ? 1 : [
-            network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
-            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
-        ].max()!)
+        packing = allocate(
+            capacity < PackedFactor.blockRows
+                ? 1
+                : [
+                    network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+                    network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
+                ].max()!)
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)
@@ -190,24 +199,30 @@ extension Network {
     /// The training pass over the rows already in `workspace.input`, laid out as `shape`, with
     /// fresh dropout masks; leaves probabilities in `workspace.probabilities` and updates batch
     /// norm's running statistics.
-    func forwardTraining(_ parameters: UnsafeMutablePointer<Float>, shape: BatchShape, workspace: Workspace,
-                         random: inout Xoshiro256) {
+    func forwardTraining(
+        _ parameters: UnsafeMutablePointer<Float>, shape: BatchShape, workspace: Workspace,
+        random: inout Xoshiro256
+    ) {
         let rows = shape.rows
-        convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
-                            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-                            into: workspace.convolution, packing: workspace.packing)
+        convolution.forward(
+            workspace.input, rows: rows, weight: parameters + convolutionOffset,
+            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
+            into: workspace.convolution, packing: workspace.packing)
         let convolutionCount = rows * convolution.outputs
         applyReLU(workspace.convolution, count: convolutionCount)
         convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
-        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+        lstm.forward(
+            workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
-        batchNorm.forwardTraining(workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
-                                  into: workspace.dense)
-        batchNorm.updateRunning(mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
-                                from: workspace.batchNorm)
+        batchNorm.forwardTraining(
+            workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
+            into: workspace.dense)
+        batchNorm.updateRunning(
+            mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
+            from: workspace.batchNorm)
         let denseCount = rows * dense.outputs
         applyReLU(workspace.dense, count: denseCount)
         denseDropout.drawMask(workspace.denseMask, count: denseCount, using: &random)
@@ -218,12 +233,14 @@ extension Network {
     /// The inference pass: no dropout, batch norm with its running statistics.
     func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace) {
         let rows = shape.rows
-        convolution.forward(workspace.input, rows: rows, weight: parameters + convolutionOffset,
-                            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-                            into: workspace.convolution, packing: workspace.packing)
+        convolution.forward(
+            workspace.input, rows: rows, weight: parameters + convolutionOffset,
+            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
+            into: workspace.convolution, packing: workspace.packing)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
-        lstm.forward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-                     saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+        lstm.forward(
+            workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         inferenceHead(parameters, rows: rows, workspace: workspace)
     }
@@ -231,64 +248,76 @@ extension Network {
     /// From dense's output in `workspace.dense` to the probabilities, without dropout.
     func inferenceHead(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         let scale = parameters + batchNormOffset
-        batchNorm.forwardInference(workspace.dense, rows: rows, scale: scale, shift: scale + batchNorm.features,
-                                   mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
-                                   into: workspace.dense)
+        batchNorm.forwardInference(
+            workspace.dense, rows: rows, scale: scale, shift: scale + batchNorm.features,
+            mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
+            into: workspace.dense)
         applyReLU(workspace.dense, count: rows * dense.outputs)
         outputForward(parameters, rows: rows, workspace: workspace)
     }
 
     private func denseForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
-        dense.forward(workspace.hidden, rows: rows, weight: parameters + denseOffset,
-                      bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense,
-                      packing: workspace.packing)
+        dense.forward(
+            workspace.hidden, rows: rows, weight: parameters + denseOffset,
+            bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense,
+            packing: workspace.packing)
     }
 
     private func outputForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
-        output.forward(workspace.dense, rows: rows, weight: parameters + outputOffset,
-                       bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities,
-                       packing: workspace.packing)
+        output.forward(
+            workspace.dense, rows: rows, weight: parameters + outputOffset,
+            bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities,
+            packing: workspace.packing)
         loss.softmax(workspace.probabilities, rows: rows)
     }
 
     /// The loss of the last training pass, given `workspace.labels` and `weights`, and the gradient
     /// of every trainable parameter, written (not added) to `gradient`.
-    func backward(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
-                  gradient: UnsafeMutablePointer<Float>) -> Float {
+    func backward(
+        _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
+        gradient: UnsafeMutablePointer<Float>
+    ) -> Float {
         let rows = shape.rows
-        let lossValue = loss.loss(probabilities: workspace.probabilities, labels: workspace.labels,
-                                  weights: workspace.lossWeights, rows: rows, logitGradient: workspace.logitGradient)
-        output.backward(workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
-                        weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
-                        biasGradient: gradient + outputOffset + output.inputs * output.outputs,
-                        inputGradient: workspace.denseGradient, packing: workspace.packing)
+        let lossValue = loss.loss(
+            probabilities: workspace.probabilities, labels: workspace.labels,
+            weights: workspace.lossWeights, rows: rows, logitGradient: workspace.logitGradient)
+        output.backward(
+            workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
+            weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
+            biasGradient: gradient + outputOffset + output.inputs * output.outputs,
+            inputGradient: workspace.denseGradient, packing: workspace.packing)
         let denseCount = rows * dense.outputs
         denseDropout.apply(workspace.denseMask, to: workspace.denseGradient, count: denseCount)
         // The dropped output is positive exactly where the ReLU passed and the mask kept.
         reluBackward(output: workspace.dense, gradient: workspace.denseGradient, count: denseCount)
-        batchNorm.backward(gradient: workspace.denseGradient, rows: rows, saved: workspace.batchNorm,
-                           scale: parameters + batchNormOffset, scaleGradient: gradient + batchNormOffset,
-                           shiftGradient: gradient + batchNormOffset + batchNorm.features,
-                           workspace: workspace.batchNormScratch)
-        dense.backward(workspace.hidden, outputGradient: workspace.denseGradient, rows: rows,
-                       weight: parameters + denseOffset, weightGradient: gradient + denseOffset,
-                       biasGradient: gradient + denseOffset + dense.inputs * dense.outputs,
-                       inputGradient: workspace.hiddenGradient, packing: workspace.packing)
+        batchNorm.backward(
+            gradient: workspace.denseGradient, rows: rows, saved: workspace.batchNorm,
+            scale: parameters + batchNormOffset, scaleGradient: gradient + batchNormOffset,
+            shiftGradient: gradient + batchNormOffset + batchNorm.features,
+            workspace: workspace.batchNormScratch)
+        dense.backward(
+            workspace.hidden, outputGradient: workspace.denseGradient, rows: rows,
+            weight: parameters + denseOffset, weightGradient: gradient + denseOffset,
+            biasGradient: gradient + denseOffset + dense.inputs * dense.outputs,
+            inputGradient: workspace.hiddenGradient, packing: workspace.packing)
         let lstmGradient = gradient + lstmOffset
         let recurrentGradient = lstmGradient + lstm.inputs * lstm.gateWidth
-        lstm.backward(workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-                      saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
-                      scratch: workspace.lstmScratch,
-                      gradients: LSTM.Gradients(input: lstmGradient, recurrent: recurrentGradient,
-                                                bias: recurrentGradient + lstm.units * lstm.gateWidth),
-                      inputGradient: workspace.convolutionGradient, packing: workspace.packing)
+        lstm.backward(
+            workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+            saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
+            scratch: workspace.lstmScratch,
+            gradients: LSTM.Gradients(
+                input: lstmGradient, recurrent: recurrentGradient,
+                bias: recurrentGradient + lstm.units * lstm.gateWidth),
+            inputGradient: workspace.convolutionGradient, packing: workspace.packing)
         let convolutionCount = rows * convolution.outputs
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
         reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
-        convolution.backward(workspace.input, outputGradient: workspace.convolutionGradient, rows: rows,
-                             weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
-                             biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
-                             inputGradient: nil, packing: workspace.packing)
+        convolution.backward(
+            workspace.input, outputGradient: workspace.convolutionGradient, rows: rows,
+            weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
+            biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
+            inputGradient: nil, packing: workspace.packing)
         return lossValue
     }
 }

@@ -37,9 +37,11 @@ public final class StreamingClassifier {
         self.network = network
         (convolution, lstm, dense) = model.parameters.withUnsafeBufferPointer { parameters in
             let base = parameters.baseAddress!
-            return (BFloat16Matrix(base + matrices.convolution.lowerBound, k: network.convolution.inputs, n: filters),
-                    BFloat16Matrix(base + matrices.lstm.lowerBound, k: filters + units, n: network.lstm.gateWidth),
-                    BFloat16Matrix(base + matrices.dense.lowerBound, k: units, n: network.dense.outputs))
+            return (
+                BFloat16Matrix(base + matrices.convolution.lowerBound, k: network.convolution.inputs, n: filters),
+                BFloat16Matrix(base + matrices.lstm.lowerBound, k: filters + units, n: network.lstm.gateWidth),
+                BFloat16Matrix(base + matrices.dense.lowerBound, k: units, n: network.dense.outputs)
+            )
         }
         workspace = Workspace(network, capacity: 1)
         lstmInput = .allocate(capacity: filters + units)
@@ -54,7 +56,8 @@ public final class StreamingClassifier {
     public func step(_ window: [Float], state: inout StreamState) -> [Float] {
         let size = model.architecture.windowSize
         precondition(window.count == size, "a window holds \(size) values, not \(window.count)")
-        precondition(state.hidden.count == model.architecture.lstmUnits && state.cell.count == model.architecture.lstmUnits)
+        precondition(
+            state.hidden.count == model.architecture.lstmUnits && state.cell.count == model.architecture.lstmUnits)
         workspace.input.update(from: window, count: size)
         model.normalization.apply(to: UnsafeMutableBufferPointer(start: workspace.input, count: size))
         model.parameters.withUnsafeBufferPointer { parameters in
@@ -68,8 +71,10 @@ public final class StreamingClassifier {
     }
 
     /// `Network.forwardInference` for one window, its products on the packed matrices.
-    private func forward(_ parameters: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>,
-                         cell: UnsafeMutablePointer<Float>) {
+    private func forward(
+        _ parameters: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>,
+        cell: UnsafeMutablePointer<Float>
+    ) {
         let filters = network.convolution.outputs, units = network.lstm.units
         let matrices = network.bfloat16Matrices
         lstmInput.update(from: parameters + matrices.convolution.upperBound, count: filters)

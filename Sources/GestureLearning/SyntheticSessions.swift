@@ -34,14 +34,16 @@ public struct SyntheticSessions: Sendable {
                 for feature in 0..<featureCount {
                     let amplitude = 1 + Float((label + feature) % classCount) / Float(classCount)
                     let angle = 2 * Float.pi * frequency * Float(sample) + phase + Float(feature)
-                    features[sample * featureCount + feature] = amplitude * sin(angle) + 0.3 * (random.unitFloat() - 0.5)
+                    features[sample * featureCount + feature] =
+                        amplitude * sin(angle) + 0.3 * (random.unitFloat() - 0.5)
                 }
             }
             // Users are plain names, which UserID always accepts.
             let user = try! UserID("user\(index % 4)")
-            return LabeledSequence(session: SessionID(start: "synthetic", take: index), user: user,
-                                   featureCount: featureCount, features: features,
-                                   labels: [Int](repeating: label, count: samples))
+            return LabeledSequence(
+                session: SessionID(start: "synthetic", take: index), user: user,
+                featureCount: featureCount, features: features,
+                labels: [Int](repeating: label, count: samples))
         }
     }
 }

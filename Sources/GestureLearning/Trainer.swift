@@ -10,8 +10,10 @@ public struct TrainingOptions: Sendable, Equatable {
     public var schedule: LearningRateSchedule
     public var seed: UInt64
 
-    public init(epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
-                seed: UInt64 = 1) {
+    public init(
+        epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
+        seed: UInt64 = 1
+    ) {
         self.epochs = epochs
         self.batchSize = batchSize
         self.learningRate = learningRate
@@ -79,9 +81,11 @@ public struct Trainer: Sendable {
 
     /// Trains on `training`, reports each epoch, and stops early (keeping the best epoch so far)
     /// once `isCancelled` returns true; it is asked after every batch.
-    public func train(_ training: [LabeledSequence], validation: [LabeledSequence] = [],
-                      onEpoch: (EpochReport) -> Void = { _ in },
-                      isCancelled: () -> Bool = { false }) throws(TrainingError) -> TrainingResult {
+    public func train(
+        _ training: [LabeledSequence], validation: [LabeledSequence] = [],
+        onEpoch: (EpochReport) -> Void = { _ in },
+        isCancelled: () -> Bool = { false }
+    ) throws(TrainingError) -> TrainingResult {
         try check(training, validation: validation)
         var run = TrainingRun(model: model, options: options, training: training, validation: validation)
         var history: [EpochReport] = []
@@ -100,8 +104,10 @@ public struct Trainer: Sendable {
         return result(run.model, best: best, history: history, cancelled: false)
     }
 
-    private func result(_ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
-                        history: [EpochReport], cancelled: Bool) -> TrainingResult {
+    private func result(
+        _ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
+        history: [EpochReport], cancelled: Bool
+    ) -> TrainingResult {
         let model = best.map { model.replacingParameters($0.parameters) } ?? model
         return TrainingResult(model: model, history: history, bestEpoch: best?.epoch ?? 0, wasCancelled: cancelled)
     }
@@ -117,16 +123,27 @@ public struct Trainer: Sendable {
         for (set, sequences) in [("training", training), ("validation", validation)] {
             for sequence in sequences {
                 guard sequence.featureCount == model.featureNames.count else {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(model.featureNames.count) (\(model.featureNames.joined(separator: " ")))")
+                    throw TrainingError(
+                        description:
+                            "\(set) session \(sequence.session) has \(sequence.featureCount) features, the model reads \(model.featureNames.count) (\(model.featureNames.joined(separator: " ")))"
+                    )
                 }
                 guard sequence.sampleCount >= model.windowing.window else {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has \(sequence.sampleCount) samples, fewer than one window of \(model.windowing.window); leave it out or choose a smaller window")
+                    throw TrainingError(
+                        description:
+                            "\(set) session \(sequence.session) has \(sequence.sampleCount) samples, fewer than one window of \(model.windowing.window); leave it out or choose a smaller window"
+                    )
                 }
                 if let bad = sequence.features.firstIndex(where: { !$0.isFinite }) {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(model.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)")
+                    throw TrainingError(
+                        description:
+                            "\(set) session \(sequence.session) has a non-finite value (\(sequence.features[bad])) in \(model.featureNames[bad % sequence.featureCount]) at sample \(bad / sequence.featureCount)"
+                    )
                 }
                 if let bad = sequence.labels.first(where: { !(0..<classes).contains($0) }) {
-                    throw TrainingError(description: "\(set) session \(sequence.session) has class index \(bad); there are \(classes) classes")
+                    throw TrainingError(
+                        description:
+                            "\(set) session \(sequence.session) has class index \(bad); there are \(classes) classes")
                 }
             }
         }
@@ -137,7 +154,10 @@ public struct Trainer: Sendable {
         }
         let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { model.classNames[$0] }
         guard missing.isEmpty else {
-            throw TrainingError(description: "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class")
+            throw TrainingError(
+                description:
+                    "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class"
+            )
         }
     }
 }
@@ -157,16 +177,21 @@ private struct TrainingRun {
     private var random: Xoshiro256
     private var order: [Int]
 
-    init(model description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
-         validation: [LabeledSequence]) {
+    init(
+        model description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
+        validation: [LabeledSequence]
+    ) {
         let normalization = FeatureNormalization(fitting: training)
         let classes = description.classNames.count
         untrained = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
         parameters = untrained.parameters
         network = untrained.network
-        self.training = ChunkSet(training, windowing: description.windowing, classCount: classes,
-                                 normalization: normalization)
-        self.validation = validation.isEmpty ? nil
+        self.training = ChunkSet(
+            training, windowing: description.windowing, classCount: classes,
+            normalization: normalization)
+        self.validation =
+            validation.isEmpty
+            ? nil
             : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
         self.options = options
         workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
@@ -188,17 +213,20 @@ private struct TrainingRun {
         var tally = EpochTally()
         for first in stride(from: 0, to: order.count, by: options.batchSize) {
             if isCancelled() { return nil }
-            let shape = training.gather(order[first..<min(first + options.batchSize, order.count)], into: workspace).shape
+            let shape = training.gather(order[first..<min(first + options.batchSize, order.count)], into: workspace)
+                .shape
             tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
         }
         let rounded = model.parameters
         let figures = validation.map { chunks in
-            chunks.lossAndAccuracy(probabilities: chunks.probabilities(network, parameters: rounded, batchSize: options.batchSize),
-                                   classes: network.architecture.classes)
+            chunks.lossAndAccuracy(
+                probabilities: chunks.probabilities(network, parameters: rounded, batchSize: options.batchSize),
+                classes: network.architecture.classes)
         }
-        return EpochReport(epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
-                           validationLoss: figures?.loss, validationAccuracy: figures?.accuracy,
-                           seconds: (ContinuousClock.now - start) / .seconds(1))
+        return EpochReport(
+            epoch: epoch, trainingLoss: tally.loss, trainingAccuracy: tally.accuracy,
+            validationLoss: figures?.loss, validationAccuracy: figures?.accuracy,
+            seconds: (ContinuousClock.now - start) / .seconds(1))
     }
 
     /// Forward, backward and Adam on the batch in the workspace; returns its loss.
@@ -207,8 +235,9 @@ private struct TrainingRun {
         return parameters.withUnsafeMutableBufferPointer { parameters in
             gradient.withUnsafeMutableBufferPointer { gradient in
                 network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
-                let loss = network.backward(parameters.baseAddress!, shape: shape, workspace: workspace,
-                                            gradient: gradient.baseAddress!)
+                let loss = network.backward(
+                    parameters.baseAddress!, shape: shape, workspace: workspace,
+                    gradient: gradient.baseAddress!)
                 adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
                 return loss
             }
@@ -249,14 +278,19 @@ public struct OverfitResult: Sendable, Equatable {
 extension Trainer {
     /// Trains on `sessions` until the model predicts at least `target` of their windows right
     /// (without dropout) or the epochs run out.
-    public func overfit(_ sessions: [LabeledSequence], target: Double = 0.99,
-                        onEpoch: (EpochReport) -> Void = { _ in }) throws(TrainingError) -> OverfitResult {
+    public func overfit(
+        _ sessions: [LabeledSequence], target: Double = 0.99,
+        onEpoch: (EpochReport) -> Void = { _ in }
+    ) throws(TrainingError) -> OverfitResult {
         var fits = false
-        let result = try train(sessions, validation: sessions, onEpoch: { report in
-            onEpoch(report)
-            fits = (report.validationAccuracy ?? 0) >= target
-        }, isCancelled: { fits })
-        return OverfitResult(sessions: sessions.count, epochs: result.history.count,
-                             accuracy: result.history.last?.validationAccuracy ?? 0, fits: fits)
+        let result = try train(
+            sessions, validation: sessions,
+            onEpoch: { report in
+                onEpoch(report)
+                fits = (report.validationAccuracy ?? 0) >= target
+            }, isCancelled: { fits })
+        return OverfitResult(
+            sessions: sessions.count, epochs: result.history.count,
+            accuracy: result.history.last?.validationAccuracy ?? 0, fits: fits)
     }
 }

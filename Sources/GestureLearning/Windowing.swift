@@ -43,8 +43,10 @@ struct ChunkSet {
     /// Each chunk's real windows, those before its padding.
     private(set) var lengths: [Int] = []
 
-    init(_ sequences: [LabeledSequence], windowing: Windowing, classCount: Int,
-         normalization: FeatureNormalization) {
+    init(
+        _ sequences: [LabeledSequence], windowing: Windowing, classCount: Int,
+        normalization: FeatureNormalization
+    ) {
         self.windowing = windowing
         windowSize = windowing.window * normalization.featureCount
         let chunkSamples = windowing.window * windowing.windowsPerChunk
@@ -62,7 +64,9 @@ struct ChunkSet {
             lossWeights += repeatElement(1, count: windowLabels.count)
             lossWeights += repeatElement(0, count: paddedWindows - windowLabels.count)
             sequenceOfChunk += repeatElement(sequenceIndex, count: chunks)
-            lengths += (0..<chunks).map { min(windowing.windowsPerChunk, windowLabels.count - $0 * windowing.windowsPerChunk) }
+            lengths += (0..<chunks).map {
+                min(windowing.windowsPerChunk, windowLabels.count - $0 * windowing.windowsPerChunk)
+            }
         }
     }
 

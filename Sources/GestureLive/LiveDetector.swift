@@ -12,7 +12,8 @@ public struct LiveDetector {
 
     public init(model: GestureModel, sensorRate: Double, settings: DetectionSettings) throws(LiveError) {
         guard model.windowing.window % settings.offset == 0 else {
-            throw LiveError("the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
+            throw LiveError(
+                "the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
         }
         rateMatch = try RateMatch(sensorRate: sensorRate, modelRate: model.samplingRate)
         do {
@@ -21,8 +22,9 @@ public struct LiveDetector {
             throw LiveError("the model reads \(error)")
         }
         self.model = model
-        detector = StreamingDetector(classifier: StreamingClassifier(model: model), window: model.windowing.window,
-                                     featureCount: model.featureNames.count, settings: settings)
+        detector = StreamingDetector(
+            classifier: StreamingClassifier(model: model), window: model.windowing.window,
+            featureCount: model.featureNames.count, settings: settings)
     }
 
     /// Feeds one reading; returns the prediction it completed, and the detection, if the

@@ -28,7 +28,8 @@ public struct RateMatch: Sendable, Equatable {
         let ratio = sensorRate / modelRate
         let whole = ratio.rounded()
         guard whole >= 1, abs(ratio - whole) <= 0.02 * whole else {
-            throw LiveError("""
+            throw LiveError(
+                """
                 the sensor runs at \(sensorRate.shortText) Hz and the model was trained at \(modelRate.shortText) Hz; \
                 record at a whole multiple of \(modelRate.shortText) Hz, or train at the sensor's rate
                 """)

@@ -20,7 +20,9 @@ public struct DetectionSettings: Sendable, Equatable {
     /// The class that is never reported.
     public var rest: String
 
-    public init(offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 1, averaging: Int = 1, rest: String = "rest") {
+    public init(
+        offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 1, averaging: Int = 1, rest: String = "rest"
+    ) {
         self.offset = offset
         self.threshold = threshold
         self.cooldown = cooldown
@@ -39,8 +41,10 @@ public struct Prediction: Sendable, Equatable {
     /// Every class's probability, in the classifier's order.
     public var probabilities: [Float]
 
-    public init(time: Double, gesture: String, probability: Double, runnerUp: String, runnerUpProbability: Double,
-                probabilities: [Float]) {
+    public init(
+        time: Double, gesture: String, probability: Double, runnerUp: String, runnerUpProbability: Double,
+        probabilities: [Float]
+    ) {
         self.time = time
         self.gesture = gesture
         self.probability = probability
@@ -81,7 +85,8 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
     /// The detection a prediction makes, if any; starts the cooldown.
     public mutating func detection(_ prediction: Prediction) -> Prediction? {
         guard prediction.gesture != settings.rest, prediction.probability >= settings.threshold,
-              prediction.time >= quietUntil else { return nil }
+            prediction.time >= quietUntil
+        else { return nil }
         quietUntil = prediction.time + settings.cooldown
         return prediction
     }
@@ -105,8 +110,9 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
     private func prediction(_ probabilities: [Float], at time: Double) -> Prediction {
         let ranked = probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }
         let second = ranked.count > 1 ? ranked[1] : ranked[0]
-        return Prediction(time: time, gesture: classifier.classNames[ranked[0]], probability: Double(probabilities[ranked[0]]),
-                          runnerUp: classifier.classNames[second], runnerUpProbability: Double(probabilities[second]),
-                          probabilities: probabilities)
+        return Prediction(
+            time: time, gesture: classifier.classNames[ranked[0]], probability: Double(probabilities[ranked[0]]),
+            runnerUp: classifier.classNames[second], runnerUpProbability: Double(probabilities[second]),
+            probabilities: probabilities)
     }
 }

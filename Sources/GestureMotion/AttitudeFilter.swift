@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Glibc
 import GestureCore
+import Glibc
 
 /// Device motion from accelerometer and gyroscope, without a magnetometer: a complementary filter
 /// that integrates the gyroscope and pulls the estimated gravity toward the measured acceleration
@@ -49,9 +49,10 @@ public struct AttitudeFilter: Sendable {
 
     /// The orientation with zero yaw whose gravity points along `a`.
     static func level(gravity a: Vector3) -> Quaternion {
-        Quaternion(Attitude(
-            roll: atan2(a.y, a.z),
-            pitch: atan2(-a.x, (a.y * a.y + a.z * a.z).squareRoot()),
-            yaw: 0))
+        Quaternion(
+            Attitude(
+                roll: atan2(a.y, a.z),
+                pitch: atan2(-a.x, (a.y * a.y + a.z * a.z).squareRoot()),
+                yaw: 0))
     }
 }

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Glibc
 import GestureCore
+import Glibc
 
 /// A rotation, as a unit quaternion taking body coordinates to world coordinates.
 public struct Quaternion: Sendable, Equatable {
@@ -22,7 +22,8 @@ public struct Quaternion: Sendable, Equatable {
 
     /// The rotation of the aerospace Z-Y-X angles: yaw, then pitch, then roll.
     public init(_ attitude: Attitude) {
-        self = Quaternion(axis: [0, 0, 1], angle: attitude.yaw)
+        self =
+            Quaternion(axis: [0, 0, 1], angle: attitude.yaw)
             * Quaternion(axis: [0, 1, 0], angle: attitude.pitch)
             * Quaternion(axis: [1, 0, 0], angle: attitude.roll)
     }
@@ -34,8 +35,9 @@ public struct Quaternion: Sendable, Equatable {
     }
 
     public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
-        Quaternion(w: a.w * b.w - (a.v * b.v).sum(),
-                   v: a.w * b.v + b.w * a.v + cross(a.v, b.v))
+        Quaternion(
+            w: a.w * b.w - (a.v * b.v).sum(),
+            v: a.w * b.v + b.w * a.v + cross(a.v, b.v))
     }
 
     public var conjugate: Quaternion { Quaternion(w: w, v: -v) }

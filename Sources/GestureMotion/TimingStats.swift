@@ -18,7 +18,11 @@ public struct TimingStats: Sendable, Equatable {
         self.nominalRate = nominalRate
         sampleCount = times.count
         guard times.count > 1 else {
-            achievedRate = 0; p50 = 0; p99 = 0; max = 0; jitter = 0
+            achievedRate = 0
+            p50 = 0
+            p99 = 0
+            max = 0
+            jitter = 0
             return
         }
         let period = 1 / nominalRate

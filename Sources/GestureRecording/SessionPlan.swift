@@ -20,8 +20,10 @@ public struct SessionPlan: Sendable, Equatable {
     /// Seconds between "session start" and the first take.
     public var intro: Double
 
-    public init(user: UserID, gesture: ActivityLabel, takes: Int, take: Double = 4, rest: Double = 3,
-                getReady: Double = 1.5, countdown: Int = 3, intro: Double = 2) throws(PlanError) {
+    public init(
+        user: UserID, gesture: ActivityLabel, takes: Int, take: Double = 4, rest: Double = 3,
+        getReady: Double = 1.5, countdown: Int = 3, intro: Double = 2
+    ) throws(PlanError) {
         self.user = user
         self.gesture = gesture
         self.takes = takes
@@ -33,7 +35,9 @@ public struct SessionPlan: Sendable, Equatable {
         guard takes > 0 else { throw PlanError("takes must be at least 1, not \(takes)") }
         guard gesture != .rest else { throw PlanError("'rest' is the label between takes, not a gesture") }
         for (name, seconds) in [("take", take), ("rest", rest), ("get ready", getReady), ("intro", intro)] {
-            guard seconds.isFinite, seconds >= 0 else { throw PlanError("\(name) must be a number of seconds, not \(seconds)") }
+            guard seconds.isFinite, seconds >= 0 else {
+                throw PlanError("\(name) must be a number of seconds, not \(seconds)")
+            }
         }
         guard take > 0 else { throw PlanError("take must last more than 0 seconds") }
         guard countdown >= 0 else { throw PlanError("countdown must not be negative") }
@@ -49,7 +53,9 @@ public struct SessionPlan: Sendable, Equatable {
 
     /// Every prompt of the recording, in order.
     public var prompts: [Prompt] {
-        var prompts = [Prompt(.sessionStart, at: 0, "Session start: \(takes) \(takes == 1 ? "take" : "takes") of \(gesture)")]
+        var prompts = [
+            Prompt(.sessionStart, at: 0, "Session start: \(takes) \(takes == 1 ? "take" : "takes") of \(gesture)")
+        ]
         for number in 1...takes {
             let start = sessionStart(take: number)
             prompts.append(Prompt(.getReady(take: number), at: start, "Get ready to \(gesture)"))

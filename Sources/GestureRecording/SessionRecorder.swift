@@ -4,6 +4,7 @@ import GestureMotion
 import GestureSensors
 import GestureStore
 import Synchronization
+
 import struct SystemPackage.FilePath
 
 /// How a recording ended.
@@ -39,8 +40,10 @@ public final class SessionRecorder: Sendable {
 
     /// Checks everything that can be checked before sampling starts, takes the user's lock and
     /// opens their file; any error here means nothing was recorded or changed.
-    public init(plan: SessionPlan, sensor: any MotionSensor, clock: any SamplingClock, rate: Double,
-                folder: RecordingsFolder) throws(StoreError) {
+    public init(
+        plan: SessionPlan, sensor: any MotionSensor, clock: any SamplingClock, rate: Double,
+        folder: RecordingsFolder
+    ) throws(StoreError) {
         self.plan = plan
         self.sensor = sensor
         self.clock = clock
@@ -123,7 +126,9 @@ public final class SessionRecorder: Sendable {
     }
 
     /// Saves a take's last rows and its timing; a take cut short is saved as incomplete.
-    private func finish(_ take: OpenTake, context: TakeContext, incompleteBecause reason: String? = nil) throws(StoreError) -> SessionRecord {
+    private func finish(
+        _ take: OpenTake, context: TakeContext, incompleteBecause reason: String? = nil
+    ) throws(StoreError) -> SessionRecord {
         var take = take
         var reason = reason
         do {
@@ -179,9 +184,10 @@ private struct OpenTake {
 
     mutating func add(_ sample: RawSample, label: ActivityLabel, motion: DeviceMotion, sessionTime: Double) {
         times.append(sample.time)
-        pending.append(RecordingRow(
-            session: SessionID(rawValue: record.id), activity: label, timestamp: sessionTime, motion: motion,
-            rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate))
+        pending.append(
+            RecordingRow(
+                session: SessionID(rawValue: record.id), activity: label, timestamp: sessionTime, motion: motion,
+                rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate))
     }
 
     mutating func flush(to appender: RecordingAppender) throws(StoreError) {

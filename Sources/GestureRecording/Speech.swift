@@ -1,5 +1,6 @@
 import Foundation
 import Subprocess
+
 import struct SystemPackage.FilePath
 
 /// Says each prompt to the person without ever making the caller wait: prompts queue up and a task
@@ -20,8 +21,10 @@ public final class Speech: Sendable {
     /// - Parameters:
     ///   - print: shows each prompt as text, whatever the voice.
     ///   - warn: reports, once, that speech is not possible and prompts are only printed.
-    public init(voice: Voice, print: @escaping @Sendable (String) -> Void,
-                warn: @escaping @Sendable (String) -> Void) {
+    public init(
+        voice: Voice, print: @escaping @Sendable (String) -> Void,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         self.continuation = continuation
         speaker = Task {
@@ -67,8 +70,9 @@ public final class Speech: Sendable {
         }
         arguments.append(prompt)
         do {
-            let result = try await run(.name("espeak-ng"), arguments: Arguments(arguments),
-                                       output: .discarded, error: .string(limit: 4096))
+            let result = try await run(
+                .name("espeak-ng"), arguments: Arguments(arguments),
+                output: .discarded, error: .string(limit: 4096))
             // Without a sound device espeak-ng still exits 0; it says so on standard error.
             let complaint = result.standardError.split(separator: "\n").last { $0.hasPrefix("error:") }
             guard result.terminationStatus.isSuccess, complaint == nil else {

@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Seconds on a monotonic clock, and a way to wait for a moment on it.
 public protocol SamplingClock: Sendable {

@@ -28,7 +28,9 @@ public struct DeviceDirectory: Sendable {
     public func available() -> (sensors: [SensorInfo], unreadable: [String]) {
         let evdev = EvdevDiscovery.motionDevices()
         let found = evdev.found.map { SensorInfo(id: $0.id, name: $0.name, maximumRate: 1000, location: $0.path) }
-        return ([SimulatedSensor(seed: seed, holder: Self.anyone).info] + IIOSensor.available() + found, evdev.unreadable)
+        return (
+            [SimulatedSensor(seed: seed, holder: Self.anyone).info] + IIOSensor.available() + found, evdev.unreadable
+        )
     }
 
     /// The sensor `id` names, held by `holder`; a replay plays on `clock`.
@@ -36,7 +38,9 @@ public struct DeviceDirectory: Sendable {
         if id == SimulatedSensor.id {
             return SimulatedSensor(seed: seed, holder: holder, faults: faults)
         }
-        if id.hasPrefix(EvdevDiscovery.prefix), let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id }) {
+        if id.hasPrefix(EvdevDiscovery.prefix),
+            let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id })
+        {
             return profiled(try EvdevSensor(path: found.path, id: id), mounting: true)
         }
         if id.hasPrefix(IIOMotionDevices.prefix) {
@@ -49,9 +53,12 @@ public struct DeviceDirectory: Sendable {
         }
         let (sensors, unreadable) = available()
         let known = sensors.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-        let closed = unreadable.isEmpty ? ""
+        let closed =
+            unreadable.isEmpty
+            ? ""
             : "; \(unreadable.joined(separator: ", ")) could not be opened: if one is the sensor, \(EvdevSensor.accessAdvice)"
-        throw SensorError(device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv\(closed)")
+        throw SensorError(
+            device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv\(closed)")
     }
 
     /// The sensor through its profile; `mounting` when the profile's mount matrix is applied

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Glibc
 import GestureCore
+import Glibc
 
 /// How to read one kind of sensor: which devices it is for, how its axes map to the recorder's,
 /// its mounting, unit corrections and preferred rate. Profiles live in devices/ as text files
@@ -42,11 +42,15 @@ public struct DeviceProfile: Sendable, Equatable {
     /// A reading in the device's frame, in the recorder's: mounting, then axes, then scale.
     public func apply(_ sample: RawSample, mounting: Bool) -> RawSample {
         func transform(_ v: Vector3, scale: Double) -> Vector3 {
-            let mounted = mounting ? mountMatrix.map { m in Vector3((0..<3).map { (Vector3(m[$0][0], m[$0][1], m[$0][2]) * v).sum() }) } ?? v : v
+            let mounted =
+                mounting
+                ? mountMatrix.map { m in Vector3((0..<3).map { (Vector3(m[$0][0], m[$0][1], m[$0][2]) * v).sum() }) }
+                    ?? v : v
             return Vector3(axes.map { mounted[$0.axis] * $0.sign * scale })
         }
-        return RawSample(time: sample.time, acceleration: transform(sample.acceleration, scale: accelerationScale),
-                         rotationRate: transform(sample.rotationRate, scale: rotationScale))
+        return RawSample(
+            time: sample.time, acceleration: transform(sample.acceleration, scale: accelerationScale),
+            rotationRate: transform(sample.rotationRate, scale: rotationScale))
     }
 }
 
@@ -84,22 +88,32 @@ extension DeviceProfile {
             case "match":
                 patterns = value.split(separator: " ").map(String.init)
                 sawMatch = true
-            case "axes": axes = try require(Self.axes(value), "expected x, y and z, each once, optionally signed, like 'y -x z'")
-            case "mount-matrix": mountMatrix = try require(Self.matrix(value), "expected three rows of three numbers, like '1 0 0; 0 1 0; 0 0 1'")
-            case "acceleration-scale": accelerationScale = try require(Self.positive(value), "expected a positive number")
+            case "axes":
+                axes = try require(Self.axes(value), "expected x, y and z, each once, optionally signed, like 'y -x z'")
+            case "mount-matrix":
+                mountMatrix = try require(
+                    Self.matrix(value), "expected three rows of three numbers, like '1 0 0; 0 1 0; 0 0 1'")
+            case "acceleration-scale":
+                accelerationScale = try require(Self.positive(value), "expected a positive number")
             case "rotation-scale": rotationScale = try require(Self.positive(value), "expected a positive number")
             case "rate": rate = try require(Self.positive(value), "expected a positive number of Hz")
             default:
-                throw fail("unknown field; known: name, match, axes, mount-matrix, acceleration-scale, rotation-scale, rate")
+                throw fail(
+                    "unknown field; known: name, match, axes, mount-matrix, acceleration-scale, rotation-scale, rate")
             }
         }
-        guard sawMatch else { throw ProfileError(file: file, line: 1, field: "match", reason: "missing: a profile must say which devices it is for") }
+        guard sawMatch else {
+            throw ProfileError(
+                file: file, line: 1, field: "match", reason: "missing: a profile must say which devices it is for")
+        }
     }
 
     private static func axes(_ text: String) -> [(axis: Int, sign: Double)]? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," })
         let axes = tokens.compactMap { token -> (axis: Int, sign: Double)? in
-            guard let axis = ["x", "y", "z"].firstIndex(of: String(token.drop { $0 == "-" || $0 == "+" })) else { return nil }
+            guard let axis = ["x", "y", "z"].firstIndex(of: String(token.drop { $0 == "-" || $0 == "+" })) else {
+                return nil
+            }
             return (axis, token.hasPrefix("-") ? -1 : 1)
         }
         guard tokens.count == 3, axes.count == 3, Set(axes.map(\.axis)).count == 3 else { return nil }
@@ -107,7 +121,9 @@ extension DeviceProfile {
     }
 
     private static func matrix(_ text: String) -> [[Double]]? {
-        let rows = text.split(separator: ";").map { $0.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) } }
+        let rows = text.split(separator: ";").map {
+            $0.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
+        }
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" }).count
         guard rows.count == 3, fields == 9, rows.allSatisfy({ $0.count == 3 }) else { return nil }
         return rows
@@ -119,7 +135,9 @@ extension DeviceProfile {
 
     /// Every *.profile in a folder, sorted by file name; the first that matches a device wins.
     public static func load(from folder: String) throws(ProfileError) -> [DeviceProfile] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".profile") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".profile")
+        }.sorted()
         var profiles: [DeviceProfile] = []
         for name in names {
             let path = "\(folder)/\(name)"

@@ -1,5 +1,6 @@
 import CLibEvdev
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif

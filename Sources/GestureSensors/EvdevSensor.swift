@@ -1,6 +1,7 @@
 import CLibEvdev
 import FoundationEssentials
 import GestureCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,14 +43,17 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
         let status = libevdev_new_from_fd(descriptor, &handle)
         guard status == 0, let handle else {
             close(descriptor)
-            throw SensorError(device: id, reason: "\(path) is not an input device libevdev can read (\(String(cString: strerror(-status))))")
+            throw SensorError(
+                device: id,
+                reason: "\(path) is not an input device libevdev can read (\(String(cString: strerror(-status))))")
         }
         device = handle
         let name = String(cString: libevdev_get_name(handle))
         guard Self.isMotionDevice(handle) else {
             libevdev_free(handle)
             close(descriptor)
-            throw SensorError(device: id, reason: "\(path) (\(name)) has no ABS_X/Y/Z accelerometer and ABS_RX/RY/RZ gyroscope axes")
+            throw SensorError(
+                device: id, reason: "\(path) (\(name)) has no ABS_X/Y/Z accelerometer and ABS_RX/RY/RZ gyroscope axes")
         }
         _ = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
         state = Self.axes.map { libevdev_get_event_value(handle, UInt32(EV_ABS), $0) }
@@ -114,7 +118,9 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
             if status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
                 droppedFrames += 1
                 flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
-                repeat { status = libevdev_next_event(device, flags, &event) } while status == LIBEVDEV_READ_STATUS_SYNC.rawValue
+                repeat {
+                    status = libevdev_next_event(device, flags, &event)
+                } while status == LIBEVDEV_READ_STATUS_SYNC.rawValue
                 state = Self.axes.map { libevdev_get_event_value(device, UInt32(EV_ABS), $0) }
                 continue
             }
@@ -133,12 +139,15 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
 
     private func sample(at time: Double) -> RawSample {
         let values = zip(state, scale).map { Double($0) * $1 }
-        return RawSample(time: time, acceleration: Vector3(values[0], values[1], values[2]),
-                         rotationRate: Vector3(values[3], values[4], values[5]))
+        return RawSample(
+            time: time, acceleration: Vector3(values[0], values[1], values[2]),
+            rotationRate: Vector3(values[3], values[4], values[5]))
     }
 
     private func disappeared(_ code: Int32) -> SensorError {
-        SensorError(device: info.id, reason: "\(path) stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
+        SensorError(
+            device: info.id,
+            reason: "\(path) stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
     }
 
     /// What to do when /dev/input's nodes cannot be opened.

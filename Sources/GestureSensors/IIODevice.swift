@@ -30,7 +30,9 @@ struct IIOTriple {
         mount = Self.text(channels[0], "mount_matrix").flatMap(Self.parseMountMatrix)
     }
 
-    var deviceName: String { iio_device_get_name(device).map { String(cString: $0) } ?? String(cString: iio_device_get_id(device)) }
+    var deviceName: String {
+        iio_device_get_name(device).map { String(cString: $0) } ?? String(cString: iio_device_get_id(device))
+    }
 
     /// Raw counts in g (acceleration) or rad/s (rotation rate), in the device's mounting.
     func convert(_ raw: [Double]) -> Vector3 {

@@ -1,6 +1,7 @@
 import CLibIIO
 import FoundationEssentials
 import GestureCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,8 +41,9 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         }
         self.context = context
         self.pair = pair
-        info = SensorInfo(id: id, name: pair.id.dropFirst(IIOMotionDevices.prefix.count).description,
-                          maximumRate: 1000, location: "/dev/\(String(cString: iio_device_get_id(pair.acceleration.device)))")
+        info = SensorInfo(
+            id: id, name: pair.id.dropFirst(IIOMotionDevices.prefix.count).description,
+            maximumRate: 1000, location: "/dev/\(String(cString: iio_device_get_id(pair.acceleration.device)))")
     }
 
     deinit {
@@ -54,9 +56,11 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         guard let context = iio_create_local_context() else { return [] }
         defer { iio_context_destroy(context) }
         return IIOMotionDevices(context: context).pairs.map { pair in
-            SensorInfo(id: pair.id, name: pair.id.dropFirst(IIOMotionDevices.prefix.count).description
-                           + (pair.rotationRate == nil ? " (no gyroscope)" : ""),
-                       maximumRate: 1000, location: "/dev/\(String(cString: iio_device_get_id(pair.acceleration.device)))")
+            SensorInfo(
+                id: pair.id,
+                name: pair.id.dropFirst(IIOMotionDevices.prefix.count).description
+                    + (pair.rotationRate == nil ? " (no gyroscope)" : ""),
+                maximumRate: 1000, location: "/dev/\(String(cString: iio_device_get_id(pair.acceleration.device)))")
         }
     }
 
@@ -70,7 +74,9 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         }
         period = 1 / actual
         do {
-            acceleration = try IIOStream(pair.acceleration, with: pair.rotationRate?.device == pair.acceleration.device ? pair.rotationRate : nil)
+            acceleration = try IIOStream(
+                pair.acceleration, with: pair.rotationRate?.device == pair.acceleration.device ? pair.rotationRate : nil
+            )
             if let gyro = pair.rotationRate, gyro.device != pair.acceleration.device {
                 rotation = try IIOStream(gyro, with: nil)
             }
@@ -96,11 +102,14 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         guard let acceleration else { return try poll(now: now) }
         while let scan = try acceleration.next(timeout: 0.1) {
             guard let rotation else {
-                return RawSample(time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: scan.rotationRate ?? .zero)
+                return RawSample(
+                    time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: scan.rotationRate ?? .zero)
             }
             if let partner = try rotation.nearest(to: scan.time, within: period, waitingUpTo: DeliveryDelay.allowance) {
                 paired = true
-                return RawSample(time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: partner.rotationRate ?? .zero)
+                return RawSample(
+                    time: scan.time, acceleration: scan.acceleration ?? .zero,
+                    rotationRate: partner.rotationRate ?? .zero)
             }
             if paired { lostReadings += 1 }
         }
@@ -120,22 +129,27 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
             }
             return triple.convert(raw)
         }
-        return RawSample(time: now, acceleration: try read(pair.acceleration), rotationRate: try read(pair.rotationRate))
+        return RawSample(
+            time: now, acceleration: try read(pair.acceleration), rotationRate: try read(pair.rotationRate))
     }
 
     private func gone(_ code: Int32) -> SensorError {
-        SensorError(device: info.id, reason: "stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
+        SensorError(
+            device: info.id, reason: "stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
     }
 
     /// Sets the nearest rate the device offers; a rate above all of them is an error.
     private func setSamplingFrequency(_ rate: Double, on triple: IIOTriple) throws(SensorError) -> Double? {
         let channel = triple.channels[0]
-        let offered = IIOTriple.text(channel, "sampling_frequency_available")
+        let offered =
+            IIOTriple.text(channel, "sampling_frequency_available")
             ?? IIOTriple.text(device: triple.device, "sampling_frequency_available")
         let available = offered?.split(separator: " ").compactMap { Double($0) } ?? []
         if let fastest = available.max(), rate > fastest * 1.01 {
             let rates = available.map(\.shortText).joined(separator: ", ")
-            throw SensorError(device: info.id, reason: "\(triple.deviceName) cannot sample at \(rate.shortText) Hz; it can do \(rates) Hz")
+            throw SensorError(
+                device: info.id,
+                reason: "\(triple.deviceName) cannot sample at \(rate.shortText) Hz; it can do \(rates) Hz")
         }
         let chosen = available.min { abs($0 - rate) < abs($1 - rate) } ?? rate
         _ = iio_channel_attr_write_double(channel, "sampling_frequency", chosen)
@@ -203,7 +217,9 @@ final class IIOStream {
     func nearest(to time: Double, within tolerance: Double, waitingUpTo patience: Double) throws(SensorError) -> Scan? {
         let clock = MonotonicClock()
         let deadline = clock.now() + patience
-        while !pending.contains(where: { $0.time >= time - tolerance }), case let left = deadline - clock.now(), left > 0 {
+        while !pending.contains(where: { $0.time >= time - tolerance }), case let left = deadline - clock.now(),
+            left > 0
+        {
             try refill(timeout: left)
         }
         return Self.take(nearest: time, within: tolerance, from: &pending)
@@ -214,7 +230,9 @@ final class IIOStream {
     static func take(nearest time: Double, within tolerance: Double, from scans: inout [Scan]) -> Scan? {
         scans.removeAll { $0.time < time - tolerance }
         let near = scans.prefix { $0.time <= time + tolerance }
-        guard let best = near.indices.min(by: { abs(near[$0].time - time) < abs(near[$1].time - time) }) else { return nil }
+        guard let best = near.indices.min(by: { abs(near[$0].time - time) < abs(near[$1].time - time) }) else {
+            return nil
+        }
         let scan = scans[best]
         scans.removeFirst(best + 1)
         return scan
@@ -237,8 +255,9 @@ final class IIOStream {
     }
 
     private func gone(_ code: Int32) -> SensorError {
-        SensorError(device: IIOMotionDevices.prefix + primary.deviceName,
-                    reason: "stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
+        SensorError(
+            device: IIOMotionDevices.prefix + primary.deviceName,
+            reason: "stopped delivering (\(String(cString: strerror(code)))); was it unplugged?")
     }
 
     private func decode() -> [Scan] {

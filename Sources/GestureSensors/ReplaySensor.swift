@@ -64,8 +64,9 @@ public final class ReplaySensor: MotionSensor {
         }
         let time = start + offsets[index]
         clock.sleep(until: time)
-        return RawSample(time: time, acceleration: readings[index].rawAcceleration,
-                         rotationRate: readings[index].rawRotationRate)
+        return RawSample(
+            time: time, acceleration: readings[index].rawAcceleration,
+            rotationRate: readings[index].rawRotationRate)
     }
 
     /// Each row's time since the first, sessions laid end to end.

@@ -2,6 +2,7 @@ import CLinux
 import FoundationEssentials
 import GestureCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -91,10 +92,12 @@ private func startThread(_ body: @escaping @Sendable () -> Void) {
     }
     var thread = pthread_t()
     let work = Unmanaged.passRetained(Work(body)).toOpaque()
-    let result = pthread_create(&thread, nil, { work in
-        Unmanaged<Work>.fromOpaque(work!).takeRetainedValue().body()
-        return nil
-    }, work)
+    let result = pthread_create(
+        &thread, nil,
+        { work in
+            Unmanaged<Work>.fromOpaque(work!).takeRetainedValue().body()
+            return nil
+        }, work)
     precondition(result == 0, "cannot start the sampling thread: error \(result)")
     pthread_detach(thread)
 }

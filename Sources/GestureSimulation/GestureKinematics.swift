@@ -14,12 +14,15 @@ struct GestureKinematics: Sendable {
     var moves: [(axis: Vector3, burst: Burst)] = []
     var span: Range<Double>
 
-    init(_ gesture: ActivityLabel, start: Double, end: Double, tempo: Double, amplitude: Double,
-         random: inout SeededRandom) {
+    init(
+        _ gesture: ActivityLabel, start: Double, end: Double, tempo: Double, amplitude: Double,
+        random: inout SeededRandom
+    ) {
         span = start..<end
         let ramp = min(0.15, (end - start) / 4)
         func burst(_ size: Double, _ hertz: Double, _ shape: Burst.Shape) -> Burst {
-            Burst(amplitude: size * amplitude, frequency: hertz * tempo, shape: shape, start: start, end: end, ramp: ramp)
+            Burst(
+                amplitude: size * amplitude, frequency: hertz * tempo, shape: shape, start: start, end: end, ramp: ramp)
         }
         let phase = random.uniform(0...0.6)
         switch gesture.rawValue {
@@ -35,7 +38,8 @@ struct GestureKinematics: Sendable {
             var style = SeededRandom(seed: 0, "gesture", gesture.rawValue)
             let axes: [Vector3] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
             let hertz = style.uniform(0.7...3)
-            turns.append((axes.randomElement(using: &style)!, burst(style.uniform(0.4...1), hertz, .sine(phase: phase))))
+            turns.append(
+                (axes.randomElement(using: &style)!, burst(style.uniform(0.4...1), hertz, .sine(phase: phase))))
             moves.append((axes.randomElement(using: &style)!, burst(style.uniform(0.02...0.1), hertz, .pulse)))
         }
     }

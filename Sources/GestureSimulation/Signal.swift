@@ -39,9 +39,11 @@ struct Burst: Sendable {
         case .hold:
             (s, ds, dds) = (1, 0, 0)
         }
-        return (amplitude * e * s,
-                amplitude * (de * s + e * ds),
-                amplitude * (dde * s + 2 * de * ds + e * dds))
+        return (
+            amplitude * e * s,
+            amplitude * (de * s + e * ds),
+            amplitude * (dde * s + 2 * de * ds + e * dds)
+        )
     }
 
     /// Smoothstep up over `ramp` after the start and down over `ramp` before the end.
@@ -51,9 +53,11 @@ struct Burst: Sendable {
         guard rising || falling else { return (1, 0, 0) }
         let u = rising ? (t - start) / ramp : (end - t) / ramp
         let sign = rising ? 1.0 : -1.0
-        return (u * u * (3 - 2 * u),
-                sign * 6 * u * (1 - u) / ramp,
-                (6 - 12 * u) / (ramp * ramp))
+        return (
+            u * u * (3 - 2 * u),
+            sign * 6 * u * (1 - u) / ramp,
+            (6 - 12 * u) / (ramp * ramp)
+        )
     }
 }
 

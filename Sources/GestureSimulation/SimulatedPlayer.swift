@@ -24,7 +24,9 @@ public struct SimulatedPlayer {
         let made = random.uniform(0...1) < mistakes ? others.randomElement(using: &random) ?? called : called
         guard let user = try? UserID("player"), let gesture = try? ActivityLabel(made) else { return }
         let go = time + 0.6
-        performer.perform(Performance(user: user, gesture: gesture, take: turn, sessionStart: time,
-                                      sessionEnd: go + 3, go: go, stop: go + 2.5))
+        performer.perform(
+            Performance(
+                user: user, gesture: gesture, take: turn, sessionStart: time,
+                sessionEnd: go + 3, go: go, stop: go + 2.5))
     }
 }

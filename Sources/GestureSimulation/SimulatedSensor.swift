@@ -92,8 +92,10 @@ private struct DeviceErrors: Sendable {
 
     init(seed: UInt64) {
         var random = SeededRandom(seed: seed, "device")
-        accelerationBias = Vector3(random.normal(deviation: 0.01), random.normal(deviation: 0.01), random.normal(deviation: 0.01))
-        rotationBias = Vector3(random.normal(deviation: 0.005), random.normal(deviation: 0.005), random.normal(deviation: 0.005))
+        accelerationBias = Vector3(
+            random.normal(deviation: 0.01), random.normal(deviation: 0.01), random.normal(deviation: 0.01))
+        rotationBias = Vector3(
+            random.normal(deviation: 0.005), random.normal(deviation: 0.005), random.normal(deviation: 0.005))
     }
 }
 
@@ -131,14 +133,30 @@ struct Hand: Sendable {
     init(seed: UInt64, holder: UserID) {
         var random = SeededRandom(seed: seed, "hand", holder.rawValue)
         let degree = Double.pi / 180
-        base = Quaternion(Attitude(
-            roll: random.uniform(35...65) * degree,
-            pitch: random.uniform(-10...10) * degree,
-            yaw: random.uniform(-180...180) * degree))
+        base = Quaternion(
+            Attitude(
+                roll: random.uniform(35...65) * degree,
+                pitch: random.uniform(-10...10) * degree,
+                yaw: random.uniform(-180...180) * degree))
         sway = [
-            ([1, 0, 0], Sway(amplitude: random.uniform(0.01...0.03), frequency: random.uniform(0.15...0.35), phase: random.uniform(0...6.28))),
-            ([0, 1, 0], Sway(amplitude: random.uniform(0.01...0.03), frequency: random.uniform(0.2...0.45), phase: random.uniform(0...6.28))),
-            ([0, 0, 1], Sway(amplitude: random.uniform(0.001...0.003), frequency: random.uniform(8...11), phase: random.uniform(0...6.28))),
+            (
+                [1, 0, 0],
+                Sway(
+                    amplitude: random.uniform(0.01...0.03), frequency: random.uniform(0.15...0.35),
+                    phase: random.uniform(0...6.28))
+            ),
+            (
+                [0, 1, 0],
+                Sway(
+                    amplitude: random.uniform(0.01...0.03), frequency: random.uniform(0.2...0.45),
+                    phase: random.uniform(0...6.28))
+            ),
+            (
+                [0, 0, 1],
+                Sway(
+                    amplitude: random.uniform(0.001...0.003), frequency: random.uniform(8...11),
+                    phase: random.uniform(0...6.28))
+            ),
         ]
         tempo = random.uniform(0.8...1.25)
         amplitude = random.uniform(0.75...1.3)
@@ -165,7 +183,8 @@ struct SimulatedTake: Sendable {
 
     init(_ performance: Performance, hand: Hand, faults: SimulatedFaults, seed: UInt64) {
         let take = performance.take
-        var random = SeededRandom(seed: seed, "take", performance.user.rawValue, performance.gesture.rawValue, "\(take)")
+        var random = SeededRandom(
+            seed: seed, "take", performance.user.rawValue, performance.gesture.rawValue, "\(take)")
         session = performance.sessionStart..<performance.sessionEnd
         let reaction = max(0.12, hand.reaction + random.normal(deviation: 0.06))
         let start = performance.go + reaction
@@ -180,8 +199,9 @@ struct SimulatedTake: Sendable {
             amplitude: hand.amplitude * (1 + random.normal(deviation: 0.1)),
             random: &random)
         if faults.contains(.upsideDown, take: take) {
-            flip = Burst(amplitude: .pi, frequency: 0, shape: .hold, start: session.lowerBound,
-                         end: session.upperBound, ramp: 0.6)
+            flip = Burst(
+                amplitude: .pi, frequency: 0, shape: .hold, start: session.lowerBound,
+                end: session.upperBound, ramp: 0.6)
         }
         if faults.contains(.deadAxis, take: take) {
             deadAxis = Int.random(in: 0..<3, using: &random)

@@ -1,5 +1,6 @@
 import Foundation
 import GestureCore
+
 import struct SystemPackage.FilePath
 
 /// Discards sessions and restores them without losing a row: a discarded session's lines move,
@@ -32,7 +33,8 @@ public struct Archive: Sendable {
         try move(ids, to: .kept, reason: nil)
     }
 
-    private func move(_ ids: [String], to status: SessionStatus, reason: String?) throws(StoreError) -> [SessionRecord] {
+    private func move(_ ids: [String], to status: SessionStatus, reason: String?) throws(StoreError) -> [SessionRecord]
+    {
         let records = try catalog.sessions(SessionFilter(ids: ids))
         let unknown = Set(ids).subtracting(records.map(\.id))
         guard unknown.isEmpty else {
@@ -74,7 +76,8 @@ public struct Archive: Sendable {
             try FileManager.default.createDirectoryIfNeeded(destination.removingLastComponent())
             try replaceContents(of: destination, with: RecordingLines.text(kept + moved))
         }
-        try replaceContents(of: source, with: RecordingLines.text(from.body.filter { !ids.contains(RecordingLines.sessionID(of: $0)) }))
+        try replaceContents(
+            of: source, with: RecordingLines.text(from.body.filter { !ids.contains(RecordingLines.sessionID(of: $0)) }))
     }
 }
 

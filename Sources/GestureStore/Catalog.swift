@@ -1,6 +1,6 @@
 import Foundation
-import GestureCore
 import GRDB
+import GestureCore
 
 /// Whether a session's rows count.
 public enum SessionStatus: String, Codable, Sendable, CaseIterable {
@@ -34,9 +34,11 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var status: SessionStatus
     public var reason: String?
 
-    public init(id: String, user: String, gesture: String, take: Int, start: String, end: String, device: String,
-                requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
-                file: String, status: SessionStatus, reason: String? = nil) {
+    public init(
+        id: String, user: String, gesture: String, take: Int, start: String, end: String, device: String,
+        requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
+        file: String, status: SessionStatus, reason: String? = nil
+    ) {
         self.id = id
         self.user = user
         self.gesture = gesture
@@ -172,8 +174,10 @@ public final class Catalog: Sendable {
     /// What happened to a session, oldest first: (time, action, reason).
     public func history(of id: String) throws -> [(at: String, action: String, reason: String?)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT at, action, reason FROM session_events WHERE session = ? ORDER BY id", arguments: [id])
-                .map { ($0["at"], $0["action"], $0["reason"]) }
+            try Row.fetchAll(
+                db, sql: "SELECT at, action, reason FROM session_events WHERE session = ? ORDER BY id", arguments: [id]
+            )
+            .map { ($0["at"], $0["action"], $0["reason"]) }
         }
     }
 
@@ -195,6 +199,7 @@ public final class Catalog: Sendable {
 /// Wall-clock times as the catalog and session IDs write them.
 public enum WallClock {
     public static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

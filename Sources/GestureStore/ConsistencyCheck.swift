@@ -1,5 +1,6 @@
 import Foundation
 import GestureCore
+
 import struct SystemPackage.FilePath
 
 /// What `gesture check` found: every place where the catalog and the CSV files disagree.
@@ -32,16 +33,21 @@ extension Archive {
             let found = rows[home]?[record.id] ?? 0
             report.rowsChecked += found
             if found != record.sampleCount {
-                report.problems.append("session \(record.id) (\(record.status.rawValue)): the catalog says \(record.sampleCount) rows, \(home) holds \(found)")
+                report.problems.append(
+                    "session \(record.id) (\(record.status.rawValue)): the catalog says \(record.sampleCount) rows, \(home) holds \(found)"
+                )
             }
             if let stray = rows[away]?[record.id] {
-                report.problems.append("session \(record.id) (\(record.status.rawValue)) also has \(stray) rows in \(away)")
+                report.problems.append(
+                    "session \(record.id) (\(record.status.rawValue)) also has \(stray) rows in \(away)")
             }
         }
         for (file, sessions) in rows.sorted(by: { $0.key < $1.key }) {
             let unknown = sessions.keys.filter { !catalogued.contains($0) }.sorted()
             if !unknown.isEmpty {
-                report.problems.append("\(file) holds \(unknown.count) sessions the catalog does not know: \(unknown.prefix(5).joined(separator: ", "))\(unknown.count > 5 ? ", …" : "")")
+                report.problems.append(
+                    "\(file) holds \(unknown.count) sessions the catalog does not know: \(unknown.prefix(5).joined(separator: ", "))\(unknown.count > 5 ? ", …" : "")"
+                )
             }
         }
         return report

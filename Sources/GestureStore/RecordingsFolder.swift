@@ -1,8 +1,9 @@
 import Foundation
 import GestureCore
-import struct SystemPackage.FilePath
-import struct SystemPackage.FileDescriptor
+
 import struct SystemPackage.Errno
+import struct SystemPackage.FileDescriptor
+import struct SystemPackage.FilePath
 
 /// The recordings folder: one CSV per user, the catalog, discarded rows and per-user locks.
 public struct RecordingsFolder: Sendable {
@@ -77,9 +78,10 @@ public final class UserLock: Sendable {
         guard flock(descriptor.rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
             let busy = errno == EWOULDBLOCK
             try? descriptor.close()
-            throw StoreError(busy
-                ? "another gesture process is recording or changing \(user)'s recordings (lock \(path))"
-                : "cannot lock \(path): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                busy
+                    ? "another gesture process is recording or changing \(user)'s recordings (lock \(path))"
+                    : "cannot lock \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -128,14 +130,18 @@ public final class RecordingAppender: Sendable {
             return false
         }
         var firstLine = [UInt8](repeating: 0, count: RecordingCSV.header.utf8.count + 1)
-        let count = (try? firstLine.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
+        let count =
+            (try? firstLine.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
         guard count == firstLine.count, String(decoding: firstLine, as: UTF8.self) == RecordingCSV.header + "\n" else {
-            throw StoreError("\(path):1: not a GestureLab recording header; move the file aside or record as another user")
+            throw StoreError(
+                "\(path):1: not a GestureLab recording header; move the file aside or record as another user")
         }
         return size > Int64(firstLine.count)
     }
 
-    private static func write(_ text: String, what: String, to descriptor: FileDescriptor, path: FilePath) throws(StoreError) {
+    private static func write(
+        _ text: String, what: String, to descriptor: FileDescriptor, path: FilePath
+    ) throws(StoreError) {
         let size = (try? descriptor.seek(offset: 0, from: .end)) ?? 0
         do {
             _ = try descriptor.writeAll(text.utf8)
@@ -151,7 +157,8 @@ func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
     let temporary = FilePath(path.string + ".tmp-\(getpid())")
     do {
         let descriptor = try FileDescriptor.open(
-            temporary, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            temporary, .writeOnly, options: [.create, .truncate],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
         try descriptor.closeAfter {
             _ = try descriptor.writeAll(text.utf8)
             guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }

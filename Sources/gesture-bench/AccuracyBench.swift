@@ -5,12 +5,14 @@ import GestureCore
 import GestureExperiments
 import GestureLearning
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 struct AccuracyBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accuracy",
-        abstract: "Accuracy on people nobody here recorded: seglearn-watch by subject and basic-motions by its own split.",
+        abstract:
+            "Accuracy on people nobody here recorded: seglearn-watch by subject and basic-motions by its own split.",
         discussion: """
             Imports ../shared/datasets into a temporary recordings folder, as `gesture import` does, then trains \
             once per seed and prints each run and the medians. seglearn-watch trains on s01–s05, picks the epoch \
@@ -56,7 +58,10 @@ struct AccuracyBench: ParsableCommand {
     @Flag(help: "seglearn-watch without --seglearn-mirror and --seglearn-augment: both wrists as recorded, no copies.")
     var seglearnAsRecorded = false
 
-    @Option(help: "The largest angle --seglearn-augment rotate turns the watch by, in degrees, as `gesture train --rotation`.")
+    @Option(
+        help:
+            "The largest angle --seglearn-augment rotate turns the watch by, in degrees, as `gesture train --rotation`."
+    )
     var seglearnRotation = 15.0
 
     @Option(help: "basic-motions' samples per window (10 Hz).")
@@ -83,10 +88,18 @@ struct AccuracyBench: ParsableCommand {
     @Flag(help: "Score validation folds only, to choose settings without seeing either test set.")
     var validationOnly = false
 
-    @Option(parsing: .upToNextOption, help: "With --validation-only: seglearn's subjects of s01–s06 to validate on in turn, each trained on the other five.")
+    @Option(
+        parsing: .upToNextOption,
+        help:
+            "With --validation-only: seglearn's subjects of s01–s06 to validate on in turn, each trained on the other five."
+    )
     var validationSubjects = ["s01", "s02", "s03", "s04", "s05", "s06"]
 
-    @Option(parsing: .upToNextOption, help: "With --validation-only: basic-motions' folds to score in turn, of 1–\(basicMotionsFoldCount); fold k holds the train cases whose position is k modulo \(basicMotionsFoldCount), two of each activity.")
+    @Option(
+        parsing: .upToNextOption,
+        help:
+            "With --validation-only: basic-motions' folds to score in turn, of 1–\(basicMotionsFoldCount); fold k holds the train cases whose position is k modulo \(basicMotionsFoldCount), two of each activity."
+    )
     var basicMotionsFolds = Array(1...basicMotionsFoldCount)
 
     static let basicMotionsFoldCount = 5
@@ -102,12 +115,15 @@ struct AccuracyBench: ParsableCommand {
     }
 
     func run() throws {
-        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-accuracy-\(getpid())").path)
+        let folder = FilePath(
+            FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-accuracy-\(getpid())").path)
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
         let recordings = RecordingsFolder(folder)
         var seglearn = ImportedDataset.seglearnWatch
-        seglearn.options.mirror = seglearnAsRecorded ? nil : try MirrorRule(seglearnMirror, mirroring: Mirroring(across: .x))
-        for (source, dataset) in [(Source.seglearnWatch, seglearn), (.basicMotions, .basicMotions)] where only.contains(source) {
+        seglearn.options.mirror =
+            seglearnAsRecorded ? nil : try MirrorRule(seglearnMirror, mirroring: Mirroring(across: .x))
+        for (source, dataset) in [(Source.seglearnWatch, seglearn), (.basicMotions, .basicMotions)]
+        where only.contains(source) {
             try dataset.run(from: datasets, into: recordings)
         }
         let loaded = try DatasetLoader(folder: recordings).load()
@@ -117,11 +133,13 @@ struct AccuracyBench: ParsableCommand {
 
     private func measureSeglearn(_ loaded: Dataset) throws {
         let experiment = { (training: [String], validation: String, test: [String]) in
-            try Experiment(name: "seglearn-watch", features: self.seglearnFeatures, window: self.seglearnWindow,
-                           training: loaded.of(training),
-                           augmentation: AugmentationPlan(self.seglearnAsRecorded ? [] : self.seglearnAugment, maximumRotation: self.seglearnRotation),
-                           options: TrainingOptions(epochs: self.seglearnEpochs, schedule: self.seglearnSchedule),
-                           validation: loaded.of([validation]), test: test.isEmpty ? nil : loaded.of(test))
+            try Experiment(
+                name: "seglearn-watch", features: self.seglearnFeatures, window: self.seglearnWindow,
+                training: loaded.of(training),
+                augmentation: AugmentationPlan(
+                    self.seglearnAsRecorded ? [] : self.seglearnAugment, maximumRotation: self.seglearnRotation),
+                options: TrainingOptions(epochs: self.seglearnEpochs, schedule: self.seglearnSchedule),
+                validation: loaded.of([validation]), test: test.isEmpty ? nil : loaded.of(test))
         }
         guard validationOnly else {
             try report(experiment(["s01", "s02", "s03", "s04", "s05"], "s06", ["s07"]))
@@ -129,18 +147,27 @@ struct AccuracyBench: ParsableCommand {
         }
         var folds: [Double] = []
         for subject in validationSubjects {
-            let runs = try report(experiment(Self.seglearnSubjects.filter { $0 != subject }, subject, []), fold: "validating on \(subject)")
+            let runs = try report(
+                experiment(Self.seglearnSubjects.filter { $0 != subject }, subject, []),
+                fold: "validating on \(subject)")
             folds.append(median(runs.compactMap(\.validationAccuracy)))
         }
-        print(String(format: "seglearn-watch: mean over %d subjects of the median validation accuracy %.4f", folds.count, folds.reduce(0, +) / Double(folds.count)))
+        print(
+            String(
+                format: "seglearn-watch: mean over %d subjects of the median validation accuracy %.4f", folds.count,
+                folds.reduce(0, +) / Double(folds.count)))
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
         let experiment = { (training: Dataset, test: Dataset) in
-            try Experiment(name: "basic-motions", features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
-                           training: training, augmentation: AugmentationPlan(self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation),
-                           options: TrainingOptions(epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch, schedule: self.basicMotionsSchedule),
-                           validation: nil, test: test)
+            try Experiment(
+                name: "basic-motions", features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
+                training: training,
+                augmentation: AugmentationPlan(self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation),
+                options: TrainingOptions(
+                    epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch,
+                    schedule: self.basicMotionsSchedule),
+                validation: nil, test: test)
         }
         guard validationOnly else {
             try report(experiment(loaded.of(["train"]), loaded.of(["test"])))
@@ -150,17 +177,24 @@ struct AccuracyBench: ParsableCommand {
         var folds: [Double] = []
         for fold in basicMotionsFolds {
             let held = { (index: Int) in index % Self.basicMotionsFoldCount == fold - 1 }
-            let runs = try report(experiment(Dataset(sessions: cases.indices.filter { !held($0) }.map { cases[$0] }),
-                                             Dataset(sessions: cases.indices.filter(held).map { cases[$0] })),
-                                  fold: "fold \(fold) of the train cases")
+            let runs = try report(
+                experiment(
+                    Dataset(sessions: cases.indices.filter { !held($0) }.map { cases[$0] }),
+                    Dataset(sessions: cases.indices.filter(held).map { cases[$0] })),
+                fold: "fold \(fold) of the train cases")
             folds.append(median(runs.compactMap { $0.evaluation?.accuracy }))
         }
-        print(String(format: "basic-motions: mean over %d folds of the median window accuracy %.4f", folds.count, folds.reduce(0, +) / Double(folds.count)))
+        print(
+            String(
+                format: "basic-motions: mean over %d folds of the median window accuracy %.4f", folds.count,
+                folds.reduce(0, +) / Double(folds.count)))
     }
 
     @discardableResult
     private func report(_ experiment: Experiment, fold: String? = nil) throws -> [Experiment.Run] {
-        print("\(experiment.name)\(fold.map { " (\($0))" } ?? ""): \(experiment.summary), seeds \(seeds.map(String.init).joined(separator: " "))")
+        print(
+            "\(experiment.name)\(fold.map { " (\($0))" } ?? ""): \(experiment.summary), seeds \(seeds.map(String.init).joined(separator: " "))"
+        )
         var runs: [Experiment.Run] = []
         for seed in seeds {
             let run = try experiment.run(seed: seed)
@@ -171,11 +205,17 @@ struct AccuracyBench: ParsableCommand {
             let values = runs.compactMap(figure)
             return values.isEmpty ? "-" : String(format: "%.4f", median(values))
         }
-        print("  median: validation accuracy \(medianOf(\.validationAccuracy)), window accuracy \(medianOf { $0.evaluation?.accuracy }), "
-              + "macro F1 \(medianOf { $0.evaluation?.macroF1 }), session accuracy \(medianOf { $0.evaluation?.sessionAccuracy })")
+        print(
+            "  median: validation accuracy \(medianOf(\.validationAccuracy)), window accuracy \(medianOf { $0.evaluation?.accuracy }), "
+                + "macro F1 \(medianOf { $0.evaluation?.macroF1 }), session accuracy \(medianOf { $0.evaluation?.sessionAccuracy })"
+        )
         // The median run's full evaluation, confusion matrix included.
-        if fold == nil, let middle = runs.filter({ $0.evaluation != nil }).sorted(by: { $0.evaluation!.accuracy < $1.evaluation!.accuracy })
-            .dropFirst(runs.count / 2).first?.evaluation {
+        if fold == nil,
+            let middle = runs.filter({ $0.evaluation != nil }).sorted(by: {
+                $0.evaluation!.accuracy < $1.evaluation!.accuracy
+            })
+            .dropFirst(runs.count / 2).first?.evaluation
+        {
             print("\nthe median run:\n" + Reports.evaluationText(middle) + "\n")
         }
         return runs
@@ -197,7 +237,8 @@ struct ImportedDataset {
 
     static let seglearnWatch = ImportedDataset(
         file: "seglearn-watch/seglearn-watch.csv",
-        mapping: "user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz",
+        mapping:
+            "user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz",
         options: ImportOptions(sampleRate: 50))
 
     /// The archive's `split` column becomes the user, so its train and test cases stay apart; the
@@ -210,7 +251,9 @@ struct ImportedDataset {
     func run(from datasets: String, into folder: RecordingsFolder) throws {
         let summary = try Importer(folder: folder, mapping: ColumnMapping(mapping), options: options)
             .run(FilePath(datasets).appending(file))
-        print("imported \(file): \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples")
+        print(
+            "imported \(file): \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples"
+        )
     }
 }
 
@@ -233,8 +276,10 @@ struct Experiment {
             var parts: [String] = []
             if let validationAccuracy { parts.append(String(format: "validation accuracy %.4f", validationAccuracy)) }
             if let evaluation {
-                parts.append(String(format: "test window accuracy %.4f, macro F1 %.4f, session accuracy %.4f",
-                                    evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy))
+                parts.append(
+                    String(
+                        format: "test window accuracy %.4f, macro F1 %.4f, session accuracy %.4f",
+                        evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy))
             }
             return parts.joined(separator: "; ")
         }
@@ -252,8 +297,10 @@ struct Experiment {
     var validation: TrainingData?
     var test: TrainingData?
 
-    init(name: String, features: [String], window: Int, training: Dataset, augmentation: AugmentationPlan,
-         options: TrainingOptions, validation: Dataset?, test: Dataset?) throws {
+    init(
+        name: String, features: [String], window: Int, training: Dataset, augmentation: AugmentationPlan,
+        options: TrainingOptions, validation: Dataset?, test: Dataset?
+    ) throws {
         let chosen = try features.map { name throws(UnknownFeature) in try Feature(named: name) }
         self.name = name
         trainingSessions = training
@@ -261,17 +308,24 @@ struct Experiment {
         self.augmentation = augmentation
         self.options = options
         let classNames = self.training.classNames
-        self.validation = try validation.map { dataset throws(AnalysisError) in try TrainingData(dataset: dataset, features: chosen, classNames: classNames) }
-        self.test = try test.map { dataset throws(AnalysisError) in try TrainingData(dataset: dataset, features: chosen, classNames: classNames) }
-        description = ModelDescription(featureNames: features, windowing: Windowing(window: window),
-                                       samplingRate: self.training.rate, classNames: self.training.classNames)
+        self.validation = try validation.map { dataset throws(AnalysisError) in
+            try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
+        }
+        self.test = try test.map { dataset throws(AnalysisError) in
+            try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
+        }
+        description = ModelDescription(
+            featureNames: features, windowing: Windowing(window: window),
+            samplingRate: self.training.rate, classNames: self.training.classNames)
     }
 
     var summary: String {
         let counts = [("train", training), ("validation", validation), ("test", test)].compactMap { part, data in
             data.map { "\($0.sequences.count) \(part)" }
         }
-        let augmented = augmentation.augmentations.isEmpty ? "" : " (and \(augmentation.augmentations.map(\.rawValue).joined(separator: ", ")) copies)"
+        let augmented =
+            augmentation.augmentations.isEmpty
+            ? "" : " (and \(augmentation.augmentations.map(\.rawValue).joined(separator: ", ")) copies)"
         return "\(counts.joined(separator: " / ")) sessions\(augmented), \(description.classNames.count) classes, "
             + "window \(description.windowing.window) at \(String(format: "%g", training.rate)) Hz, features \(description.featureNames.joined(separator: " ")), "
             + "\(options.epochs) epochs of batches of \(options.batchSize), learning rate \(options.learningRate) \(options.schedule.rawValue)"
@@ -283,11 +337,17 @@ struct Experiment {
         let trainer = Trainer(model: description, options: options)
         var plan = augmentation
         plan.seed = seed
-        let sequences = plan.augmentations.isEmpty ? training.sequences
-            : try TrainingData(dataset: trainingSessions.augmented(by: plan), features: training.features, classNames: training.classNames).sequences
+        let sequences =
+            plan.augmentations.isEmpty
+            ? training.sequences
+            : try TrainingData(
+                dataset: trainingSessions.augmented(by: plan), features: training.features,
+                classNames: training.classNames
+            ).sequences
         let result = try trainer.train(sequences, validation: validation?.sequences ?? [])
-        return Run(validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,
-                   evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) })
+        return Run(
+            validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,
+            evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) })
     }
 }
 extension Augmentation: ExpressibleByArgument {}

@@ -9,9 +9,12 @@ import GestureSimulation
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture-bench",
-        abstract: "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
-        subcommands: [SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self,
-                      AccuracyBench.self, LiveBench.self])
+        abstract:
+            "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
+        subcommands: [
+            SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self,
+            AccuracyBench.self, LiveBench.self,
+        ])
 }
 
 struct SamplingBench: AsyncParsableCommand {
@@ -34,9 +37,11 @@ struct SamplingBench: AsyncParsableCommand {
             var runs: [TimingStats] = []
             for _ in 0..<repeats { runs.append(try await measure(rate: rate)) }
             let medianOf = { (figure: (TimingStats) -> Double) in median(runs.map(figure)) }
-            print(String(format: "%7g  %4d  %7d  %14.1f  %13.4f  %6.4f  %6.4f",
-                         rate, repeats, runs[0].sampleCount, medianOf { $0.rateErrorPPM },
-                         medianOf { $0.p50 * 1e3 }, medianOf { $0.p99 * 1e3 }, medianOf { $0.max * 1e3 }))
+            print(
+                String(
+                    format: "%7g  %4d  %7d  %14.1f  %13.4f  %6.4f  %6.4f",
+                    rate, repeats, runs[0].sampleCount, medianOf { $0.rateErrorPPM },
+                    medianOf { $0.p50 * 1e3 }, medianOf { $0.p99 * 1e3 }, medianOf { $0.max * 1e3 }))
         }
     }
 

@@ -32,8 +32,9 @@ struct LearningBenchOptions: ParsableArguments {
     }
 
     var description: ModelDescription {
-        ModelDescription(featureNames: (1...features).map { "f\($0)" }, windowing: Windowing(window: window),
-                         samplingRate: 25, classNames: (1...classes).map { "class\($0)" })
+        ModelDescription(
+            featureNames: (1...features).map { "f\($0)" }, windowing: Windowing(window: window),
+            samplingRate: 25, classNames: (1...classes).map { "class\($0)" })
     }
 
     func sessionsShapedLikeTheBook() -> [LabeledSequence] {
@@ -44,7 +45,9 @@ struct LearningBenchOptions: ParsableArguments {
 struct TrainSpeedBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train-speed",
-        abstract: "Seconds per training epoch on a synthetic set shaped like Machine Learning by Tutorials' (216 sessions, 235,057 samples).")
+        abstract:
+            "Seconds per training epoch on a synthetic set shaped like Machine Learning by Tutorials' (216 sessions, 235,057 samples)."
+    )
 
     @OptionGroup var shape: LearningBenchOptions
 
@@ -66,15 +69,24 @@ struct TrainSpeedBench: ParsableCommand {
             let cpuNow = processCPUSeconds()
             cpuSeconds.append(cpuNow - cpuBefore)
             cpuBefore = cpuNow
-            print(String(format: "epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
-                         cpuSeconds.last!, report.trainingLoss, report.trainingAccuracy))
+            print(
+                String(
+                    format: "epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
+                    cpuSeconds.last!, report.trainingLoss, report.trainingAccuracy))
         }
         let seconds = median(result.history.map(\.seconds))
         let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
         let peak = peakResidentMiB()
-        print(String(format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s", seconds, median(cpuSeconds), Double(shape.samples) / seconds / 1e6))
-        print(String(format: "peak RSS %.1f MiB, %.1f MiB before the data was made: the data and its training added %.1f MiB, %.1f times the data as floats (%.1f MiB)",
-                     peak, residentBeforeData, peak - residentBeforeData, (peak - residentBeforeData) / datasetMiB, datasetMiB))
+        print(
+            String(
+                format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s", seconds, median(cpuSeconds),
+                Double(shape.samples) / seconds / 1e6))
+        print(
+            String(
+                format:
+                    "peak RSS %.1f MiB, %.1f MiB before the data was made: the data and its training added %.1f MiB, %.1f times the data as floats (%.1f MiB)",
+                peak, residentBeforeData, peak - residentBeforeData, (peak - residentBeforeData) / datasetMiB,
+                datasetMiB))
     }
 }
 
@@ -91,7 +103,8 @@ struct PredictSpeedBench: ParsableCommand {
     func run() throws {
         shape.prepareKernels()
         let sessions = Array(shape.sessionsShapedLikeTheBook().prefix(8))
-        let model = GestureModel(untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1)
+        let model = GestureModel(
+            untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1)
         let classifier = StreamingClassifier(model: model)
         let windowSize = shape.window * shape.features
         let stream = sessions[0].features
@@ -106,6 +119,9 @@ struct PredictSpeedBench: ParsableCommand {
             times.append((ContinuousClock.now - begin) / .microseconds(1))
         }
         print("products: \(OpenBLAS.productKernels)")
-        print(String(format: "%d predictions: median %.2f µs, p99 %.2f µs", predictions, median(times), percentile(times, 0.99)))
+        print(
+            String(
+                format: "%d predictions: median %.2f µs, p99 %.2f µs", predictions, median(times),
+                percentile(times, 0.99)))
     }
 }

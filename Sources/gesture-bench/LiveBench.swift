@@ -21,24 +21,36 @@ struct LiveBench: AsyncParsableCommand {
 
     func run() async throws {
         let replay = try await recording()
-        let detection = ["--model", model, "--fast", "--predictions", "--device", "replay:\(replay)", "--duration", "1"]
-        for (name, command) in [("gesture detect", [siblingExecutable("gesture"), "detect"]), ("gesture-detect", [siblingExecutable("gesture-detect")])] {
+        let detection = [
+            "--model", model, "--fast", "--predictions", "--device", "replay:\(replay)", "--duration", "1",
+        ]
+        for (name, command) in [
+            ("gesture detect", [siblingExecutable("gesture"), "detect"]),
+            ("gesture-detect", [siblingExecutable("gesture-detect")]),
+        ] {
             let starts = try (0..<runs).map { _ in try timeToFirstLine(command + detection) }
-            print(String(format: "%@: start to first prediction: median %.1f ms, min %.1f, max %.1f (%d runs)",
-                         name, median(starts) * 1e3, starts.min()! * 1e3, starts.max()! * 1e3, runs))
+            print(
+                String(
+                    format: "%@: start to first prediction: median %.1f ms, min %.1f, max %.1f (%d runs)",
+                    name, median(starts) * 1e3, starts.min()! * 1e3, starts.max()! * 1e3, runs))
         }
         let live = ["--model", model, "--device", "sim", "--rate", "100", "--duration", "\(seconds)"]
         let (cpu, wall, peak) = try usage([siblingExecutable("gesture"), "detect"] + live)
-        print(String(format: "real-time detection on the simulated sensor at 100 Hz for %.0f s: CPU %.2f %% of one core, peak RSS %.1f MiB",
-                     wall, cpu / wall * 100, peak))
+        print(
+            String(
+                format:
+                    "real-time detection on the simulated sensor at 100 Hz for %.0f s: CPU %.2f %% of one core, peak RSS %.1f MiB",
+                wall, cpu / wall * 100, peak))
     }
 
     /// A simulated recording at 25 Hz to replay.
     private func recording() async throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-live-\(getpid())").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-live-\(getpid())")
+            .path
         let plan = try SessionPlan(user: UserID("bench"), gesture: .shake, takes: 1)
-        let recorder = try SessionRecorder(plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
-                                           rate: 25, folder: RecordingsFolder(.init(folder)))
+        let recorder = try SessionRecorder(
+            plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
+            rate: 25, folder: RecordingsFolder(.init(folder)))
         let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
         let outcome = await recorder.run(speech: speech)
         await speech.finish()
@@ -57,7 +69,9 @@ struct LiveBench: AsyncParsableCommand {
         var seen = Data()
         while !seen.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ValidationError("\(command.joined(separator: " ")) printed no prediction") }
+            guard !chunk.isEmpty else {
+                throw ValidationError("\(command.joined(separator: " ")) printed no prediction")
+            }
             seen += chunk
         }
         let elapsed = MonotonicClock().now() - started
@@ -92,8 +106,8 @@ struct LiveBench: AsyncParsableCommand {
 
     private func highWaterMiB(of process: Int32) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
         else { return nil }
         return kilobytes / 1024
     }
@@ -102,6 +116,7 @@ struct LiveBench: AsyncParsableCommand {
     private func childrenCPU() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+            usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
     }
 }

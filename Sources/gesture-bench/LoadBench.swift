@@ -4,12 +4,15 @@ import GestureAnalysis
 import GestureCore
 import GestureMotion
 import GestureSimulation
+
 import struct SystemPackage.FilePath
 
 struct LoadBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "CSV load speed on a generated recording file, and pandas.read_csv on the same file if pandas is installed.")
+        abstract:
+            "CSV load speed on a generated recording file, and pandas.read_csv on the same file if pandas is installed."
+    )
 
     @Option(help: "Rows in the generated file.") var rows = 1_000_000
     @Option(help: "Loads to time; the figures are their medians.") var repeats = 3
@@ -35,15 +38,18 @@ struct LoadBench: ParsableCommand {
             return
         }
         report("pandas.read_csv", pandas, rows: loaded, bytes: bytes)
-        print(String(format: "GestureLab / pandas: wall time %.2f, CPU time %.2f",
-                     median(swift.map(\.wall)) / median(pandas.map(\.wall)),
-                     median(swift.map(\.cpu)) / median(pandas.map(\.cpu))))
+        print(
+            String(
+                format: "GestureLab / pandas: wall time %.2f, CPU time %.2f",
+                median(swift.map(\.wall)) / median(pandas.map(\.wall)),
+                median(swift.map(\.cpu)) / median(pandas.map(\.cpu))))
     }
 
     private func report(_ what: String, _ timings: [Timing], rows: Int, bytes: Double) {
         let wall = median(timings.map(\.wall)), cpu = median(timings.map(\.cpu))
-        print(what.padding(toLength: 30, withPad: " ", startingAt: 0)
-            + String(format: " %6.3f  %10.0f  %9.1f  %6.3f", wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
+        print(
+            what.padding(toLength: 30, withPad: " ", startingAt: 0)
+                + String(format: " %6.3f  %10.0f  %9.1f  %6.3f", wall, Double(rows) / wall, bytes / 1e6 / wall, cpu))
     }
 
     /// Simulated recordings of Machine Learning by Tutorials' three gestures, as `gesture record` writes them.
@@ -56,7 +62,8 @@ struct LoadBench: ParsableCommand {
             let time = Double(k) / 100
             let sample = try sensor.read(now: time)!
             let row = RecordingRow(
-                session: SessionID(start: "2026-11-21T08:00:00.000Z", take: k / 1000 + 1), activity: k % 1000 < 400 ? .rest : .shake,
+                session: SessionID(start: "2026-11-21T08:00:00.000Z", take: k / 1000 + 1),
+                activity: k % 1000 < 400 ? .rest : .shake,
                 timestamp: Double(k % 1000) / 100, motion: filter.update(sample),
                 rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate)
             text += RecordingCSV.line(for: row)
@@ -83,7 +90,9 @@ struct LoadBench: ParsableCommand {
         guard (try? process.run()) != nil else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let figures = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let figures = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
+            Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard process.terminationStatus == 0, figures.count == 2 else { return nil }
         return Timing(wall: figures[0], cpu: figures[1])
     }
@@ -98,8 +107,9 @@ struct Timing {
         let (wall, cpu) = (ContinuousClock.now, processSeconds())
         try body()
         let elapsed = ContinuousClock.now - wall
-        return Timing(wall: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                      cpu: processSeconds() - cpu)
+        return Timing(
+            wall: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            cpu: processSeconds() - cpu)
     }
 
     private static func processSeconds() -> Double {

@@ -23,7 +23,9 @@ func peakResidentMiB() -> Double {
 func residentMiB() -> Double {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-    let kibibytes = line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+    let kibibytes = line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap {
+        Double($0)
+    }
     return (kibibytes ?? .nan) / 1024
 }
 

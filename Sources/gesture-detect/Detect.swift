@@ -29,22 +29,33 @@ struct Detect: AsyncParsableCommand {
     func run() async throws {
         var setup = try LiveSetup(options, sensor: sensor, holder: "player")
         let replay = setup.device as? ReplaySensor
-        if evaluate, replay == nil { throw Failure.usage("--evaluate needs a labeled recording: --device replay:FILE.csv") }
+        if evaluate, replay == nil {
+            throw Failure.usage("--evaluate needs a labeled recording: --device replay:FILE.csv")
+        }
         let script = try performances(on: setup)
         var detections: [Prediction] = []
         var first: Double?
         try setup.run(for: duration ?? script ?? .infinity) { _, sample in
             first = first ?? sample.time
             let (prediction, detection) = setup.detector.add(sample)
-            guard let shown = (predictions ? prediction : detection).map({ var relative = $0; relative.time -= first!; return relative }) else {
+            guard
+                let shown = (predictions ? prediction : detection).map({
+                    var relative = $0
+                    relative.time -= first!
+                    return relative
+                })
+            else {
                 return
             }
             if detection != nil { detections.append(shown) }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))
         }
         if evaluate, let replay {
-            Terminal.say(Self.report(EventScore(detections: detections, events: GestureEvent.events(in: replay.timeline),
-                                                minutes: (replay.timeline.last?.time ?? 0) / 60)))
+            Terminal.say(
+                Self.report(
+                    EventScore(
+                        detections: detections, events: GestureEvent.events(in: replay.timeline),
+                        minutes: (replay.timeline.last?.time ?? 0) / 60)))
         }
     }
 
@@ -57,8 +68,10 @@ struct Detect: AsyncParsableCommand {
         let start = setup.clock.now()
         for (index, name) in perform.enumerated() {
             let go = start + 2 + 5 * Double(index)
-            performer.perform(Performance(user: try userID("player"), gesture: try activityLabel(name), take: index + 1,
-                                          sessionStart: go - 1, sessionEnd: go + 4, go: go, stop: go + 3))
+            performer.perform(
+                Performance(
+                    user: try userID("player"), gesture: try activityLabel(name), take: index + 1,
+                    sessionStart: go - 1, sessionEnd: go + 4, go: go, stop: go + 3))
         }
         return 2 + 5 * Double(perform.count)
     }
@@ -79,8 +92,9 @@ struct Detect: AsyncParsableCommand {
     }
 
     static func json(_ detection: Prediction) -> String {
-        let line = DetectionLine(time: detection.time, gesture: detection.gesture, probability: detection.probability,
-                                 runnerUp: detection.runnerUp, runnerUpProbability: detection.runnerUpProbability)
+        let line = DetectionLine(
+            time: detection.time, gesture: detection.gesture, probability: detection.probability,
+            runnerUp: detection.runnerUp, runnerUpProbability: detection.runnerUpProbability)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try! encoder.encode(line), as: UTF8.self)
@@ -88,7 +102,9 @@ struct Detect: AsyncParsableCommand {
 
     static func report(_ score: EventScore) -> String {
         let delays = score.delays.sorted()
-        let delay = delays.isEmpty ? "no gesture found"
+        let delay =
+            delays.isEmpty
+            ? "no gesture found"
             : "delay from a gesture's start to its detection: median \(delays[delays.count / 2].fixed(2)) s, "
                 + "from \(delays.first!.fixed(2)) to \(delays.last!.fixed(2)) s"
         return """

@@ -49,7 +49,9 @@ struct InjectedFrames {
 
     init(file: String) throws {
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
-        guard lines.first.map(String.init) == Self.header else { throw ValidationError("\(file) does not start with \(Self.header)") }
+        guard lines.first.map(String.init) == Self.header else {
+            throw ValidationError("\(file) does not start with \(Self.header)")
+        }
         for (number, line) in lines.dropFirst().enumerated() {
             let fields = line.split(separator: ",").map { Double($0) }
             guard fields.count == 7, let stamp = fields[0], fields.allSatisfy({ $0 != nil }) else {
@@ -69,14 +71,16 @@ struct InjectedFrames {
         let lines = zip(stamps, readings).map { stamp, reading in
             (["\(stamp)"] + reading.map { "\($0)" }).joined(separator: ",")
         }
-        try (([Self.header] + lines).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try (([Self.header] + lines).joined(separator: "\n") + "\n").write(
+            toFile: file, atomically: true, encoding: .utf8)
     }
 }
 
 /// What every injecting device is told: its pace, and where to report.
 struct InjectionOptions: ParsableArguments {
     @Option var rate = 50.0
-    @Option(help: "Write the injected frames, with their stamps, scaled back to g and rad/s, here.") var injected: String
+    @Option(help: "Write the injected frames, with their stamps, scaled back to g and rad/s, here.") var injected:
+        String
     @Option(help: "Touched once the device exists.") var readyFile: String
     @Option(help: "Stop and remove the device, as if unplugged, once this file exists.") var stopFile: String
     @Option(help: "Send nothing for a second after this many frames, as a device holding still.") var silenceAfter: Int?
@@ -92,8 +96,10 @@ struct InjectionOptions: ParsableArguments {
     /// for the frame; `wait` passes the time until a deadline. A frame sent late is followed by
     /// the next no sooner than 95 % of a period later, so a busy machine slows the device down
     /// for a while rather than bunching its frames up, as a device's own timer would.
-    func replay(accelerationStep: Double, rotationStep: Double, emit: ([Int32]) throws -> Int64,
-                wait: (Double) throws -> Void) throws {
+    func replay(
+        accelerationStep: Double, rotationStep: Double, emit: ([Int32]) throws -> Int64,
+        wait: (Double) throws -> Void
+    ) throws {
         let clock = MonotonicClock()
         var frames = InjectedFrames()
         var start = clock.now() + 0.5
@@ -107,9 +113,11 @@ struct InjectionOptions: ParsableArguments {
             }
             let stamp = try emit(counts)
             earliest = clock.now() + 0.95 / rate
-            frames.append(stamp: stamp, reading: counts.enumerated().map { axis, count in
-                axis < 3 ? Double(count) * accelerationStep : Double(count) * rotationStep * .pi / 180
-            })
+            frames.append(
+                stamp: stamp,
+                reading: counts.enumerated().map { axis, count in
+                    axis < 3 ? Double(count) * accelerationStep : Double(count) * rotationStep * .pi / 180
+                })
         }
         try frames.write(to: injected)
     }
@@ -151,13 +159,16 @@ struct UinputDevice: ParsableCommand {
         _ = libevdev_enable_property(device, UInt32(INPUT_PROP_ACCELEROMETER))
         for (index, axis) in Self.axes.enumerated() {
             let resolution = index < 3 ? accelerationResolution : rotationResolution
-            var info = input_absinfo(value: 0, minimum: -32768, maximum: 32767, fuzz: 0, flat: 0, resolution: resolution)
+            var info = input_absinfo(
+                value: 0, minimum: -32768, maximum: 32767, fuzz: 0, flat: 0, resolution: resolution)
             _ = libevdev_enable_event_code(device, UInt32(EV_ABS), UInt32(axis), &info)
         }
         _ = libevdev_enable_event_code(device, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), nil)
         var uinput: OpaquePointer?
         let status = libevdev_uinput_create_from_device(device, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &uinput)
-        guard status == 0, let uinput else { throw ValidationError("cannot create the uinput device: \(String(cString: strerror(-status)))") }
+        guard status == 0, let uinput else {
+            throw ValidationError("cannot create the uinput device: \(String(cString: strerror(-status)))")
+        }
         defer { libevdev_uinput_destroy(uinput) }
         try injection.announceReady()
         var stamps = DeviceStamps()
@@ -168,7 +179,8 @@ struct UinputDevice: ParsableCommand {
                     _ = libevdev_uinput_write_event(uinput, UInt32(EV_ABS), UInt32(code), counts[axis])
                 }
                 let stamp = stamps.next()
-                _ = libevdev_uinput_write_event(uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), Int32(truncatingIfNeeded: stamp))
+                _ = libevdev_uinput_write_event(
+                    uinput, UInt32(EV_MSC), UInt32(MSC_TIMESTAMP), Int32(truncatingIfNeeded: stamp))
                 _ = libevdev_uinput_write_event(uinput, UInt32(EV_SYN), UInt32(SYN_REPORT), 0)
                 return stamp
             },
@@ -186,7 +198,9 @@ struct SensorHubDevice: ParsableCommand {
 
     func run() throws {
         let hub = sensor_hub_create(name)
-        guard hub >= 0 else { throw ValidationError("cannot create the uhid sensor hub: \(String(cString: strerror(-hub)))") }
+        guard hub >= 0 else {
+            throw ValidationError("cannot create the uhid sensor hub: \(String(cString: strerror(-hub)))")
+        }
         defer { sensor_hub_destroy(hub) }
         let clock = MonotonicClock()
         // The drivers ask for reports while they probe: answer until both IIO devices exist.
@@ -213,7 +227,8 @@ struct SensorHubDevice: ParsableCommand {
     private static func iioDevicesExist(_ names: [String]) -> Bool {
         let folder = "/sys/bus/iio/devices"
         let found = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap {
-            try? String(contentsOfFile: "\(folder)/\($0)/name", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            try? String(contentsOfFile: "\(folder)/\($0)/name", encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
         return names.allSatisfy(found.contains)
     }
@@ -226,7 +241,8 @@ struct Compare: ParsableCommand {
     @Option var kind: String
     @Option var injected: String
     @Option var recorded: String
-    @Option(help: "The device's acceleration step, g: readings within half a step are equal.") var accelerationStep: Double
+    @Option(help: "The device's acceleration step, g: readings within half a step are equal.") var accelerationStep:
+        Double
     @Option(help: "The device's rotation step, °/s.") var rotationStep: Double
     @Option(help: "The device's frame rate, Hz.") var rate = 50.0
     @Flag(help: "The recorded times must be the device's own stamps (evdev's MSC_TIMESTAMP).") var deviceTimes = false
@@ -239,10 +255,13 @@ struct Compare: ParsableCommand {
         let rows = try RecordingCSV.rows(in: String(contentsOfFile: recorded, encoding: .utf8), file: recorded)
         let (matches, lost) = try match(rows, to: sent.readings)
         let frames = matches.compactMap(\.frame)
-        let largest = zip(frames, matches.filter { $0.frame != nil }).map { steps(sent.readings[$0], raw($1.row)) }.max() ?? 0
+        let largest =
+            zip(frames, matches.filter { $0.frame != nil }).map { steps(sent.readings[$0], raw($1.row)) }.max() ?? 0
         try checkHeldRowsFillSilences(matches, stamps: sent.stamps)
-        var summary = "\(kind): injected while recording \(frames.last! - frames.first! + 1), recorded \(rows.count) "
-            + "(\(rows.count - frames.count) held), lost \(lost), " + String(format: "largest difference %.2g of a step", largest)
+        var summary =
+            "\(kind): injected while recording \(frames.last! - frames.first! + 1), recorded \(rows.count) "
+            + "(\(rows.count - frames.count) held), lost \(lost), "
+            + String(format: "largest difference %.2g of a step", largest)
         if deviceTimes {
             let error = try timeError(matches, stamps: sent.stamps)
             summary += String(format: "; times are the device's stamps to %.2g µs", error * 1e6)
@@ -269,7 +288,9 @@ struct Compare: ParsableCommand {
                 lost += 1
             }
             guard next < sent.count else {
-                throw ValidationError("\(kind): recorded reading at \(row.session) \(row.timestamp) s was never injected, or came out of order")
+                throw ValidationError(
+                    "\(kind): recorded reading at \(row.session) \(row.timestamp) s was never injected, or came out of order"
+                )
             }
             matches.append((row, next))
             next += 1
@@ -289,8 +310,10 @@ struct Compare: ParsableCommand {
             guard let frame = previous, frame + 1 < stamps.count else { continue }
             let gap = Double(stamps[frame + 1] - stamps[frame]) * 1e-6
             guard gap > 1.5 / rate else {
-                throw ValidationError(String(format: "\(kind): a held row at %.6f s, though the device's next frame came %.1f ms after",
-                                             match.row.timestamp, gap * 1e3))
+                throw ValidationError(
+                    String(
+                        format: "\(kind): a held row at %.6f s, though the device's next frame came %.1f ms after",
+                        match.row.timestamp, gap * 1e3))
             }
         }
     }
@@ -302,8 +325,10 @@ struct Compare: ParsableCommand {
             guard let frameA = a.frame, let frameB = b.frame, a.row.session == b.row.session else { continue }
             let difference = abs((b.row.timestamp - a.row.timestamp) - Double(stamps[frameB] - stamps[frameA]) * 1e-6)
             guard difference < 2e-6 else {
-                throw ValidationError(String(format: "\(kind): the interval before the row at %.6f s is %.1f µs off the device's stamps",
-                                             b.row.timestamp, difference * 1e6))
+                throw ValidationError(
+                    String(
+                        format: "\(kind): the interval before the row at %.6f s is %.1f µs off the device's stamps",
+                        b.row.timestamp, difference * 1e6))
             }
             largest = max(largest, difference)
         }
@@ -311,8 +336,10 @@ struct Compare: ParsableCommand {
     }
 
     private func raw(_ row: RecordingRow) -> [Double] {
-        [row.rawAcceleration.x, row.rawAcceleration.y, row.rawAcceleration.z,
-         row.rawRotationRate.x, row.rawRotationRate.y, row.rawRotationRate.z]
+        [
+            row.rawAcceleration.x, row.rawAcceleration.y, row.rawAcceleration.z,
+            row.rawRotationRate.x, row.rawRotationRate.y, row.rawRotationRate.z,
+        ]
     }
 
     /// The largest difference of two readings, in steps of the device's quantisation.

@@ -7,7 +7,9 @@ import GestureCore
 struct BalanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "balance",
-        abstract: "Show how sessions spread over gestures and users; --output writes a seeded, evened-out manifest of session IDs.")
+        abstract:
+            "Show how sessions spread over gestures and users; --output writes a seeded, evened-out manifest of session IDs."
+    )
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
@@ -21,13 +23,19 @@ struct BalanceCommand: ParsableCommand {
     func run() throws {
         let balance = Balance(try selection.dataset(in: folder))
         Terminal.say(Summary.counts(DatasetStats(balance.dataset)))
-        Terminal.say(String(format: "\nimbalance (largest / smallest count): gestures %.2f, users %.2f",
-                            Balance.imbalance(balance.byGesture), Balance.imbalance(balance.byUser)))
+        Terminal.say(
+            String(
+                format: "\nimbalance (largest / smallest count): gestures %.2f, users %.2f",
+                Balance.imbalance(balance.byGesture), Balance.imbalance(balance.byUser)))
         guard let output else { return }
         let ids = try analysing { try balance.resampled(method, seed: seed) }
-        let manifest = Manifest(recordings: folder.path, rate: selection.rate, entries: ids.map { Manifest.Entry(part: .sessions, session: $0) })
+        let manifest = Manifest(
+            recordings: folder.path, rate: selection.rate,
+            entries: ids.map { Manifest.Entry(part: .sessions, session: $0) })
         try write(manifest.text, to: output)
-        Terminal.say("wrote \(output): \(ids.count) sessions (\(Set(ids).count) distinct), \(method.rawValue)sampled with seed \(seed)")
+        Terminal.say(
+            "wrote \(output): \(ids.count) sessions (\(Set(ids).count) distinct), \(method.rawValue)sampled with seed \(seed)"
+        )
     }
 }
 
@@ -39,7 +47,10 @@ struct SplitCommand: ParsableCommand {
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
 
-    @Option(help: "user: every user in one set only; session: whole sessions at random (Turi Create's random_split_by_session).")
+    @Option(
+        help:
+            "user: every user in one set only; session: whole sessions at random (Turi Create's random_split_by_session)."
+    )
     var by: Split.Strategy
 
     @Option(help: "Fraction for validation.") var validation = 0.15
@@ -58,7 +69,10 @@ struct SplitCommand: ParsableCommand {
         let rows = Manifest.Part.allCases.compactMap { part -> [String]? in
             guard let members = sessions[part] else { return nil }
             let users = Set(members.compactMap { dataset.session($0.session)?.user }).sorted()
-            return [part.rawValue, "\(members.count)", "\(users.count)", users.prefix(8).map(\.rawValue).joined(separator: " ")]
+            return [
+                part.rawValue, "\(members.count)", "\(users.count)",
+                users.prefix(8).map(\.rawValue).joined(separator: " "),
+            ]
         }
         Terminal.say(Summary.table(header: ["part", "sessions", "users", ""], rows: rows))
         Terminal.say("wrote \(output)")

@@ -5,7 +5,8 @@ import GestureSensors
 
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find the bad sessions, one line each with the reasons; --apply discards them (gesture restore undoes it).")
+        abstract:
+            "Find the bad sessions, one line each with the reasons; --apply discards them (gesture restore undoes it).")
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
@@ -26,12 +27,18 @@ struct Clean: ParsableCommand {
         if json {
             Terminal.say(try jsonText(bad))
         } else {
-            for session in bad { Terminal.say("\(session.session)  \(session.user)  \(session.gesture)  \(session.reasons)") }
+            for session in bad {
+                Terminal.say("\(session.session)  \(session.user)  \(session.gesture)  \(session.reasons)")
+            }
             Terminal.say("\(bad.count) of \(dataset.sessions.count) sessions look bad")
         }
         guard apply, !bad.isEmpty else { return }
         let outside = try analysing { try Cleaner(rules: rules).discard(bad, archive: folder.archive()) }
-        for session in outside { Terminal.warn("\(session.session) is not in the catalog (\(session.user)'s file in Machine Learning by Tutorials' format?); not discarded") }
+        for session in outside {
+            Terminal.warn(
+                "\(session.session) is not in the catalog (\(session.user)'s file in Machine Learning by Tutorials' format?); not discarded"
+            )
+        }
         Terminal.say("discarded \(bad.count - outside.count) sessions; `gesture restore ID…` brings one back")
     }
 }

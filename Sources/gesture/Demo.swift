@@ -4,6 +4,7 @@ import GestureCommandLine
 import GestureCore
 import GestureRecording
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 struct Demo: AsyncParsableCommand {
@@ -29,37 +30,52 @@ struct Demo: AsyncParsableCommand {
         let demo = folder.path + "/demo"
         let model = demo + "/models/gesture.model"
         try await recordTheCrowd(into: demo)
-        try await step("Splitting by person, so that the test measures what a new person will see.",
-                       SplitCommand.self, ["--recordings", demo, "--by", "user", "--validation", "0.17", "--test", "0.17",
-                                           "--output", demo + "/split.manifest"])
-        try await step("Training the CNN+LSTM classifier.", Train.self,
-                       ["--recordings", demo, "--manifest", demo + "/split.manifest", "--epochs", "30", "--output", model])
-        try await step("Evaluating on the test person.", Evaluate.self,
-                       [model, "--recordings", demo, "--test", demo + "/split.manifest"])
-        try await step("Playing a game: the simulated player makes each gesture called out, now and then a wrong one.",
-                       Play.self, ["--model", model, "--fast", "--rounds", "5", "--mistakes", "0.1", "--seed", "4"]
-                           + (quiet ? ["--quiet"] : []))
+        try await step(
+            "Splitting by person, so that the test measures what a new person will see.",
+            SplitCommand.self,
+            [
+                "--recordings", demo, "--by", "user", "--validation", "0.17", "--test", "0.17",
+                "--output", demo + "/split.manifest",
+            ])
+        try await step(
+            "Training the CNN+LSTM classifier.", Train.self,
+            ["--recordings", demo, "--manifest", demo + "/split.manifest", "--epochs", "30", "--output", model])
+        try await step(
+            "Evaluating on the test person.", Evaluate.self,
+            [model, "--recordings", demo, "--test", demo + "/split.manifest"])
+        try await step(
+            "Playing a game: the simulated player makes each gesture called out, now and then a wrong one.",
+            Play.self,
+            ["--model", model, "--fast", "--rounds", "5", "--mistakes", "0.1", "--seed", "4"]
+                + (quiet ? ["--quiet"] : []))
         Terminal.say("\nNext: `gesture record --user YOU --gesture shake`, and `gesture --help` for every command.")
     }
 
     private func recordTheDemoUser() async throws {
-        let plan = try SessionPlan(user: try userID("demo"), gesture: .shake, takes: 2, take: 2.5, rest: 1.5, getReady: 1)
+        let plan = try SessionPlan(
+            user: try userID("demo"), gesture: .shake, takes: 2, take: 2.5, rest: 1.5, getReady: 1)
         var sensor = try SensorOptions.parse([])
         sensor.rate = Double(Self.rate)
-        Terminal.say("Recording 2 takes of 'shake' for the user 'demo' on the simulated sensor (\(Int(plan.duration)) s).")
-        try await RecordingRun(plan: plan, sensor: sensor, folder: folder.folder, voice: quiet ? .printed : .espeak,
-                               fast: false, append: true, decision: .keep).run()
+        Terminal.say(
+            "Recording 2 takes of 'shake' for the user 'demo' on the simulated sensor (\(Int(plan.duration)) s).")
+        try await RecordingRun(
+            plan: plan, sensor: sensor, folder: folder.folder, voice: quiet ? .printed : .espeak,
+            fast: false, append: true, decision: .keep
+        ).run()
         try show(folder.folder.recordingFile(for: plan.user), catalog: folder.archive().catalog)
     }
 
     private func recordTheCrowd(into demo: String) async throws {
         try? FileManager.default.removeItem(atPath: demo)
         try FileManager.default.createDirectory(atPath: demo + "/models", withIntermediateDirectories: true)
-        Terminal.say("\n== Six simulated people record 3 takes each of shake, chop and drive into \(demo) (simulated time).")
+        Terminal.say(
+            "\n== Six simulated people record 3 takes each of shake, chop and drive into \(demo) (simulated time).")
         for (index, user) in Self.crowd.enumerated() {
             for gesture in ["shake", "chop", "drive"] {
-                let record = try Record.parse(["--user", user, "--gesture", gesture, "--takes", "3", "--rate", Self.rate,
-                                               "--recordings", demo, "--seed", "\(index + 1)", "--fast", "--append", "--keep", "--quiet"])
+                let record = try Record.parse([
+                    "--user", user, "--gesture", gesture, "--takes", "3", "--rate", Self.rate,
+                    "--recordings", demo, "--seed", "\(index + 1)", "--fast", "--append", "--keep", "--quiet",
+                ])
                 try await silently { try await record.run() }
             }
         }
@@ -67,7 +83,9 @@ struct Demo: AsyncParsableCommand {
     }
 
     /// Runs another command as a person would type it, saying what it is for.
-    private func step<Command: ParsableCommand>(_ title: String, _ command: Command.Type, _ arguments: [String]) async throws {
+    private func step<Command: ParsableCommand>(
+        _ title: String, _ command: Command.Type, _ arguments: [String]
+    ) async throws {
         let name = Command.configuration.commandName ?? Command._commandName
         Terminal.say("\n== \(title)\n$ gesture \(name) \(arguments.joined(separator: " "))")
         var parsed: any ParsableCommand = try Command.parse(arguments)
@@ -81,7 +99,8 @@ struct Demo: AsyncParsableCommand {
     private func show(_ file: FilePath, catalog: Catalog) throws {
         let lines = try String(contentsOfFile: file.string, encoding: .utf8).split(separator: "\n")
         let sessions = try catalog.sessions()
-        Terminal.say("""
+        Terminal.say(
+            """
 
             The CSV \(file) holds \(lines.count - 1) rows: a header, then one row per sample.
               \(lines[0])

@@ -17,17 +17,23 @@ struct Devices: ParsableCommand {
         }
         if json {
             let objects = devices.map {
-                ["id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location,
-                 "profile": directory.profile(for: $0)?.file ?? ""] as [String: Any]
+                [
+                    "id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location,
+                    "profile": directory.profile(for: $0)?.file ?? "",
+                ] as [String: Any]
             }
             let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
             Terminal.say(String(decoding: data, as: UTF8.self))
         } else {
-            Terminal.say(Summary.table(
-                header: ["id", "name", "max rate Hz", "location", "profile"],
-                rows: devices.map {
-                    [$0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location, directory.profile(for: $0)?.file ?? "-"]
-                }))
+            Terminal.say(
+                Summary.table(
+                    header: ["id", "name", "max rate Hz", "location", "profile"],
+                    rows: devices.map {
+                        [
+                            $0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location,
+                            directory.profile(for: $0)?.file ?? "-",
+                        ]
+                    }))
         }
     }
 }

@@ -25,17 +25,22 @@ struct Evaluate: AsyncParsableCommand {
             throw Failure.usage("\(error)")
         }
         let parts = try analysing {
-            try ExperimentData(folder: folder.folder, manifest: test, gestures: try gestures.map(activityLabel),
-                               rate: loaded.samplingRate, usingTestPart: test != nil)
+            try ExperimentData(
+                folder: folder.folder, manifest: test, gestures: try gestures.map(activityLabel),
+                rate: loaded.samplingRate, usingTestPart: test != nil)
         }
         let features = try analysing {
             try loaded.featureNames.map { name throws(UnknownFeature) in try Feature(named: name) }
         }
-        let data = try analysing { try TrainingData(dataset: parts.training, features: features, classNames: loaded.classNames) }
+        let data = try analysing {
+            try TrainingData(dataset: parts.training, features: features, classNames: loaded.classNames)
+        }
         if let trained = parts.trainingUsers {
             let shared = Set(trained).intersection(data.sequences.map(\.user)).map(\.rawValue).sorted()
             if !shared.isEmpty {
-                Terminal.warn("the test set shares users with training (\(shared.joined(separator: ", "))): these figures flatter the model")
+                Terminal.warn(
+                    "the test set shares users with training (\(shared.joined(separator: ", "))): these figures flatter the model"
+                )
             }
         }
         let evaluation = Evaluation(model: loaded, sequences: data.sequences)

@@ -6,9 +6,11 @@ struct Gesture: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture",
         abstract: "Record labeled motion from an accelerometer and gyroscope, and learn gestures from it.",
-        subcommands: [Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
-                      Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-                      Train.self, Evaluate.self, Detect.self, Play.self])
+        subcommands: [
+            Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
+            Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
+            Train.self, Evaluate.self, Detect.self, Play.self,
+        ])
 
     static func main() async {
         // Straight to the detector, before parsing every command's options: it starts sooner.

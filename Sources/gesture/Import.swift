@@ -2,11 +2,13 @@ import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
+
 import struct SystemPackage.FilePath
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a long-format CSV from another tool into the recordings folder, computing the device-motion features.",
+        abstract:
+            "Import a long-format CSV from another tool into the recordings folder, computing the device-motion features.",
         discussion: """
             Example (seglearn's watch dataset):
               gesture import seglearn-watch.csv --sample-rate 50 \\
@@ -16,7 +18,10 @@ struct Import: ParsableCommand {
     @Argument(help: "The CSV file: a header, then one sample per line.")
     var file: String
 
-    @Option(help: "<field>=<column>,… for the fields user, session, label, time, accelX, accelY, accelZ, gyroX, gyroY, gyroZ.")
+    @Option(
+        help:
+            "<field>=<column>,… for the fields user, session, label, time, accelX, accelY, accelZ, gyroX, gyroY, gyroZ."
+    )
     var map: String
 
     @Option(help: "The user of every session, when the file has no user column.")
@@ -31,11 +36,16 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("gyro-unit"), help: "The gyroscope's unit: rad/s or deg/s.")
     var gyroUnit: ImportOptions.RotationUnit = .radiansPerSecond
 
-    @Flag(name: .customLong("gravity-removed"),
-          help: "The accelerometer has gravity taken out; gravity and attitude then come from the gyroscope alone, from an assumed level start.")
+    @Flag(
+        name: .customLong("gravity-removed"),
+        help:
+            "The accelerometer has gravity taken out; gravity and attitude then come from the gyroscope alone, from an assumed level start."
+    )
     var gravityRemoved = false
 
-    @Option(help: "<column>=<value>: reflect the rows where the column holds the value onto the other wrist, e.g. side=left.")
+    @Option(
+        help:
+            "<column>=<value>: reflect the rows where the column holds the value onto the other wrist, e.g. side=left.")
     var mirror: String?
 
     @Option(name: .customLong("mirror-axis"), help: "The device axis --mirror reflects across: x, y or z.")
@@ -50,17 +60,26 @@ struct Import: ParsableCommand {
         options.gravityRemoved = gravityRemoved
         options.sampleRate = sampleRate
         options.user = user
-        options.mirror = try analysing { try mirror.map { condition throws(AnalysisError) in
-            try MirrorRule(condition, mirroring: Mirroring(across: mirrorAxis))
-        } }
-        if let sampleRate, !(sampleRate > 0) { throw Failure.usage("--sample-rate \(sampleRate) is not a positive number") }
+        options.mirror = try analysing {
+            try mirror.map { condition throws(AnalysisError) in
+                try MirrorRule(condition, mirroring: Mirroring(across: mirrorAxis))
+            }
+        }
+        if let sampleRate, !(sampleRate > 0) {
+            throw Failure.usage("--sample-rate \(sampleRate) is not a positive number")
+        }
         let summary = try analysing {
             try Importer(folder: folder.folder, mapping: ColumnMapping(map), options: options).run(FilePath(file))
         }
-        Terminal.say("imported \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)")
-        Terminal.say(Summary.table(header: ["file", "sessions"], rows: summary.files.map { path in
-            [path.string, "\(summary.sessions.filter { $0.file == folder.folder.relative(path) }.count)"]
-        }))
+        Terminal.say(
+            "imported \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)"
+        )
+        Terminal.say(
+            Summary.table(
+                header: ["file", "sessions"],
+                rows: summary.files.map { path in
+                    [path.string, "\(summary.sessions.filter { $0.file == folder.folder.relative(path) }.count)"]
+                }))
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import GestureCommandLine
 import GestureCore
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 struct FolderOptions: ParsableArguments {

@@ -5,6 +5,7 @@ import GestureCore
 import GestureLive
 import GestureRecording
 import GestureSimulation
+
 import struct SystemPackage.FilePath
 
 struct Play: AsyncParsableCommand {
@@ -21,13 +22,15 @@ struct Play: AsyncParsableCommand {
     @Option(help: "The game is won at this many points.") var rounds = 10
     @Option(help: "Simulated player: the chance of making the wrong gesture.") var mistakes = 0.1
     @Flag(help: "Print the calls instead of speaking them.") var quiet = false
-    @Option(name: .customLong("speech-to"), help: "Write each call as a WAV file into this folder.") var speechTo: String?
+    @Option(name: .customLong("speech-to"), help: "Write each call as a WAV file into this folder.") var speechTo:
+        String?
 
     func run() async throws {
         var setup = try LiveSetup(options, sensor: sensor, holder: "player")
         var game = GestureGame(gestures: setup.gestures, timeout: timeout, pause: 2, seed: sensor.seed)
-        var player = SimulatedPlayer(performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
-                                     mistakes: mistakes, seed: sensor.seed)
+        var player = SimulatedPlayer(
+            performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
+            mistakes: mistakes, seed: sensor.seed)
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
         let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
         var started = false
@@ -49,7 +52,10 @@ struct Play: AsyncParsableCommand {
                     player.perform(gesture, at: sample.time)
                 case .scored(let score):
                     speech.say(score == rounds ? "\(score) points. You win!" : "Point! \(score)")
-                    if score == rounds { ending = "won"; sampler.stop() }
+                    if score == rounds {
+                        ending = "won"
+                        sampler.stop()
+                    }
                 case .over(let reason, let score):
                     speech.say("Game over. Score: \(score)")
                     ending = reason

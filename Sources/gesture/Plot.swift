@@ -6,7 +6,9 @@ import GestureCore
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Plot features over time to an SVG: a panel per session, or one for a slice of samples.",
-        discussion: "Machine Learning by Tutorials' plot_gesture_activity(test[11950:12050], activity=\"drive_it\", features=[\"gravX\",\"gravY\",\"gravZ\"]) is\n  gesture plot --gesture drive --from 11950 --to 12050 --features gravX,gravY,gravZ -o drive.svg")
+        discussion:
+            "Machine Learning by Tutorials' plot_gesture_activity(test[11950:12050], activity=\"drive_it\", features=[\"gravX\",\"gravY\",\"gravZ\"]) is\n  gesture plot --gesture drive --from 11950 --to 12050 --features gravX,gravY,gravZ -o drive.svg"
+    )
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
@@ -32,12 +34,15 @@ struct Plot: ParsableCommand {
     func run() throws {
         let dataset = try selection.dataset(in: folder)
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
-        let slice: Range<Int>? = switch (from, to) {
-        case (nil, nil): nil
-        case let (from?, to?) where from < to: from..<to
-        default: throw Failure.usage("--from and --to go together, with --from below --to")
+        let slice: Range<Int>? =
+            switch (from, to) {
+            case (nil, nil): nil
+            case (let from?, let to?) where from < to: from..<to
+            default: throw Failure.usage("--from and --to go together, with --from below --to")
+            }
+        let charts = try analysing {
+            try GesturePlot(features: chosen, slice: slice, maximumPanels: panels).charts(for: dataset)
         }
-        let charts = try analysing { try GesturePlot(features: chosen, slice: slice, maximumPanels: panels).charts(for: dataset) }
         try write(ChartPage(charts: charts, width: width).svg.text, to: output)
         Terminal.say("wrote \(output): \(charts.count) panels of \(chosen.map(\.name).joined(separator: ", "))")
     }

@@ -7,6 +7,7 @@ import GestureRecording
 import GestureSensors
 import GestureSimulation
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 struct Record: AsyncParsableCommand {
@@ -51,13 +52,16 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         let plan: SessionPlan
         do {
-            plan = try SessionPlan(user: try userID(user), gesture: try activityLabel(gesture), takes: takes, take: take, rest: rest)
+            plan = try SessionPlan(
+                user: try userID(user), gesture: try activityLabel(gesture), takes: takes, take: take, rest: rest)
         } catch let error as PlanError {
             throw Failure.usage(error.description)
         }
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
-        try await RecordingRun(plan: plan, sensor: sensor, folder: folder.folder, voice: voice, fast: fast,
-                               append: append, decision: decision).run()
+        try await RecordingRun(
+            plan: plan, sensor: sensor, folder: folder.folder, voice: voice, fast: fast,
+            append: append, decision: decision
+        ).run()
     }
 }
 
@@ -85,7 +89,8 @@ struct RecordingRun {
         }
         let recorder: SessionRecorder
         do {
-            recorder = try SessionRecorder(plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder)
+            recorder = try SessionRecorder(
+                plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder)
         } catch {
             throw Failure.usage("\(error)")
         }
@@ -101,7 +106,9 @@ struct RecordingRun {
         let outcome = await recorder.run(speech: speech)
         await speech.finish()
         if outcome.lostReadings > 0 {
-            Terminal.warn("\(device.info.id): \(outcome.lostReadings) readings were lost: not read in time, or delivered too late")
+            Terminal.warn(
+                "\(device.info.id): \(outcome.lostReadings) readings were lost: not read in time, or delivered too late"
+            )
         }
         return (outcome, signals.received)
     }
@@ -110,14 +117,16 @@ struct RecordingRun {
         Terminal.say(Summary.recording(outcome, folder: folder))
         if let interruption = outcome.interruption {
             let code = signal.map { 128 + $0 } ?? 1
-            throw Failure(message: "\(interruption); \(outcome.rowCount) rows saved, the last take marked incomplete", code: code)
+            throw Failure(
+                message: "\(interruption); \(outcome.rowCount) rows saved, the last take marked incomplete", code: code)
         }
         let ids = outcome.sessions.map(\.id)
-        let keep = switch decision {
-        case .keep: true
-        case .discard: false
-        case nil: Terminal.ask("Keep these \(ids.count) takes?", default: true) ?? true
-        }
+        let keep =
+            switch decision {
+            case .keep: true
+            case .discard: false
+            case nil: Terminal.ask("Keep these \(ids.count) takes?", default: true) ?? true
+            }
         guard !keep else { return }
         do {
             try Archive(folder: folder).discard(ids, reason: "discarded after recording")

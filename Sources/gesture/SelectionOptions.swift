@@ -52,7 +52,8 @@ struct SelectionOptions: ParsableArguments {
         do { parsed = try Manifest(text: text, file: manifest) } catch { throw Failure.usage(error.description) }
         guard let part else { return parsed.entries.map(\.session) }
         guard let chosen = Manifest.Part(rawValue: part) else {
-            throw Failure.usage("--part \(part): expected one of \(Manifest.Part.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw Failure.usage(
+                "--part \(part): expected one of \(Manifest.Part.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return parsed.sessions(in: chosen)
     }
@@ -106,6 +107,7 @@ func write(_ text: String, to path: String) throws {
 func jsonText(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

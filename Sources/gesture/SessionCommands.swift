@@ -70,7 +70,9 @@ struct Check: ParsableCommand {
         guard report.isConsistent else {
             throw Failure.failed("\(report.problems.count) problems in \(folder.path)")
         }
-        Terminal.say("ok: \(report.sessionsChecked) sessions and \(report.rowsChecked) rows agree with \(folder.folder.catalogPath)")
+        Terminal.say(
+            "ok: \(report.sessionsChecked) sessions and \(report.rowsChecked) rows agree with \(folder.folder.catalogPath)"
+        )
     }
 }
 

@@ -5,7 +5,9 @@ import GestureCommandLine
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sessions per gesture and user, data per gesture, the range of every feature, each session's rate and gaps.")
+        abstract:
+            "Sessions per gesture and user, data per gesture, the range of every feature, each session's rate and gaps."
+    )
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
@@ -18,18 +20,34 @@ struct Stats: ParsableCommand {
             return
         }
         Terminal.say("Sessions per gesture and user\n" + Summary.counts(stats) + "\n")
-        Terminal.say(Summary.table(header: ["gesture", "sessions", "samples", "seconds"], rows: stats.gestureTotals.map {
-            [$0.gesture, "\($0.sessions)", "\($0.samples)", String(format: "%.1f", $0.seconds)]
-        }) + "\n")
-        Terminal.say(Summary.table(header: ["feature", "unit", "min", "max", "mean", "std", "NaN", "inf"], rows: stats.features.map {
-            [$0.feature, $0.unit] + [$0.min, $0.max, $0.mean, $0.std].map { String(format: "%.4g", $0) } + ["\($0.nanCount)", "\($0.infiniteCount)"]
-        }) + "\n")
-        Terminal.say(Summary.table(header: ["session", "user", "gesture", "samples", "seconds", "nominal Hz", "achieved Hz", "gaps", "longest gap s"],
-                                   rows: stats.sessions.map {
-            [$0.session, $0.user, $0.gesture, "\($0.samples)", String(format: "%.2f", $0.seconds),
-             String(format: "%.2f", $0.timing.nominalRate), String(format: "%.2f", $0.timing.achievedRate), "\($0.timing.gaps.count)",
-             $0.timing.gaps.map(\.seconds).max().map { String(format: "%.3f", $0) } ?? "-"]
-        }))
+        Terminal.say(
+            Summary.table(
+                header: ["gesture", "sessions", "samples", "seconds"],
+                rows: stats.gestureTotals.map {
+                    [$0.gesture, "\($0.sessions)", "\($0.samples)", String(format: "%.1f", $0.seconds)]
+                }) + "\n")
+        Terminal.say(
+            Summary.table(
+                header: ["feature", "unit", "min", "max", "mean", "std", "NaN", "inf"],
+                rows: stats.features.map {
+                    [$0.feature, $0.unit] + [$0.min, $0.max, $0.mean, $0.std].map { String(format: "%.4g", $0) } + [
+                        "\($0.nanCount)", "\($0.infiniteCount)",
+                    ]
+                }) + "\n")
+        Terminal.say(
+            Summary.table(
+                header: [
+                    "session", "user", "gesture", "samples", "seconds", "nominal Hz", "achieved Hz", "gaps",
+                    "longest gap s",
+                ],
+                rows: stats.sessions.map {
+                    [
+                        $0.session, $0.user, $0.gesture, "\($0.samples)", String(format: "%.2f", $0.seconds),
+                        String(format: "%.2f", $0.timing.nominalRate), String(format: "%.2f", $0.timing.achievedRate),
+                        "\($0.timing.gaps.count)",
+                        $0.timing.gaps.map(\.seconds).max().map { String(format: "%.3f", $0) } ?? "-",
+                    ]
+                }))
     }
 }
 
@@ -40,7 +58,9 @@ extension Summary {
             [gesture] + stats.users.map { "\(stats.count(gesture: gesture, user: $0))" }
                 + ["\(stats.users.reduce(0) { $0 + stats.count(gesture: gesture, user: $1) })"]
         }
-        let totals = ["total"] + stats.users.map { user in "\(stats.gestures.reduce(0) { $0 + stats.count(gesture: $1, user: user) })" }
+        let totals =
+            ["total"]
+            + stats.users.map { user in "\(stats.gestures.reduce(0) { $0 + stats.count(gesture: $1, user: user) })" }
             + ["\(stats.sessions.count)"]
         return table(header: ["gesture"] + stats.users + ["total"], rows: rows + [totals])
     }

@@ -17,9 +17,11 @@ enum Summary {
     static func sessions(_ records: [SessionRecord]) -> String {
         let header = ["session", "user", "gesture", "device", "rows", "rate Hz", "jitter ms", "status"]
         let rows = records.map { record in
-            [record.id, record.user, record.gesture, record.device, "\(record.sampleCount)",
-             String(format: "%.2f", record.achievedRate), String(format: "%.3f", record.jitterMs),
-             record.status.rawValue + (record.reason.map { " (\($0))" } ?? "")]
+            [
+                record.id, record.user, record.gesture, record.device, "\(record.sampleCount)",
+                String(format: "%.2f", record.achievedRate), String(format: "%.3f", record.jitterMs),
+                record.status.rawValue + (record.reason.map { " (\($0))" } ?? ""),
+            ]
         }
         return table(header: header, rows: rows)
     }

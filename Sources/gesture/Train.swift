@@ -26,22 +26,29 @@ struct Train: AsyncParsableCommand {
     @Option var epochs = 30
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
-    @Option(help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch.")
+    @Option(
+        help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch."
+    )
     var schedule: LearningRateSchedule = .constant
     @Option var seed: UInt64 = 1
-    @Option(help: "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis) or rotate (the watch turned a little, see --rotation). Repeatable; each adds a copy.")
+    @Option(
+        help:
+            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis) or rotate (the watch turned a little, see --rotation). Repeatable; each adds a copy."
+    )
     var augment: [Augmentation] = []
     @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
     var mirrorAxis: DeviceAxis = .x
     @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
     @Option(help: "The model file to write; its history goes beside it as .history.csv and .history.svg.")
     var output = "gesture.model"
-    @Option(help: "Only check that the model can fit this many sessions, as Machine Learning by Tutorials' first step.") var overfit: Int?
+    @Option(help: "Only check that the model can fit this many sessions, as Machine Learning by Tutorials' first step.")
+    var overfit: Int?
 
     func run() async throws {
         try checkNumbers()
         let parts = try analysing {
-            try ExperimentData(folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
+            try ExperimentData(
+                folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         }
         let chosen = try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } }
         // Overfitting learns only the classes of its few sessions, and is not validated.
@@ -51,17 +58,25 @@ struct Train: AsyncParsableCommand {
         }
         let validation = try (overfit == nil ? parts.validation : nil).map { dataset in
             try checkClasses(of: dataset, against: training)
-            return try analysing { try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames) }
+            return try analysing {
+                try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames)
+            }
         }
         if let validation, !TrainingData.sharedUsers(training.sequences, validation.sequences).isEmpty {
-            Terminal.warn("validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))")
+            Terminal.warn(
+                "validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))"
+            )
         }
         let trainer = Trainer(
-            model: ModelDescription(featureNames: chosen.map(\.name), windowing: Windowing(window: window),
-                                          samplingRate: training.rate, classNames: training.classNames),
-            options: TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
-        Terminal.say("training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
-                     + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz")
+            model: ModelDescription(
+                featureNames: chosen.map(\.name), windowing: Windowing(window: window),
+                samplingRate: training.rate, classNames: training.classNames),
+            options: TrainingOptions(
+                epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
+        Terminal.say(
+            "training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
+                + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz"
+        )
         if overfit != nil {
             try check(trainer, fitting: training.sequences)
         } else {
@@ -74,7 +89,9 @@ struct Train: AsyncParsableCommand {
     }
 
     private func checkNumbers() throws {
-        for (name, value) in [("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1)] where value < 1 {
+        for (name, value) in [
+            ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1),
+        ] where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
         }
         guard learningRate > 0, learningRate.isFinite else {
@@ -90,17 +107,22 @@ struct Train: AsyncParsableCommand {
         let known = Set(training.classNames)
         for session in validation.sessions {
             if let label = session.rows.lazy.map(\.activity.rawValue).first(where: { !known.contains($0) }) {
-                throw Failure.usage("validation session \(session.id) has the class '\(label)', which the training set lacks "
-                                    + "(it has \(training.classNames.joined(separator: ", ")))")
+                throw Failure.usage(
+                    "validation session \(session.id) has the class '\(label)', which the training set lacks "
+                        + "(it has \(training.classNames.joined(separator: ", ")))")
             }
         }
     }
 
     private func check(_ trainer: Trainer, fitting sessions: [LabeledSequence]) throws {
         let result = try learning { try trainer.overfit(sessions, onEpoch: { print(epoch: $0, at: Date()) }) }
-        Terminal.say(String(format: "%@: %.3f of the windows of %d sessions right after %d epochs",
-                            result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
-        if !result.fits { throw Failure.failed("the model cannot fit \(result.sessions) sessions; check the labels and features") }
+        Terminal.say(
+            String(
+                format: "%@: %.3f of the windows of %d sessions right after %d epochs",
+                result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
+        if !result.fits {
+            throw Failure.failed("the model cannot fit \(result.sessions) sessions; check the labels and features")
+        }
     }
 
     private func fit(_ trainer: Trainer, training: TrainingData, validation: TrainingData?) throws {
@@ -108,9 +130,10 @@ struct Train: AsyncParsableCommand {
         let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         let started = Date()
         let result = try learning {
-            try trainer.train(training.sequences, validation: validation?.sequences ?? [],
-                              onEpoch: { print(epoch: $0, at: started) },
-                              isCancelled: { stop.load(ordering: .relaxed) })
+            try trainer.train(
+                training.sequences, validation: validation?.sequences ?? [],
+                onEpoch: { print(epoch: $0, at: started) },
+                isCancelled: { stop.load(ordering: .relaxed) })
         }
         withExtendedLifetime(signals) {}
         do {
@@ -121,8 +144,9 @@ struct Train: AsyncParsableCommand {
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
         try write(Reports.historySVG(result.history), to: base + ".history.svg")
-        Terminal.say("\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
-                     + "history in \(base).history.csv and .svg")
+        Terminal.say(
+            "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
+                + "history in \(base).history.csv and .svg")
     }
 
     private func print(epoch report: EpochReport, at started: Date) {

@@ -2,13 +2,15 @@ import Foundation
 import GestureCore
 import GestureTestSupport
 import Testing
+
 import struct SystemPackage.FilePath
 
 /// Every file under a folder with its contents, to see that nothing changed.
 private func snapshot(_ folder: FilePath) throws -> [String: Data] {
     let root = URL(fileURLWithPath: folder.string)
     let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
-    return try Dictionary(uniqueKeysWithValues: files.filter { !$0.hasDirectoryPath }.map { ($0.path, try Data(contentsOf: $0)) })
+    return try Dictionary(
+        uniqueKeysWithValues: files.filter { !$0.hasDirectoryPath }.map { ($0.path, try Data(contentsOf: $0)) })
 }
 
 @Suite struct AnalysisCommandTests {
@@ -17,7 +19,9 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
     @Test func importThenAnalyseWithoutChangingTheRecordings() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions
-        let imported = try runGesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--gravity-removed"], in: temporary.path)
+        let imported = try runGesture(
+            ["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--gravity-removed"],
+            in: temporary.path)
         #expect(imported.status == 0, "\(imported.error)")
         #expect(imported.output.contains("imported 16 sessions"))
         let before = try snapshot(temporary.path.appending("recordings"))
@@ -30,10 +34,14 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
         let split = try runGesture(["split", "--by", "session", "--seed", "4", "-o", "split.txt"], in: temporary.path)
         #expect(split.status == 0, "\(split.error)")
         #expect(split.error.contains("warning: the test set shares 1 users with training"))
-        let manifest = try Manifest(text: String(contentsOfFile: temporary.path.appending("split.txt").string, encoding: .utf8), file: "split.txt")
+        let manifest = try Manifest(
+            text: String(contentsOfFile: temporary.path.appending("split.txt").string, encoding: .utf8),
+            file: "split.txt")
         #expect(manifest.entries.count == 16)
 
-        let plot = try runGesture(["plot", "--manifest", "split.txt", "--part", "test", "--features", "rotX,rotY", "-o", "test.svg"], in: temporary.path)
+        let plot = try runGesture(
+            ["plot", "--manifest", "split.txt", "--part", "test", "--features", "rotX,rotY", "-o", "test.svg"],
+            in: temporary.path)
         #expect(plot.status == 0, "\(plot.error)")
         #expect(plot.output.contains("wrote test.svg: 2 panels"))
 
@@ -43,22 +51,33 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
     @Test func importMirrorsTheRowsItIsToldTo() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions
-        let imported = try runGesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10",
-                                    "--mirror", "split=test", "--mirror-axis", "y"], in: temporary.path)
+        let imported = try runGesture(
+            [
+                "import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10",
+                "--mirror", "split=test", "--mirror-axis", "y",
+            ], in: temporary.path)
         #expect(imported.status == 0, "\(imported.error)")
-        let rows = try String(contentsOfFile: temporary.path.appending("recordings/bm-basic-motions-subset.csv").string, encoding: .utf8)
-            .split(separator: "\n")
+        let rows = try String(
+            contentsOfFile: temporary.path.appending("recordings/bm-basic-motions-subset.csv").string, encoding: .utf8
+        )
+        .split(separator: "\n")
         let rawAccelY = try #require(RecordingCSV.columns.firstIndex(of: "rawAccelY"))
         let firstOf = { (take: String) in
-            rows.first { $0.hasPrefix("basic-motions-subset:bm:\(take),") }.map { Double($0.split(separator: ",")[rawAccelY])! }
+            rows.first { $0.hasPrefix("basic-motions-subset:bm:\(take),") }.map {
+                Double($0.split(separator: ",")[rawAccelY])!
+            }
         }
         // The test cases' y acceleration changes sign, the train cases' does not.
         let source = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
-        let ay = { (take: String) in source.first { $0.hasPrefix("\(take),") }.map { Double($0.split(separator: ",")[4])! } }
+        let ay = { (take: String) in
+            source.first { $0.hasPrefix("\(take),") }.map { Double($0.split(separator: ",")[4])! }
+        }
         #expect(firstOf("train_000") == ay("train_000"))
         #expect(firstOf("test_000") == ay("test_000").map { -$0 })
 
-        let bad = try runGesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--mirror", "left"], in: temporary.path)
+        let bad = try runGesture(
+            ["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10", "--mirror", "left"],
+            in: temporary.path)
         #expect(bad.status == 2)
         #expect(bad.error == "gesture: --mirror: 'left' is not <column>=<value>, e.g. side=left\n")
     }
@@ -66,21 +85,32 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
     @Test func badInputIsOneLineAndExitCodeTwo() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions
-        let missing = try runGesture(["import", file, "--map", mapping.replacingOccurrences(of: "=case", with: "=subject"), "--user", "bm",
-                                   "--sample-rate", "10"], in: temporary.path)
+        let missing = try runGesture(
+            [
+                "import", file, "--map", mapping.replacingOccurrences(of: "=case", with: "=subject"), "--user", "bm",
+                "--sample-rate", "10",
+            ], in: temporary.path)
         #expect(missing.status == 2)
-        #expect(missing.error == """
-            gesture: --map: \(file) has no column 'subject' (mapped to session); its columns are case, split, activity, ax, ay, az, gx, gy, gz
+        #expect(
+            missing.error == """
+                gesture: --map: \(file) has no column 'subject' (mapped to session); its columns are case, split, activity, ax, ay, az, gx, gy, gz
 
-            """)
+                """)
 
-        _ = try runGesture(["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10"], in: temporary.path)
+        _ = try runGesture(
+            ["import", file, "--map", mapping, "--user", "bm", "--sample-rate", "10"], in: temporary.path)
         let empty = try runGesture(["stats", "--gesture", "Swimming"], in: temporary.path)
         #expect(empty.status == 2)
-        #expect(empty.error == "gesture: no session left: --gesture Swimming matches none of the 16 sessions selected so far; they have gesture Badminton, Running, Standing, Walking\n")
+        #expect(
+            empty.error
+                == "gesture: no session left: --gesture Swimming matches none of the 16 sessions selected so far; they have gesture Badminton, Running, Standing, Walking\n"
+        )
         let oneUser = try runGesture(["split", "--by", "user", "-o", "s.txt"], in: temporary.path)
         #expect(oneUser.status == 2)
-        #expect(oneUser.error == "gesture: --by user: splitting by user needs at least 2 users, the selection has 1 (bm); record more people; try --by session\n")
+        #expect(
+            oneUser.error
+                == "gesture: --by user: splitting by user needs at least 2 users, the selection has 1 (bm); record more people; try --by session\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: temporary.path.appending("s.txt").string))
     }
 }

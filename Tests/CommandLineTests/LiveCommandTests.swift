@@ -1,6 +1,7 @@
 import Foundation
 import GestureTestSupport
 import Testing
+
 import struct SystemPackage.FilePath
 
 /// A model trained once on simulated users ann, ben and cat (shake, chop, drive at 25 Hz), and
@@ -8,9 +9,13 @@ import struct SystemPackage.FilePath
 private let trainedFolder = SharedFixture {
     let folder = try TemporaryFolder()
     func record(_ user: String, _ gesture: String, rate: Int = 25, into recordings: String = "recordings") throws {
-        try runGesture(["record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "\(rate)",
-                        "--fast", "--quiet", "--keep", "--append", "--seed", "3", "--recordings", recordings],
-                       in: folder.path).succeeded()
+        try runGesture(
+            [
+                "record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "\(rate)",
+                "--fast", "--quiet", "--keep", "--append", "--seed", "3", "--recordings", recordings,
+            ],
+            in: folder.path
+        ).succeeded()
     }
     for user in ["ann", "ben", "cat"] {
         for gesture in ["shake", "chop", "drive"] { try record(user, gesture) }
@@ -48,10 +53,12 @@ private var trained: TemporaryFolder {
         let help = try runGesture(["detect", "--help"], in: trained.path)
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: gesture detect") && help.output.contains("--threshold"))
-        let direct = try runGesture(["detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
-                                    in: trained.path)
-        let lean = try runGesture(["--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
-                                  in: trained.path, executable: builtExecutable("gesture-detect"))
+        let direct = try runGesture(
+            ["detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+            in: trained.path)
+        let lean = try runGesture(
+            ["--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+            in: trained.path, executable: builtExecutable("gesture-detect"))
         #expect(direct.status == 0 && lean.status == 0)
         #expect(direct.output == lean.output && !lean.output.isEmpty)
     }
@@ -77,8 +84,14 @@ private var trained: TemporaryFolder {
     }
 
     @Test(arguments: [
-        (["--device", "replay:unseen/odd-recordings.csv"], "the sensor runs at 30 Hz and the model was trained at 25 Hz"),
-        (["--device", "replay:m.history.csv"], "replay:m.history.csv: not a recording: m.history.csv:1: header lacks sessionId"),
+        (
+            ["--device", "replay:unseen/odd-recordings.csv"],
+            "the sensor runs at 30 Hz and the model was trained at 25 Hz"
+        ),
+        (
+            ["--device", "replay:m.history.csv"],
+            "replay:m.history.csv: not a recording: m.history.csv:1: header lacks sessionId"
+        ),
         (["--offset", "7"], "the offset 7 must divide the model's window of 20 samples"),
         (["--evaluate"], "--evaluate needs a labeled recording"),
     ])
@@ -97,16 +110,20 @@ private var trained: TemporaryFolder {
     }
 
     @Test func theSimulatedPlayerWinsWhenItMakesNoMistakes() throws {
-        let result = try runGesture(["play", "--model", "m.model", "--fast", "--quiet", "--rounds", "3", "--mistakes", "0",
-                                     "--seed", "1"], in: trained.path)
+        let result = try runGesture(
+            [
+                "play", "--model", "m.model", "--fast", "--quiet", "--rounds", "3", "--mistakes", "0",
+                "--seed", "1",
+            ], in: trained.path)
         #expect(result.status == 0)
         #expect(result.output.contains("» 3 points. You win!"))
         #expect(result.output.hasSuffix("final score 3 (won)\n"))
     }
 
     @Test func aWrongGestureEndsTheGame() throws {
-        let result = try runGesture(["play", "--model", "m.model", "--fast", "--quiet", "--mistakes", "1", "--seed", "1"],
-                                    in: trained.path)
+        let result = try runGesture(
+            ["play", "--model", "m.model", "--fast", "--quiet", "--mistakes", "1", "--seed", "1"],
+            in: trained.path)
         #expect(result.status == 0)
         let last = try #require(result.output.split(separator: "\n").last)
         #expect(last.hasPrefix("final score 0 (saw "))

@@ -15,7 +15,7 @@ import Testing
         static func == (a: Option, b: Option) -> Bool {
             guard a.name == b.name else { return false }
             switch (a.defaultValue.flatMap(Double.init), b.defaultValue.flatMap(Double.init)) {
-            case let (x?, y?): return x == y
+            case (let x?, let y?): return x == y
             default: return a.defaultValue == b.defaultValue
             }
         }
@@ -42,8 +42,11 @@ import Testing
             arguments[index + 1] = short
         }
         #expect(arguments.contains("400"))
-        let result = try runGesture(arguments, in: .init(Repository.root.path), executable: builtExecutable("gesture-bench"))
-        let rates = try result.succeeded().output.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        let result = try runGesture(
+            arguments, in: .init(Repository.root.path), executable: builtExecutable("gesture-bench"))
+        let rates = try result.succeeded().output.split(separator: "\n").compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        }
         #expect(["25", "100", "400"].allSatisfy(rates.contains))
     }
 
@@ -72,7 +75,8 @@ import Testing
     /// brackets are required.
     static func options(inHelp help: String) -> [Option] {
         let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") }.map(String.init) ?? ""
-        let required = Set(flags(in: usage.replacingOccurrences(of: #"\[[^\]]*\]"#, with: "", options: .regularExpression)))
+        let required = Set(
+            flags(in: usage.replacingOccurrences(of: #"\[[^\]]*\]"#, with: "", options: .regularExpression)))
         var entries: [String] = []
         for line in help.split(separator: "\n").drop(while: { $0 != "OPTIONS:" }).dropFirst() {
             if line.range(of: #"^  (-\w, )?--"#, options: .regularExpression) != nil {

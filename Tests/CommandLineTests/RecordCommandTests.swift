@@ -1,9 +1,10 @@
 import Foundation
 import GestureCore
 import GestureStore
-import struct SystemPackage.FilePath
 import GestureTestSupport
 import Testing
+
+import struct SystemPackage.FilePath
 
 /// The `gesture` executable as a person or a script runs it, in a child process.
 @Suite struct RecordCommandTests {
@@ -46,8 +47,12 @@ import Testing
     @Test func readingsLostDuringATakeAreCountedInAWarning() throws {
         let folder = try TemporaryFolder()
         func record(_ user: String, _ extra: [String] = []) throws -> (warnings: String, rows: Int) {
-            let result = try runGesture(["record", "--user", user, "--gesture", "chop", "--takes", "1", "--fast",
-                                         "--quiet", "--keep"] + extra, in: folder.path).succeeded()
+            let result = try runGesture(
+                [
+                    "record", "--user", user, "--gesture", "chop", "--takes", "1", "--fast",
+                    "--quiet", "--keep",
+                ] + extra, in: folder.path
+            ).succeeded()
             return (result.error, try readRows(folder.path.appending("recordings/\(user)-recordings.csv")).count)
         }
         let clean = try record("ann")
@@ -59,7 +64,9 @@ import Testing
 
     @Test func discardAtTheEndMovesTheTakesAside() throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["record", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet", "--discard"], in: folder.path)
+        let result = try runGesture(
+            ["record", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet", "--discard"],
+            in: folder.path)
         #expect(result.status == 0)
         #expect(result.output.contains("gesture restore"))
         let sessions = try runGesture(["sessions", "--status", "discarded"], in: folder.path)
@@ -73,7 +80,9 @@ import Testing
         let folder = try TemporaryFolder()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
-        process.arguments = ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--take", "5", "--quiet", "--keep"]
+        process.arguments = [
+            "record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--take", "5", "--quiet", "--keep",
+        ]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -103,8 +112,9 @@ import Testing
     @Test func aFullDiskEndsTheRecordingWithoutAHalfLine() throws {
         let folder = try TemporaryFolder()
         // The shell limits files to 100 blocks and ignores SIGXFSZ, so writes past it fail like a full disk.
-        let result = try runGesture(["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
-                                    in: folder.path, shell: "trap '' XFSZ; ulimit -f 100")
+        let result = try runGesture(
+            ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
+            in: folder.path, shell: "trap '' XFSZ; ulimit -f 100")
         #expect(result.status == 1)
         #expect(result.error.contains("ann-recordings.csv"))
         let file = folder.path.appending("recordings/ann-recordings.csv")
@@ -119,10 +129,14 @@ import Testing
 
     @Test func withoutEspeakThePromptsArePrintedAfterOneWarning() throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--keep"],
-                                    in: folder.path, environment: ["PATH": "/nonexistent"])
+        let result = try runGesture(
+            ["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--keep"],
+            in: folder.path, environment: ["PATH": "/nonexistent"])
         #expect(result.status == 0)
-        #expect(result.error == "gesture: warning: espeak-ng was not found; prompts are printed instead (apt-get install espeak-ng)\n")
+        #expect(
+            result.error
+                == "gesture: warning: espeak-ng was not found; prompts are printed instead (apt-get install espeak-ng)\n"
+        )
         #expect(result.output.contains("» Get ready to shake"))
         #expect(result.output.contains("» Session complete"))
     }
@@ -130,8 +144,11 @@ import Testing
     @Test func promptsAreWrittenAsWavFilesByEspeak() throws {
         let folder = try TemporaryFolder()
         let wavs = folder.path.appending("prompts")
-        let result = try runGesture(["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
-                                     "--speech-to", wavs.string], in: folder.path)
+        let result = try runGesture(
+            [
+                "record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
+                "--speech-to", wavs.string,
+            ], in: folder.path)
         #expect(result.status == 0)
         #expect(result.error.isEmpty)
         let names = try FileManager.default.contentsOfDirectory(atPath: wavs.string).sorted()
@@ -145,8 +162,9 @@ import Testing
             let pipe = Pipe()
             soxi.standardOutput = pipe
             try soxi.run()
-            let seconds = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+            let seconds = Double(
+                String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
             soxi.waitUntilExit()
             #expect((seconds ?? 0) > 0.1, "\(name)")
         }
@@ -159,8 +177,9 @@ import Testing
         let common = ["--gesture", "chop", "--take", "2", "--rest", "1", "--fast", "--quiet", "--keep"]
         #expect(try runGesture(["record", "--user", "ann", "--takes", "2"] + common, in: folder.path).status == 0)
         let original = try readRows(folder.path.appending("recordings/ann-recordings.csv"))
-        let replay = try runGesture(["record", "--user", "bob", "--takes", "1", "--device", "replay:recordings/ann-recordings.csv"] + common,
-                                    in: folder.path)
+        let replay = try runGesture(
+            ["record", "--user", "bob", "--takes", "1", "--device", "replay:recordings/ann-recordings.csv"] + common,
+            in: folder.path)
         #expect(replay.status == 0, "\(replay.error)")
         let copy = try readRows(folder.path.appending("recordings/bob-recordings.csv"))
         // Two 7.5 s takes replayed into one: the new intro plays the first 2 s, the take the next 7.5.
@@ -175,8 +194,11 @@ import Testing
         let folder = try TemporaryFolder()
         let profiles = folder.path.appending("profiles")
         try FileManager.default.createDirectory(atPath: profiles.string, withIntermediateDirectories: true)
-        try "match = iio:*\naxes = x x z\n".write(toFile: profiles.appending("bad.profile").string, atomically: true, encoding: .utf8)
-        for arguments in [["devices"], ["record", "--user", "ann", "--gesture", "chop", "--fast", "--quiet", "--keep"]] {
+        try "match = iio:*\naxes = x x z\n".write(
+            toFile: profiles.appending("bad.profile").string, atomically: true, encoding: .utf8)
+        for arguments in [
+            ["devices"], ["record", "--user", "ann", "--gesture", "chop", "--fast", "--quiet", "--keep"],
+        ] {
             let result = try runGesture(arguments + ["--profiles", "profiles"], in: folder.path)
             #expect(result.status == 2)
             #expect(result.error.hasPrefix("gesture: profiles/bad.profile:2: axes: expected x, y and z"))

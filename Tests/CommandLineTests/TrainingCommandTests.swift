@@ -2,7 +2,9 @@ import Foundation
 import GestureCore
 import GestureTestSupport
 import Testing
+
 import struct SystemPackage.FilePath
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -13,9 +15,13 @@ private let recorded = SharedFixture {
     let folder = try TemporaryFolder()
     for (seed, user) in ["ann", "bob", "cy", "dee"].enumerated() {
         for gesture in ["shake", "chop"] {
-            try runGesture(["record", "--user", user, "--gesture", gesture, "--takes", "2", "--take", "3",
-                            "--fast", "--quiet", "--keep", "--append", "--seed", "\(seed + 1)", "--rate", "25"],
-                           in: folder.path).succeeded()
+            try runGesture(
+                [
+                    "record", "--user", user, "--gesture", gesture, "--takes", "2", "--take", "3",
+                    "--fast", "--quiet", "--keep", "--append", "--seed", "\(seed + 1)", "--rate", "25",
+                ],
+                in: folder.path
+            ).succeeded()
         }
     }
     try runGesture(["split", "--by", "user", "--seed", "3", "-o", "split.txt"], in: folder.path).succeeded()
@@ -52,9 +58,12 @@ private func isXML(_ path: FilePath) -> Bool {
 @Suite struct TrainingCommandLineTests {
     @Test func trainThenEvaluateWritesTheModelHistoryAndConfusionMatrix() throws {
         let folder = try recordings()
-        let train = try runGesture(["train", "--manifest", "split.txt", "--epochs", "3", "--output", "m.model"], in: folder.path)
+        let train = try runGesture(
+            ["train", "--manifest", "split.txt", "--epochs", "3", "--output", "m.model"], in: folder.path)
         #expect(train.status == 0, "\(train.error)")
-        #expect(train.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") && $0.contains("validation loss") }.count == 3)
+        #expect(
+            train.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") && $0.contains("validation loss") }
+                .count == 3)
         #expect(FileManager.default.fileExists(atPath: folder.path.appending("m.model").string))
         let history = try String(contentsOfFile: folder.path.appending("m.history.csv").string, encoding: .utf8)
         let rows = history.split(separator: "\n").dropFirst()
@@ -72,10 +81,14 @@ private func isXML(_ path: FilePath) -> Bool {
     @Test func augmentationAddsACopyOfEveryTrainingSession() throws {
         let folder = try recordings()
         let plain = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"], in: folder.path)
-        let augmented = try runGesture(["train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
-                                        "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine"], in: folder.path)
+        let augmented = try runGesture(
+            [
+                "train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
+                "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine",
+            ], in: folder.path)
         #expect(plain.status == 0 && augmented.status == 0, "\(plain.error)\(augmented.error)")
-        let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! } }
+        let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! }
+        }
         let count = try #require(sessions(plain.output))
         #expect(sessions(augmented.output) == 3 * count)
     }
@@ -93,33 +106,47 @@ private func isXML(_ path: FilePath) -> Bool {
         let validation = Set(split.sessions(in: .validation))
         let firstTraining = split.sessions(in: .train)[0]
         let cases: [(TemporaryFolder, [String], String)] = [
-            (try recordings { rows in
-                let beyondTen = Set(rows.indices.filter { rows[$0].session == firstTraining }.dropFirst(10))
-                rows = rows.indices.filter { !beyondTen.contains($0) }.map { rows[$0] }
-            }, [], "session \(firstTraining) has 10 samples, fewer than one window of 20"),
+            (
+                try recordings { rows in
+                    let beyondTen = Set(rows.indices.filter { rows[$0].session == firstTraining }.dropFirst(10))
+                    rows = rows.indices.filter { !beyondTen.contains($0) }.map { rows[$0] }
+                }, [], "session \(firstTraining) has 10 samples, fewer than one window of 20"
+            ),
             (try recordings(), ["--features", "rotX", "wobble"], "no feature 'wobble'; the features are roll, pitch"),
-            (try recordings { rows in
-                // One shake sample per session: never the majority of a window.
-                var seen = Set<SessionID>()
-                for index in rows.indices where rows[index].activity.rawValue == "shake" && !seen.insert(rows[index].session).inserted {
-                    rows[index].activity = .rest
-                }
-            }, [], "no training window is labeled shake"),
-            (try recordings { rows in
-                if let index = rows.firstIndex(where: { $0.session == firstTraining }) {
-                    rows[index + 5].motion.userAcceleration.x = .nan
-                }
-            }, [], "session \(firstTraining) has nan in accelX"),
-            (try recordings { rows in
-                for index in rows.indices where validation.contains(rows[index].session) && rows[index].activity.rawValue == "chop" {
-                    rows[index].activity = try ActivityLabel("wave")
-                }
-            }, [], "has the class 'wave', which the training set lacks"),
+            (
+                try recordings { rows in
+                    // One shake sample per session: never the majority of a window.
+                    var seen = Set<SessionID>()
+                    for index in rows.indices
+                    where rows[index].activity.rawValue == "shake" && !seen.insert(rows[index].session).inserted {
+                        rows[index].activity = .rest
+                    }
+                }, [], "no training window is labeled shake"
+            ),
+            (
+                try recordings { rows in
+                    if let index = rows.firstIndex(where: { $0.session == firstTraining }) {
+                        rows[index + 5].motion.userAcceleration.x = .nan
+                    }
+                }, [], "session \(firstTraining) has nan in accelX"
+            ),
+            (
+                try recordings { rows in
+                    for index in rows.indices
+                    where validation.contains(rows[index].session) && rows[index].activity.rawValue == "chop" {
+                        rows[index].activity = try ActivityLabel("wave")
+                    }
+                }, [], "has the class 'wave', which the training set lacks"
+            ),
             (try recordings(), ["--window", "0"], "--window 0 is not a positive number"),
-            (try recordings(), ["--augment", "rotate", "--rotation", "200"], "--rotation 200.0 is not an angle from 0 to 180 degrees"),
+            (
+                try recordings(), ["--augment", "rotate", "--rotation", "200"],
+                "--rotation 200.0 is not an angle from 0 to 180 degrees"
+            ),
         ]
         for (folder, arguments, message) in cases {
-            let result = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"] + arguments, in: folder.path)
+            let result = try runGesture(
+                ["train", "--manifest", "split.txt", "--epochs", "1"] + arguments, in: folder.path)
             #expect(result.status == 2, "\(message): \(result.output)")
             #expect(result.error.hasPrefix("gesture: "))
             #expect(result.error.contains(message), "\(result.error)")
@@ -140,7 +167,8 @@ private func isXML(_ path: FilePath) -> Bool {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("epoch   1/") ?? false) {
+        while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("epoch   1/") ?? false)
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGINT)
@@ -151,8 +179,9 @@ private func isXML(_ path: FilePath) -> Bool {
         let epochs = output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count
         #expect(epochs >= 1 && epochs < 10000)
         #expect(output.contains("stopped; kept epoch "))
-        #expect(try String(contentsOfFile: folder.path.appending("m.history.csv").string, encoding: .utf8)
-            .split(separator: "\n").count == epochs + 1)
+        #expect(
+            try String(contentsOfFile: folder.path.appending("m.history.csv").string, encoding: .utf8)
+                .split(separator: "\n").count == epochs + 1)
         let evaluate = try runGesture(["evaluate", "m.model", "--test", "split.txt"], in: folder.path)
         #expect(evaluate.status == 0, "\(evaluate.error)")
     }

@@ -13,10 +13,12 @@ import Testing
         let label = try ActivityLabel("wave")
         let rows = (0..<200).map { k -> RecordingRow in
             let t = Double(k) / 50
-            let sample = RawSample(time: t, acceleration: [0.3 * sin(3 * t), 0.6 + 0.2 * cos(2 * t), 0.8],
-                                   rotationRate: [1.5 * sin(4 * t), 0.7 * cos(3 * t), 0.9 * sin(2 * t)])
-            return RecordingRow(session: id, activity: label, timestamp: t, motion: filter.update(sample),
-                                rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate)
+            let sample = RawSample(
+                time: t, acceleration: [0.3 * sin(3 * t), 0.6 + 0.2 * cos(2 * t), 0.8],
+                rotationRate: [1.5 * sin(4 * t), 0.7 * cos(3 * t), 0.9 * sin(2 * t)])
+            return RecordingRow(
+                session: id, activity: label, timestamp: t, motion: filter.update(sample),
+                rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate)
         }
         return RecordedSession(id: id, user: try UserID("ann"), gesture: label, file: "ann-x.csv", rows: rows)
     }
@@ -24,18 +26,27 @@ import Testing
     @Test func mirrorAddsTheMirrorImageOfEverySessionAfterIt() throws {
         let session = try fusedSession()
         let mirroring = Mirroring(across: .y)
-        let augmented = Dataset(sessions: [session, session]).augmented(by: AugmentationPlan([.mirror], mirroring: mirroring))
+        let augmented = Dataset(sessions: [session, session]).augmented(
+            by: AugmentationPlan([.mirror], mirroring: mirroring))
 
-        #expect(augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 mirrored", "ann-wave-1", "ann-wave-1 mirrored"])
+        #expect(
+            augmented.sessions.map(\.id.rawValue) == [
+                "ann-wave-1", "ann-wave-1 mirrored", "ann-wave-1", "ann-wave-1 mirrored",
+            ])
         let mirrored = augmented.sessions[1]
         #expect(mirrored.user == session.user && mirrored.gesture == session.gesture)
         #expect(mirrored.rows.map(\.activity) == session.rows.map(\.activity))
         #expect(mirrored.rows.allSatisfy { $0.session == mirrored.id })
         let row = session.rows[10], image = mirrored.rows[10]
         #expect(image.rawAcceleration == Vector3(row.rawAcceleration.x, -row.rawAcceleration.y, row.rawAcceleration.z))
-        #expect(image.motion.rotationRate == Vector3(-row.motion.rotationRate.x, row.motion.rotationRate.y, -row.motion.rotationRate.z))
-        #expect(image.motion.attitude == Attitude(roll: -row.motion.attitude.roll, pitch: row.motion.attitude.pitch,
-                                                   yaw: -row.motion.attitude.yaw))
+        #expect(
+            image.motion.rotationRate
+                == Vector3(-row.motion.rotationRate.x, row.motion.rotationRate.y, -row.motion.rotationRate.z))
+        #expect(
+            image.motion.attitude
+                == Attitude(
+                    roll: -row.motion.attitude.roll, pitch: row.motion.attitude.pitch,
+                    yaw: -row.motion.attitude.yaw))
     }
 
     @Test func aRotatedCopyIsTheSameMovementSeenFromATurnedWatch() throws {
@@ -43,14 +54,17 @@ import Testing
         let plan = AugmentationPlan([.rotate, .rotate], maximumRotation: 20, seed: 7)
         let augmented = Dataset(sessions: [session]).augmented(by: plan)
 
-        #expect(augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 rotated 1", "ann-wave-1 rotated 2"])
+        #expect(
+            augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 rotated 1", "ann-wave-1 rotated 2"])
         #expect(augmented.sessions[1].rows[0].rawAcceleration != augmented.sessions[2].rows[0].rawAcceleration)
         for copy in augmented.sessions.dropFirst() {
             for (turned, row) in zip(copy.rows, session.rows) {
                 // Lengths are kept, the turn is at most 20°, and gravity stays the attitude's gravity.
                 #expect(abs(length(turned.rawAcceleration) - length(row.rawAcceleration)) < 1e-12)
                 #expect(abs(length(turned.motion.rotationRate) - length(row.motion.rotationRate)) < 1e-12)
-                let cosine = (turned.rawAcceleration * row.rawAcceleration).sum() / (length(row.rawAcceleration) * length(row.rawAcceleration))
+                let cosine =
+                    (turned.rawAcceleration * row.rawAcceleration).sum()
+                    / (length(row.rawAcceleration) * length(row.rawAcceleration))
                 #expect(cosine >= cos(20 * Double.pi / 180) - 1e-12)
                 #expect(length(Quaternion(turned.motion.attitude).unrotate([0, 0, 1]) - turned.motion.gravity) < 1e-9)
                 #expect(length(turned.motion.gravity + turned.motion.userAcceleration - turned.rawAcceleration) < 1e-12)

@@ -7,7 +7,8 @@ import Testing
 
 @Suite struct CleanFindingTests {
     private func findings(_ sessions: [RecordedSession], of id: String) -> [Finding.Kind] {
-        Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == id }?.findings.map(\.kind) ?? []
+        Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == id }?.findings.map(\.kind)
+            ?? []
     }
 
     @Test func wellRecordedSessionsHaveNoFindings() throws {
@@ -16,7 +17,8 @@ import Testing
 
     @Test func upsideDownSessionIsWrongOrientation() throws {
         var sessions = try syntheticDataset()
-        sessions.append(try syntheticSession("bob-flipped", user: "bob", gesture: "twist", motion: twist, gravity: [0, 0.6, -0.8]))
+        sessions.append(
+            try syntheticSession("bob-flipped", user: "bob", gesture: "twist", motion: twist, gravity: [0, 0.6, -0.8]))
         #expect(findings(sessions, of: "bob-flipped") == [.orientation])
         let bad = try #require(Cleaner().badSessions(in: Dataset(sessions: sessions)).first)
         #expect(bad.reasons.contains("from bob's other twist sessions"))
@@ -54,7 +56,9 @@ import Testing
         broken.rows[60].rawRotationRate.z = .infinity
         sessions.append(broken)
         #expect(findings(sessions, of: "bob-nan") == [.nonFinite])
-        let reason = try #require(Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == "bob-nan" }).reasons
+        let reason = try #require(
+            Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == "bob-nan" }
+        ).reasons
         #expect(reason.contains("2 of"))
         #expect(reason.contains("gravX, rawGyroZ"))
     }
@@ -65,7 +69,8 @@ import Testing
         let unclipped = try syntheticSession("ann-fine", user: "ann", gesture: "wave", motion: wave, device: "sim")
         let rules = CleaningRules(ranges: ["sim": SimulatedSensor.range])
         let bad = Cleaner(rules: rules).badSessions(in: Dataset(sessions: [clipped, unclipped]))
-        #expect(Cleaner().badSessions(in: Dataset(sessions: [clipped])).isEmpty, "a device of unknown range is not checked")
+        #expect(
+            Cleaner().badSessions(in: Dataset(sessions: [clipped])).isEmpty, "a device of unknown range is not checked")
         #expect(bad.map(\.session.rawValue) == ["ann-clip"])
         #expect(bad.first?.findings.map(\.kind) == [.clipping])
     }
@@ -75,7 +80,8 @@ import Testing
         var dead = try syntheticSession("cy-dead", user: "cy", gesture: "wave", motion: wave)
         for k in dead.rows.indices { dead.rows[k].rawAcceleration.y = 0 }
         sessions.append(dead)
-        let bad = try #require(Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == "cy-dead" })
+        let bad = try #require(
+            Cleaner().badSessions(in: Dataset(sessions: sessions)).first { $0.session.rawValue == "cy-dead" })
         #expect(bad.findings.map(\.kind) == [.flatLine])
         #expect(bad.reasons.contains("rawAccelY holds 0"))
     }

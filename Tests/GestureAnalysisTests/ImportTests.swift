@@ -2,12 +2,15 @@ import Foundation
 import GestureAnalysis
 import GestureCore
 import GestureStore
-import struct SystemPackage.FilePath
 import GestureTestSupport
 import Testing
 
+import struct SystemPackage.FilePath
+
 /// The fixtures read plainly, to check the importer against: (session, user, label) per line.
-private func plainRows(_ file: String, session: Int, user: Int?, label: Int) throws -> [(session: String, user: String?, label: String)] {
+private func plainRows(
+    _ file: String, session: Int, user: Int?, label: Int
+) throws -> [(session: String, user: String?, label: String)] {
     try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
         let fields = line.split(separator: ",").map(String.init)
         return (fields[session], user.map { fields[$0] }, fields[label])
@@ -24,8 +27,10 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 50
-        let summary = try Importer(folder: temporary.recordings, mapping: ColumnMapping(Self.seglearnMapping), options: options)
-            .run(FilePath(Self.seglearn))
+        let summary = try Importer(
+            folder: temporary.recordings, mapping: ColumnMapping(Self.seglearnMapping), options: options
+        )
+        .run(FilePath(Self.seglearn))
         let plain = try plainRows(Self.seglearn, session: 0, user: 1, label: 3)
 
         // The fixture's README's figures, and the file's own.
@@ -59,8 +64,10 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         options.sampleRate = 10
         options.user = "bm"
         options.gravityRemoved = true
-        let summary = try Importer(folder: temporary.recordings, mapping: ColumnMapping(Self.basicMotionsMapping), options: options)
-            .run(FilePath(Self.basicMotions))
+        let summary = try Importer(
+            folder: temporary.recordings, mapping: ColumnMapping(Self.basicMotionsMapping), options: options
+        )
+        .run(FilePath(Self.basicMotions))
         let plain = try plainRows(Self.basicMotions, session: 0, user: nil, label: 2)
 
         #expect(summary.sessions.count == 16)
@@ -83,7 +90,8 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         var options = ImportOptions()
         options.sampleRate = 10
         options.user = "bm"
-        let importer = Importer(folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
+        let importer = Importer(
+            folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
         _ = try importer.run(FilePath(Self.basicMotions))
         let file = temporary.recordings.root.appending("bm-basic-motions-subset.csv").string
         let before = try String(contentsOfFile: file, encoding: .utf8)
@@ -103,7 +111,8 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     @Test func aMappedColumnTheFileLacksListsTheColumnsThereAre() throws {
         let temporary = try TemporaryFolder()
         let path = try write("who,take,what,t,x,y,z,gx,gy,gz\n", in: temporary)
-        let mapping = try ColumnMapping("user=subject,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let mapping = try ColumnMapping(
+            "user=subject,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
         let error = try #require(throws: AnalysisError.self) {
             try Importer(folder: temporary.recordings, mapping: mapping, options: ImportOptions()).run(path)
         }
@@ -114,7 +123,8 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
 
     @Test func unitsAreConvertedAndTimeColumnsUsed() throws {
         let temporary = try TemporaryFolder()
-        let path = try write("""
+        let path = try write(
+            """
             who,take,what,t,x,y,z,gx,gy,gz
             ann,1,wave,10.0,0,0,9.80665,90,0,0
             ann,1,wave,10.5,0,0,9.80665,0,180,0
@@ -122,7 +132,8 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
         var options = ImportOptions()
         options.accelerationUnit = .metersPerSecondSquared
         options.rotationUnit = .degreesPerSecond
-        let mapping = try ColumnMapping("user=who,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let mapping = try ColumnMapping(
+            "user=who,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
         _ = try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
         let rows = try #require(try DatasetLoader(folder: temporary.recordings).load().sessions.first).rows
         #expect(rows.map(\.timestamp) == [0, 0.5])
@@ -133,10 +144,12 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
 
     @Test func aMalformedLineNamesFileAndLine() throws {
         let temporary = try TemporaryFolder()
-        let path = try write("who,take,what,x,y,z,gx,gy,gz\nann,1,wave,0,0,1,0,0,0\nann,1,wave,0,zero,1,0,0,0\n", in: temporary)
+        let path = try write(
+            "who,take,what,x,y,z,gx,gy,gz\nann,1,wave,0,0,1,0,0,0\nann,1,wave,0,zero,1,0,0,0\n", in: temporary)
         var options = ImportOptions()
         options.sampleRate = 50
-        let mapping = try ColumnMapping("user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let mapping = try ColumnMapping(
+            "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
         let error = try #require(throws: AnalysisError.self) {
             try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
         }
@@ -155,12 +168,16 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
     private func sameMovementOnBothSides(in folder: TemporaryFolder) throws -> FilePath {
         let lines = (0..<100).map { k -> String in
             let t = Double(k) / 50
-            let reading = [0.3 + 0.2 * sin(3 * t), 0.5 * cos(2 * t), 0.8 + 0.1 * sin(5 * t), 1.5 * sin(4 * t), 0.7 * cos(3 * t), 0.9 * sin(2 * t)]
+            let reading = [
+                0.3 + 0.2 * sin(3 * t), 0.5 * cos(2 * t), 0.8 + 0.1 * sin(5 * t), 1.5 * sin(4 * t), 0.7 * cos(3 * t),
+                0.9 * sin(2 * t),
+            ]
             let numbers = reading.map { String($0) }.joined(separator: ",")
             return "ann,1,left,wave,\(numbers)\nann,2,right,wave,\(numbers)"
         }
         let path = folder.path.appending("watch.csv")
-        try (["who,take,side,what,x,y,z,gx,gy,gz"] + lines).joined(separator: "\n").write(toFile: path.string, atomically: true, encoding: .utf8)
+        try (["who,take,side,what,x,y,z,gx,gy,gz"] + lines).joined(separator: "\n").write(
+            toFile: path.string, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -180,8 +197,12 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
 
         #expect(left.count == 100)
         // Raw readings: the x acceleration and the y and z rotation rates change sign.
-        #expect(left[1].rawAcceleration == Vector3(-right[1].rawAcceleration.x, right[1].rawAcceleration.y, right[1].rawAcceleration.z))
-        #expect(left[1].rawRotationRate == Vector3(right[1].rawRotationRate.x, -right[1].rawRotationRate.y, -right[1].rawRotationRate.z))
+        #expect(
+            left[1].rawAcceleration
+                == Vector3(-right[1].rawAcceleration.x, right[1].rawAcceleration.y, right[1].rawAcceleration.z))
+        #expect(
+            left[1].rawRotationRate
+                == Vector3(right[1].rawRotationRate.x, -right[1].rawRotationRate.y, -right[1].rawRotationRate.z))
         // The attitude filter is equivariant: fusing the mirrored readings gives the mirrored motion.
         for (mirrored, original) in zip(left, right) {
             let expected = mirroring.motion(original.motion)
@@ -198,13 +219,18 @@ private func plainRows(_ file: String, session: Int, user: Int?, label: Int) thr
             try Importer(folder: temporary.recordings, mapping: ColumnMapping(mapping), options: options)
                 .run(sameMovementOnBothSides(in: temporary))
         }
-        #expect(error.description.contains("the rows to mirror are where wrist=left, but watch.csv has no column 'wrist'; its columns are who, take, side, what"))
+        #expect(
+            error.description.contains(
+                "the rows to mirror are where wrist=left, but watch.csv has no column 'wrist'; its columns are who, take, side, what"
+            ))
         #expect(error.setting == .mirror)
     }
 
     @Test func aMirrorConditionIsAColumnAndAValue() {
         for condition in ["side", "side=", "=left"] {
-            let error = #expect(throws: AnalysisError.self) { try MirrorRule(condition, mirroring: Mirroring(across: .x)) }
+            let error = #expect(throws: AnalysisError.self) {
+                try MirrorRule(condition, mirroring: Mirroring(across: .x))
+            }
             #expect(error?.description.contains("is not <column>=<value>") == true)
         }
     }

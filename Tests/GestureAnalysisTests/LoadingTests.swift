@@ -1,17 +1,19 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import struct SystemPackage.FilePath
 import GestureTestSupport
 import Testing
+
+import struct SystemPackage.FilePath
 
 @Suite struct LoadingTests {
     @Test func aFolderLoadsIntoSessionsWithUsersFromFileNamesAndRowsInOrder() throws {
         let temporary = try TemporaryFolder()
         let sessions = try syntheticDataset()
         for user in ["ann", "bob", "cy"] {
-            try writeRecording(sessions.filter { $0.user.rawValue == user }.flatMap(\.rows),
-                               to: temporary.recordings.root.appending("\(user)-recordings.csv"))
+            try writeRecording(
+                sessions.filter { $0.user.rawValue == user }.flatMap(\.rows),
+                to: temporary.recordings.root.appending("\(user)-recordings.csv"))
         }
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
         #expect(dataset.sessions.map(\.id) == sessions.map(\.id))
@@ -29,8 +31,9 @@ import Testing
         try temporary.recordings.prepare()
         let features = "0.1,0.2,0.3,0.01,0.02,0.03,0,0.6,0.8,0.001,0.002,0.003"
         let lines = ["a-1,0,\(features)", "a-1,1,\(features)", "b-1,3,\(features)", "a-1,0,\(features)"]
-        try (lines.joined(separator: "\n") + "\n").write(toFile: temporary.recordings.root.appending("zoe-book.csv").string,
-                                                         atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(
+            toFile: temporary.recordings.root.appending("zoe-book.csv").string,
+            atomically: true, encoding: .utf8)
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
         #expect(dataset.sessions.map(\.id.rawValue) == ["a-1", "b-1"])
         #expect(dataset.sessions.map(\.gesture) == [.drive, .chop])
@@ -57,7 +60,8 @@ import Testing
         }
         #expect(error.description.contains("--user dora matches none of the 12 sessions"))
         #expect(error.description.contains("ann, bob, cy"))
-        let selected = try SessionSelection(gestures: [ActivityLabel("wave")], users: [UserID("bob")]).apply(to: dataset)
+        let selected = try SessionSelection(gestures: [ActivityLabel("wave")], users: [UserID("bob")]).apply(
+            to: dataset)
         #expect(selected.sessions.map(\.id.rawValue) == (1...4).map { "bob-wave-\($0)" })
     }
 

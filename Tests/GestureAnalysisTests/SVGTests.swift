@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import GestureAnalysis
 import GestureCore
 import GestureTestSupport
 import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// Parses SVG text as XML, collecting the elements' names and the polylines' point counts.
 private final class SVGReader: NSObject, XMLParserDelegate {
@@ -21,15 +22,18 @@ private final class SVGReader: NSObject, XMLParserDelegate {
         return reader
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if elements.isEmpty { root = attributes }
         elements.append(name)
         if name == "polyline", let points = attributes["points"] {
-            polylinePoints.append(points.split(separator: " ").map { pair in
-                let xy = pair.split(separator: ",").map { Double($0)! }
-                return (xy[0], xy[1])
-            })
+            polylinePoints.append(
+                points.split(separator: " ").map { pair in
+                    let xy = pair.split(separator: ",").map { Double($0)! }
+                    return (xy[0], xy[1])
+                })
         }
     }
 }
@@ -70,7 +74,8 @@ private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
         // A slow wave with one spike: min/max reduction must keep the spike and the extremes.
         let count = 100_000
         let points = (0..<count).map { k in (x: Double(k), y: k == 61_234 ? 5.0 : sin(Double(k) / 3000)) }
-        let chart = LineChart(title: "long", xLabel: "sample", yLabel: "g", series: [.init(name: "accelX", points: points)])
+        let chart = LineChart(
+            title: "long", xLabel: "sample", yLabel: "g", series: [.init(name: "accelX", points: points)])
         let svg = ChartPage(charts: [chart], width: 900).svg.text
         #expect(svg.utf8.count < 40_000)
         let line = try #require(try SVGReader.read(svg).polylinePoints.first)
@@ -89,20 +94,25 @@ private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
 
     @Test func aSliceOfSamplesIsOnePanelWithBandsWhereTheLabelChanges() throws {
         let sessions = try syntheticDataset()
-        let chart = try #require(try GesturePlot(features: [Feature(named: "rotZ")], slice: 250..<400).charts(for: Dataset(sessions: sessions)).first)
+        let chart = try #require(
+            try GesturePlot(features: [Feature(named: "rotZ")], slice: 250..<400).charts(
+                for: Dataset(sessions: sessions)
+            ).first)
         #expect(chart.xLabel == "sample")
         // Session 1 has 300 rows: its gesture ends at row 250, session 2's starts at row 300 + 50.
         #expect(chart.bands.map(\.label) == ["wave"])
         #expect(chart.bands.first?.from == 350 && chart.bands.first?.to == 399)
         let error = #expect(throws: AnalysisError.self) {
-            try GesturePlot(features: [Feature(named: "rotZ")], slice: 0..<10_000).charts(for: Dataset(sessions: sessions))
+            try GesturePlot(features: [Feature(named: "rotZ")], slice: 0..<10_000).charts(
+                for: Dataset(sessions: sessions))
         }
         #expect(error?.description.contains("outside the selection's 7200 samples") == true)
     }
 
     @Test func aHeatmapRendersItsCellsAndEscapesLabels() throws {
-        let heatmap = Heatmap(title: "confusion <test>", rowLabels: ["shake", "chop"], columnLabels: ["shake", "chop"],
-                              values: [[18, 2], [1, 19]])
+        let heatmap = Heatmap(
+            title: "confusion <test>", rowLabels: ["shake", "chop"], columnLabels: ["shake", "chop"],
+            values: [[18, 2], [1, 19]])
         let svg = heatmap.svg(cell: 50).text
         let reader = try SVGReader.read(svg)
         #expect(reader.elements.filter { $0 == "rect" }.count == 1 + 4)

@@ -9,7 +9,9 @@ private func dataset() throws -> Dataset {
     for (u, user) in ["ann", "bob", "cy", "dee", "eve"].enumerated() {
         for gesture in ["twist", "wave"] {
             for take in 1...(2 + (u + gesture.count) % 3) {
-                sessions.append(try syntheticSession("\(user)-\(gesture)-\(take)", user: user, gesture: gesture, motion: twist, seconds: 1))
+                sessions.append(
+                    try syntheticSession(
+                        "\(user)-\(gesture)-\(take)", user: user, gesture: gesture, motion: twist, seconds: 1))
             }
         }
     }
@@ -85,7 +87,8 @@ private func dataset() throws -> Dataset {
 
     @Test func aUserWithoutAGestureCannotBeBalanced() throws {
         let data = try dataset()
-        let lopsided = Dataset(sessions: data.sessions.filter { !($0.user.rawValue == "bob" && $0.gesture.rawValue == "wave") })
+        let lopsided = Dataset(
+            sessions: data.sessions.filter { !($0.user.rawValue == "bob" && $0.gesture.rawValue == "wave") })
         let error = #expect(throws: AnalysisError.self) { try Balance(lopsided).resampled(.under, seed: 1) }
         #expect(error?.description.contains("bob has no wave") == true)
     }

@@ -30,7 +30,9 @@ import Testing
         #expect(rotX.max == values.max() && rotX.min == values.min())
         let mean = values.reduce(0, +) / Double(values.count)
         #expect(abs(rotX.mean - mean) < 1e-12)
-        #expect(abs(rotX.std - (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot()) < 1e-9)
+        #expect(
+            abs(rotX.std - (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot())
+                < 1e-9)
     }
 
     @Test func sessionTimingShowsAchievedRateAndGaps() throws {

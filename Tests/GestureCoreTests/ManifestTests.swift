@@ -3,11 +3,13 @@ import Testing
 
 @Suite struct ManifestTests {
     @Test func textReadsBackAsTheSameManifest() throws {
-        let manifest = Manifest(recordings: "my recordings", rate: 40, entries: [
-            .init(part: .train, session: SessionID(rawValue: "2026-11-21T08:33:37.685Z-1")),
-            .init(part: .test, session: SessionID(rawValue: "seglearn-watch:s01:rec003")),
-            .init(part: .train, session: SessionID(rawValue: "2026-11-21T08:33:37.685Z-1")),
-        ])
+        let manifest = Manifest(
+            recordings: "my recordings", rate: 40,
+            entries: [
+                .init(part: .train, session: SessionID(rawValue: "2026-11-21T08:33:37.685Z-1")),
+                .init(part: .test, session: SessionID(rawValue: "seglearn-watch:s01:rec003")),
+                .init(part: .train, session: SessionID(rawValue: "2026-11-21T08:33:37.685Z-1")),
+            ])
         #expect(manifest.text.hasPrefix("gesturelab-manifest 1\nrecordings my recordings\nrate 40.0\ntrain 2026"))
         let back = try Manifest(text: "# a comment\n\n" + manifest.text, file: "m.txt")
         #expect(back == manifest)

@@ -2,8 +2,10 @@ import GestureCore
 import Testing
 
 /// A row whose nineteen numbers are `numbers`, in `RecordingCSV.columns` order after the two names.
-private func row(session: String = "2024-05-01T10:00:00Z-1", activity: ActivityLabel = .shake,
-                 _ numbers: [Double]) -> RecordingRow {
+private func row(
+    session: String = "2024-05-01T10:00:00Z-1", activity: ActivityLabel = .shake,
+    _ numbers: [Double]
+) -> RecordingRow {
     precondition(numbers.count == 19)
     return RecordingRow(
         session: SessionID(rawValue: session), activity: activity, timestamp: numbers[0],
@@ -15,8 +17,10 @@ private func row(session: String = "2024-05-01T10:00:00Z-1", activity: ActivityL
 /// The nineteen numbers of a row, in column order.
 private func numbers(of row: RecordingRow) -> [Double] {
     [row.timestamp] + row.motion.values
-        + [row.rawAcceleration.x, row.rawAcceleration.y, row.rawAcceleration.z,
-           row.rawRotationRate.x, row.rawRotationRate.y, row.rawRotationRate.z]
+        + [
+            row.rawAcceleration.x, row.rawAcceleration.y, row.rawAcceleration.z,
+            row.rawRotationRate.x, row.rawRotationRate.y, row.rawRotationRate.z,
+        ]
 }
 
 /// Bit-for-bit equality, with any NaN equal to any NaN.
@@ -39,7 +43,10 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
         #expect(RecordingCSV.columns.count == 21)
         #expect(RecordingCSV.columns.prefix(3) == ["sessionId", "activity", "timestamp"])
         #expect(Array(RecordingCSV.columns[3..<15]) == DeviceMotion.featureNames)
-        #expect(RecordingCSV.columns.suffix(6) == ["rawAccelX", "rawAccelY", "rawAccelZ", "rawGyroX", "rawGyroY", "rawGyroZ"])
+        #expect(
+            RecordingCSV.columns.suffix(6) == [
+                "rawAccelX", "rawAccelY", "rawAccelZ", "rawGyroX", "rawGyroY", "rawGyroZ",
+            ])
         #expect(RecordingCSV.header == RecordingCSV.columns.joined(separator: ","))
     }
 
@@ -66,7 +73,8 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
     @Test func awkwardDoublesSurviveLineAndRowsBitForBit() throws {
         // Every awkward value in every column, by rotating the list across rows.
         let rows = (0..<Self.awkward.count).map { shift in
-            row(session: "2024-05-01T10:00:00Z-\(shift + 1)", activity: shift.isMultiple(of: 2) ? .rest : .drive,
+            row(
+                session: "2024-05-01T10:00:00Z-\(shift + 1)", activity: shift.isMultiple(of: 2) ? .rest : .drive,
                 (0..<19).map { Self.awkward[($0 + shift) % Self.awkward.count] })
         }
         let text = ([RecordingCSV.header] + rows.map(RecordingCSV.line(for:))).joined(separator: "\n") + "\n"
@@ -75,7 +83,9 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
         for (original, back) in zip(rows, read) {
             #expect(back.session == original.session)
             #expect(back.activity == original.activity)
-            for (column, (a, b)) in zip(RecordingCSV.columns.dropFirst(2), zip(numbers(of: original), numbers(of: back))) {
+            for (column, (a, b)) in zip(
+                RecordingCSV.columns.dropFirst(2), zip(numbers(of: original), numbers(of: back)))
+            {
                 #expect(sameBits(a, b), "\(column): wrote \(a), read \(b)")
             }
         }
@@ -109,7 +119,9 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
 
     @Test func blankLinesAreSkipped() throws {
         let rows = [simpleRow(1), simpleRow(2)]
-        let text = "\n" + RecordingCSV.header + "\n\n" + RecordingCSV.line(for: rows[0]) + "\n\n\n" + RecordingCSV.line(for: rows[1]) + "\n"
+        let text =
+            "\n" + RecordingCSV.header + "\n\n" + RecordingCSV.line(for: rows[0]) + "\n\n\n"
+            + RecordingCSV.line(for: rows[1]) + "\n"
         #expect(try RecordingCSV.rows(in: text, file: "f.csv") == rows)
     }
 
@@ -244,10 +256,12 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
     }
 
     private func features(_ k: Double) -> [Double] {
-        [0.1 * k, -0.2, 0.3,             // roll pitch yaw
-         1.5, -2.5, 0.125,               // rotation rate
-         0.25 + k / 100, -0.5, 0.75,     // gravity
-         0.01, 0.02 * k, -0.03]          // user acceleration
+        [
+            0.1 * k, -0.2, 0.3, // roll pitch yaw
+            1.5, -2.5, 0.125, // rotation rate
+            0.25 + k / 100, -0.5, 0.75, // gravity
+            0.01, 0.02 * k, -0.03,
+        ] // user acceleration
     }
 
     @Test func codesMapToRestDriveShakeChop() throws {
@@ -293,7 +307,9 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
 
     @Test(arguments: ["7", "-1", "4", "x", "1.0", ""])
     func unknownActivityCodeIsAnErrorNamingTheLine(_ code: String) throws {
-        let lines = [bookLine("s-1", "0", features(0)), bookLine("s-1", code, features(1)), bookLine("s-1", "1", features(2))]
+        let lines = [
+            bookLine("s-1", "0", features(0)), bookLine("s-1", code, features(1)), bookLine("s-1", "1", features(2)),
+        ]
         let error = try #require(throws: CSVError.self) {
             try RecordingCSV.rows(in: lines.joined(separator: "\n"), file: "book.csv")
         }
@@ -315,7 +331,7 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
 
     @Test func nonNumericBookFeatureNamesTheFeature() throws {
         var line = bookLine("s-1", "0", features(0)).split(separator: ",").map(String.init)
-        line[2 + 7] = "?"   // gravY
+        line[2 + 7] = "?" // gravY
         let error = try #require(throws: CSVError.self) {
             try RecordingCSV.rows(in: line.joined(separator: ","), file: "book.csv")
         }

@@ -23,11 +23,11 @@ import Testing
     }
 
     @Test(arguments: [
-        "2024-05-01T10:00:00Z",  // no take at all: what follows the last hyphen is not a number
+        "2024-05-01T10:00:00Z", // no take at all: what follows the last hyphen is not a number
         "session-x",
-        "session-",              // nothing after the last hyphen
-        "2024-05-3-",            // a number before the last hyphen is not the take
-        "17",                    // no hyphen
+        "session-", // nothing after the last hyphen
+        "2024-05-3-", // a number before the last hyphen is not the take
+        "17", // no hyphen
         "",
     ])
     func takeIsNilWithoutANumberAfterTheLastHyphen(_ raw: String) {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GestureCore
 
 @Suite struct TextTests {
@@ -30,6 +31,8 @@ import Testing
     @Test func readFileReadsAllAndSaysWhyNot() throws {
         let bytes = try readFile("/proc/self/stat")
         #expect(!bytes.isEmpty, "a file whose size stat does not know is read to its end")
-        #expect(throws: FileReadError(path: "/nonexistent/x", reason: "No such file or directory")) { try readFile("/nonexistent/x") }
+        #expect(throws: FileReadError(path: "/nonexistent/x", reason: "No such file or directory")) {
+            try readFile("/nonexistent/x")
+        }
     }
 }

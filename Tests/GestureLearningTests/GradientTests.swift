@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GestureLearning
 @testable import GestureMotion
 
@@ -32,8 +33,10 @@ func projected(_ values: UnsafePointer<Float>, onto projection: Floats) -> Doubl
 }
 
 /// Compares an analytic gradient with central differences of `loss` in every element of `parameter`.
-func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 1e-3, loss: () -> Double,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
+func expectGradient(
+    _ analytic: [Float], of parameter: Floats, epsilon: Float = 1e-3, loss: () -> Double,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(analytic.count == parameter.count, sourceLocation: sourceLocation)
     for index in 0..<parameter.count {
         let value = parameter.pointer[index]
@@ -45,8 +48,9 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let step = Double(value + epsilon) - Double(value - epsilon)
         let numeric = (plus - minus) / step
         let tolerance = 2e-3 + 2e-2 * max(abs(numeric), abs(Double(analytic[index])))
-        #expect(abs(numeric - Double(analytic[index])) <= tolerance,
-                "element \(index): analytic \(analytic[index]), numeric \(numeric)", sourceLocation: sourceLocation)
+        #expect(
+            abs(numeric - Double(analytic[index])) <= tolerance,
+            "element \(index): analytic \(analytic[index]), numeric \(numeric)", sourceLocation: sourceLocation)
     }
 }
 
@@ -55,16 +59,19 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
     func affineLayer(packsFactors: Bool) {
         let layer = Affine(inputs: 3, outputs: 4), rows = 5
         let room = Floats(zeros: layer.packingCount(rows: rows)), packing = packsFactors ? room.pointer : nil
-        let x = Floats(random: rows * 3, seed: 1), weight = Floats(random: 12, seed: 2), bias = Floats(random: 4, seed: 3)
+        let x = Floats(random: rows * 3, seed: 1), weight = Floats(random: 12, seed: 2),
+            bias = Floats(random: 4, seed: 3)
         let projection = Floats(random: rows * 4, seed: 4), y = Floats(zeros: rows * 4)
         func loss() -> Double {
-            layer.forward(x.pointer, rows: rows, weight: weight.pointer, bias: bias.pointer, into: y.pointer, packing: packing)
+            layer.forward(
+                x.pointer, rows: rows, weight: weight.pointer, bias: bias.pointer, into: y.pointer, packing: packing)
             return projected(y.pointer, onto: projection)
         }
         let weightGradient = Floats(zeros: 12), biasGradient = Floats(zeros: 4), inputGradient = Floats(zeros: rows * 3)
-        layer.backward(x.pointer, outputGradient: projection.pointer, rows: rows, weight: weight.pointer,
-                       weightGradient: weightGradient.pointer, biasGradient: biasGradient.pointer,
-                       inputGradient: inputGradient.pointer, packing: packing)
+        layer.backward(
+            x.pointer, outputGradient: projection.pointer, rows: rows, weight: weight.pointer,
+            weightGradient: weightGradient.pointer, biasGradient: biasGradient.pointer,
+            inputGradient: inputGradient.pointer, packing: packing)
         expectGradient(weightGradient.array, of: weight, loss: loss)
         expectGradient(biasGradient.array, of: bias, loss: loss)
         expectGradient(inputGradient.array, of: x, loss: loss)
@@ -81,26 +88,34 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         let recurrent = Floats(random: 5 * lstm.gateWidth, seed: 7, scale: 0.8)
         let bias = Floats(random: lstm.gateWidth, seed: 8, scale: 0.5)
         let weights = LSTM.Weights(input: input.pointer, recurrent: recurrent.pointer, bias: bias.pointer)
-        let gates = Floats(zeros: rows * lstm.gateWidth), cells = Floats(zeros: rows * 5), cellTanh = Floats(zeros: rows * 5)
+        let gates = Floats(zeros: rows * lstm.gateWidth), cells = Floats(zeros: rows * 5),
+            cellTanh = Floats(zeros: rows * 5)
         let saved = LSTM.Saved(gates: gates.pointer, cells: cells.pointer, cellTanh: cellTanh.pointer)
         let hidden = Floats(zeros: rows * 5), projection = Floats(random: rows * 5, seed: 9)
         func loss() -> Double {
-            lstm.forward(x.pointer, shape: shape, weights: weights, saving: saved, into: hidden.pointer,
-                         packing: packing)
+            lstm.forward(
+                x.pointer, shape: shape, weights: weights, saving: saved, into: hidden.pointer,
+                packing: packing)
             return projected(hidden.pointer, onto: projection)
         }
         _ = loss()
         let hiddenGradient = Floats(projection.array), gateGradient = Floats(zeros: rows * lstm.gateWidth)
         let cellGradient = Floats(zeros: lengths.count * 5), previousHidden = Floats(zeros: rows * 5)
         let inputGradient = Floats(zeros: rows * 3)
-        let gradients = (input: Floats(zeros: input.count), recurrent: Floats(zeros: recurrent.count), bias: Floats(zeros: bias.count))
-        lstm.backward(x.pointer, shape: shape, weights: weights, saved: saved, hidden: hidden.pointer,
-                      hiddenGradient: hiddenGradient.pointer,
-                      scratch: LSTM.Scratch(gateGradient: gateGradient.pointer, cellGradient: cellGradient.pointer,
-                                            previousHidden: previousHidden.pointer),
-                      gradients: LSTM.Gradients(input: gradients.input.pointer, recurrent: gradients.recurrent.pointer,
-                                                bias: gradients.bias.pointer),
-                      inputGradient: inputGradient.pointer, packing: packing)
+        let gradients = (
+            input: Floats(zeros: input.count), recurrent: Floats(zeros: recurrent.count),
+            bias: Floats(zeros: bias.count)
+        )
+        lstm.backward(
+            x.pointer, shape: shape, weights: weights, saved: saved, hidden: hidden.pointer,
+            hiddenGradient: hiddenGradient.pointer,
+            scratch: LSTM.Scratch(
+                gateGradient: gateGradient.pointer, cellGradient: cellGradient.pointer,
+                previousHidden: previousHidden.pointer),
+            gradients: LSTM.Gradients(
+                input: gradients.input.pointer, recurrent: gradients.recurrent.pointer,
+                bias: gradients.bias.pointer),
+            inputGradient: inputGradient.pointer, packing: packing)
         expectGradient(gradients.input.array, of: input, loss: loss)
         expectGradient(gradients.recurrent.array, of: recurrent, loss: loss)
         expectGradient(gradients.bias.array, of: bias, loss: loss)
@@ -110,20 +125,24 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
 
     @Test func batchNorm() {
         let layer = BatchNorm(features: 3), rows = 6
-        let x = Floats(random: rows * 3, seed: 10, scale: 2), scale = Floats(random: 3, seed: 11), shift = Floats(random: 3, seed: 12)
+        let x = Floats(random: rows * 3, seed: 10, scale: 2), scale = Floats(random: 3, seed: 11),
+            shift = Floats(random: 3, seed: 12)
         let projection = Floats(random: rows * 3, seed: 13), y = Floats(zeros: rows * 3)
         let buffers = [Floats(zeros: rows * 3), Floats(zeros: 3), Floats(zeros: 3), Floats(zeros: 3), Floats(zeros: 6)]
-        let saved = BatchNorm.Saved(normalized: buffers[0].pointer, inverseDeviation: buffers[1].pointer,
-                                    mean: buffers[2].pointer, variance: buffers[3].pointer)
+        let saved = BatchNorm.Saved(
+            normalized: buffers[0].pointer, inverseDeviation: buffers[1].pointer,
+            mean: buffers[2].pointer, variance: buffers[3].pointer)
         func loss() -> Double {
-            layer.forwardTraining(x.pointer, rows: rows, scale: scale.pointer, shift: shift.pointer, saving: saved, into: y.pointer)
+            layer.forwardTraining(
+                x.pointer, rows: rows, scale: scale.pointer, shift: shift.pointer, saving: saved, into: y.pointer)
             return projected(y.pointer, onto: projection)
         }
         _ = loss()
         let gradient = Floats(projection.array), scaleGradient = Floats(zeros: 3), shiftGradient = Floats(zeros: 3)
-        layer.backward(gradient: gradient.pointer, rows: rows, saved: saved, scale: scale.pointer,
-                       scaleGradient: scaleGradient.pointer, shiftGradient: shiftGradient.pointer,
-                       workspace: buffers[4].pointer)
+        layer.backward(
+            gradient: gradient.pointer, rows: rows, saved: saved, scale: scale.pointer,
+            scaleGradient: scaleGradient.pointer, shiftGradient: shiftGradient.pointer,
+            workspace: buffers[4].pointer)
         expectGradient(scaleGradient.array, of: scale, loss: loss)
         expectGradient(shiftGradient.array, of: shift, loss: loss)
         expectGradient(gradient.array, of: x, loss: loss)
@@ -139,10 +158,12 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
         func value() -> Double {
             probabilities.pointer.update(from: logits.pointer, count: rows * 3)
             loss.softmax(probabilities.pointer, rows: rows)
-            return Double(labels.withUnsafeBufferPointer {
-                loss.loss(probabilities: probabilities.pointer, labels: $0.baseAddress!, weights: weights.pointer,
-                          rows: rows, logitGradient: logitGradient.pointer)
-            })
+            return Double(
+                labels.withUnsafeBufferPointer {
+                    loss.loss(
+                        probabilities: probabilities.pointer, labels: $0.baseAddress!, weights: weights.pointer,
+                        rows: rows, logitGradient: logitGradient.pointer)
+                })
         }
         _ = value()
         let analytic = logitGradient.array
@@ -206,8 +227,10 @@ func expectGradient(_ analytic: [Float], of parameter: Floats, epsilon: Float = 
             workspace.input.update(from: inputs.pointer, count: rows * 4)
             var masks = Xoshiro256(seed: 21)
             network.forwardTraining(parameters.pointer, shape: shape, workspace: workspace, random: &masks)
-            return Double(network.backward(parameters.pointer, shape: shape, workspace: workspace,
-                                           gradient: gradient.pointer))
+            return Double(
+                network.backward(
+                    parameters.pointer, shape: shape, workspace: workspace,
+                    gradient: gradient.pointer))
         }
         _ = loss()
         let analytic = gradient.array

@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import Testing
+
 @testable import GestureLearning
 
 @Suite struct ModelFileTests {
@@ -60,8 +61,11 @@ import Testing
         let countAt = lengthAt + 4 + headerLength
         bytes.replaceSubrange(countAt..<countAt + 8, with: repeatElement(0xff, count: 8))
         let checksum = fnv1a(bytes.dropLast(8))
-        bytes.replaceSubrange(bytes.count - 8..<bytes.count, with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
-        #expect(throws: ModelFileError(description: "the model file is truncated")) { try GestureModel(serialized: bytes) }
+        bytes.replaceSubrange(
+            bytes.count - 8..<bytes.count, with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+        #expect(throws: ModelFileError(description: "the model file is truncated")) {
+            try GestureModel(serialized: bytes)
+        }
     }
 
     @Test func missingFileIsAnError() {
@@ -72,8 +76,9 @@ import Testing
 @Suite struct EvaluationTests {
     @Test func figuresFromKnownPredictions() throws {
         let sessions = [try sequence([0, 0, 1, 1], user: "ann"), try sequence([2, 2, 2], session: 1, user: "bob")]
-        let evaluation = Evaluation(classNames: ["a", "b", "c"], sequences: sessions,
-                                    targets: [[0, 0, 1, 1], [2, 2, 2]], predictions: [[0, 1, 1, 1], [2, 0, 2]])
+        let evaluation = Evaluation(
+            classNames: ["a", "b", "c"], sequences: sessions,
+            targets: [[0, 0, 1, 1], [2, 2, 2]], predictions: [[0, 1, 1, 1], [2, 0, 2]])
         #expect(evaluation.confusion == [[1, 1, 0], [0, 2, 0], [1, 0, 2]])
         #expect(abs(evaluation.accuracy - 5.0 / 7) < 1e-12)
         #expect(evaluation.classes.map(\.precision) == [0.5, 2.0 / 3, 1])

@@ -1,21 +1,26 @@
 import COpenBLAS
 import Testing
+
 @testable import GestureLearning
 
 @Suite struct PackedProductTests {
     /// Shapes that leave partial panels and partial row blocks, every way round, added or written.
-    @Test(.enabled(if: PackedFactor.kernelIsAvailable),
-          arguments: [(11, 37, 13), (8, 32, 5), (13, 70, 40), (17, 200, 800)], [(false, false), (true, false), (false, true), (true, true)])
+    @Test(
+        .enabled(if: PackedFactor.kernelIsAvailable),
+        arguments: [(11, 37, 13), (8, 32, 5), (13, 70, 40), (17, 200, 800)],
+        [(false, false), (true, false), (false, true), (true, true)])
     func kernelAgreesWithOpenBLAS(shape: (m: Int, n: Int, k: Int), transposes: (a: Bool, b: Bool)) {
         let a = Floats(random: shape.m * shape.k, seed: 30), b = Floats(random: shape.k * shape.n, seed: 31)
         let start = Floats(random: shape.m * shape.n, seed: 32)
         let packing = Floats(zeros: PackedFactor.packedCount(k: shape.k, n: shape.n))
         for beta: Float in [0, 1] {
             let viaKernel = Floats(start.array), viaOpenBLAS = Floats(start.array)
-            gemm(shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
-                 viaKernel.pointer, beta: beta, packing: packing.pointer)
-            gemm(shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
-                 viaOpenBLAS.pointer, beta: beta)
+            gemm(
+                shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
+                viaKernel.pointer, beta: beta, packing: packing.pointer)
+            gemm(
+                shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
+                viaOpenBLAS.pointer, beta: beta)
             for (kernel, openBLAS) in zip(viaKernel.array, viaOpenBLAS.array) {
                 #expect(abs(kernel - openBLAS) <= 1e-5 * Float(shape.k))
             }
@@ -25,7 +30,8 @@ import Testing
     /// A factor packed once serves several products.
     @Test(.enabled(if: PackedFactor.kernelIsAvailable))
     func packedOnceUsedTwice() {
-        let b = Floats(random: 40 * 50, seed: 33), first = Floats(random: 9 * 40, seed: 34), second = Floats(random: 5 * 40, seed: 35)
+        let b = Floats(random: 40 * 50, seed: 33), first = Floats(random: 9 * 40, seed: 34),
+            second = Floats(random: 5 * 40, seed: 35)
         let packing = Floats(zeros: PackedFactor.packedCount(k: 40, n: 50))
         let factor = PackedFactor(b.pointer, k: 40, n: 50, packingInto: packing.pointer)
         for (a, rows) in [(first, 9), (second, 5)] {
@@ -39,7 +45,7 @@ import Testing
 
 @Suite struct BFloat16Tests {
     @Test func roundsToTheNearestBFloat16TiesToEven() {
-        let step = Float(1) / 128  // the spacing of bfloat16 values in [1, 2)
+        let step = Float(1) / 128 // the spacing of bfloat16 values in [1, 2)
         #expect(Float(1).roundedToBFloat16 == 1)
         #expect((1 + step * 0.4).roundedToBFloat16 == 1)
         #expect((1 + step * 0.6).roundedToBFloat16 == 1 + step)
@@ -74,8 +80,9 @@ import Testing
         for beta: Float in [0, 1] {
             let viaKernel = Floats(start.array), viaOpenBLAS = Floats(start.array)
             gemm(1, shape.n, shape.k, a.pointer, b.pointer, viaKernel.pointer, beta: beta)
-            gl_openblas_sgemv(true, Int32(shape.k), Int32(shape.n), 1, b.pointer, Int32(shape.n), a.pointer, beta,
-                              viaOpenBLAS.pointer)
+            gl_openblas_sgemv(
+                true, Int32(shape.k), Int32(shape.n), 1, b.pointer, Int32(shape.n), a.pointer, beta,
+                viaOpenBLAS.pointer)
             for (kernel, openBLAS) in zip(viaKernel.array, viaOpenBLAS.array) {
                 #expect(abs(kernel - openBLAS) <= 1e-5 * Float(shape.k))
             }

@@ -1,12 +1,14 @@
 import Foundation
 import GestureCore
 import Testing
+
 @testable import GestureLearning
 
 /// Eight short sessions of two classes, three features: quick to train even in a debug build.
 let smallSessions = SyntheticSessions(sessions: 8, totalSamples: 800, featureCount: 3, classCount: 2, seed: 7).make()
-let smallDescription = ModelDescription(featureNames: ["a", "b", "c"], windowing: Windowing(window: 10),
-                                        samplingRate: 25, classNames: ["rest", "shake"])
+let smallDescription = ModelDescription(
+    featureNames: ["a", "b", "c"], windowing: Windowing(window: 10),
+    samplingRate: 25, classNames: ["rest", "shake"])
 
 func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, seed: seed))
@@ -52,8 +54,10 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(LearningRateSchedule.constant.rate(1e-3, epoch: 5, of: 5) == 1e-3)
         // The first epoch runs at the full rate either way; later ones differ.
         let train = { (schedule: LearningRateSchedule, epochs: Int) in
-            try Trainer(model: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, schedule: schedule))
-                .train(smallSessions).history.last!.trainingLoss
+            try Trainer(
+                model: smallDescription, options: TrainingOptions(epochs: epochs, batchSize: 4, schedule: schedule)
+            )
+            .train(smallSessions).history.last!.trainingLoss
         }
         #expect(try train(.cosine, 1) == train(.constant, 1))
         #expect(try train(.cosine, 3) != train(.constant, 3))
@@ -62,8 +66,9 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     @Test func cancellationStopsAndKeepsTheBestSoFar() throws {
         var epochs = 0
         let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 50, batchSize: 4))
-        let result = try trainer.train(smallSessions, validation: smallSessions, onEpoch: { _ in epochs += 1 },
-                                       isCancelled: { epochs == 2 })
+        let result = try trainer.train(
+            smallSessions, validation: smallSessions, onEpoch: { _ in epochs += 1 },
+            isCancelled: { epochs == 2 })
         #expect(result.wasCancelled)
         #expect(result.history.count == 2)
         #expect((1...2).contains(result.bestEpoch))
@@ -79,8 +84,10 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     /// Two sessions with the same features and different classes cannot both be fitted.
     @Test func cannotFitContradictions() throws {
         let features = smallSessions[0].features
-        let contradiction = [try sequence([Int](repeating: 0, count: 100), features: features, featureCount: 3, session: 1),
-                             try sequence([Int](repeating: 1, count: 100), features: features, featureCount: 3, session: 2)]
+        let contradiction = [
+            try sequence([Int](repeating: 0, count: 100), features: features, featureCount: 3, session: 1),
+            try sequence([Int](repeating: 1, count: 100), features: features, featureCount: 3, session: 2),
+        ]
         let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 5, batchSize: 4))
         let result = try trainer.overfit(contradiction)
         #expect(!result.fits)
@@ -90,8 +97,9 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
     /// Windows fed one by one, the state reset where a chunk starts, give the offline probabilities.
     @Test func streamingEqualsOffline() throws {
         let model = try trainSmallModel()
-        let long = try sequence([Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 },
-                            featureCount: 3)
+        let long = try sequence(
+            [Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 },
+            featureCount: 3)
         let offline = model.predict([long])[0]
         let classifier = StreamingClassifier(model: model)
         var state = classifier.initialState
@@ -116,11 +124,16 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
             #expect(error.description.contains(withNaN.session.rawValue) && error.description.contains("b"))
         }
         let onlyRest = smallSessions.filter { $0.labels[0] == 0 }
-        #expect(throws: TrainingError(description: "no training window is labeled shake; record more of it, or drop the class")) {
+        #expect(
+            throws: TrainingError(
+                description: "no training window is labeled shake; record more of it, or drop the class")
+        ) {
             try trainer.train(onlyRest)
         }
         let twoFeatures = try sequence([0, 1], features: [1, 2, 3, 4], featureCount: 2)
         #expect(throws: TrainingError.self) { try trainer.train([twoFeatures]) }
-        #expect(throws: TrainingError.self) { try trainer.train(smallSessions, validation: [sequence([0, 2, 1], featureCount: 3)]) }
+        #expect(throws: TrainingError.self) {
+            try trainer.train(smallSessions, validation: [sequence([0, 2, 1], featureCount: 3)])
+        }
     }
 }

@@ -1,12 +1,16 @@
 import GestureCore
 import Testing
+
 @testable import GestureLearning
 
-func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, session: Int = 0,
-              user: String = "ann") throws -> LabeledSequence {
-    LabeledSequence(session: SessionID(start: "test", take: session), user: try UserID(user),
-                    featureCount: featureCount,
-                    features: features ?? (0..<labels.count * featureCount).map(Float.init), labels: labels)
+func sequence(
+    _ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, session: Int = 0,
+    user: String = "ann"
+) throws -> LabeledSequence {
+    LabeledSequence(
+        session: SessionID(start: "test", take: session), user: try UserID(user),
+        featureCount: featureCount,
+        features: features ?? (0..<labels.count * featureCount).map(Float.init), labels: labels)
 }
 
 @Suite struct WindowingTests {
@@ -45,13 +49,17 @@ func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, 
     @Test func chunksAreNormalizedPerFeature() throws {
         let normalization = FeatureNormalization(mean: [1, 10], deviation: [2, 5])
         let data = try sequence([0, 0], features: [3, 20, 1, 0], featureCount: 2)
-        let chunks = ChunkSet([data], windowing: Windowing(window: 2, windowsPerChunk: 1), classCount: 1,
-                              normalization: normalization)
+        let chunks = ChunkSet(
+            [data], windowing: Windowing(window: 2, windowsPerChunk: 1), classCount: 1,
+            normalization: normalization)
         #expect(chunks.inputs == [1, 2, 0, -2])
     }
 
     @Test func normalizationFitsMeanAndDeviation() throws {
-        let data = [try sequence([0, 0], features: [1, 5, 3, 5], featureCount: 2), try sequence([0], features: [2, 5], featureCount: 2)]
+        let data = [
+            try sequence([0, 0], features: [1, 5, 3, 5], featureCount: 2),
+            try sequence([0], features: [2, 5], featureCount: 2),
+        ]
         let normalization = FeatureNormalization(fitting: data)
         #expect(normalization.mean == [2, 5])
         #expect(abs(normalization.deviation[0] - (2.0 / 3).squareRoot()) < 1e-6)
@@ -62,8 +70,9 @@ func sequence(_ labels: [Int], features: [Float]? = nil, featureCount: Int = 1, 
     @Test func batchesArePackedTimeMajor() throws {
         let windowing = Windowing(window: 1, windowsPerChunk: 3)
         let data = try sequence([0, 1, 0, 1, 0], features: [1, 2, 3, 4, 5])
-        let chunks = ChunkSet([data], windowing: windowing, classCount: 2,
-                              normalization: FeatureNormalization(mean: [0], deviation: [1]))
+        let chunks = ChunkSet(
+            [data], windowing: windowing, classCount: 2,
+            normalization: FeatureNormalization(mean: [0], deviation: [1]))
         #expect(chunks.lengths == [3, 2])
         var architecture = Architecture(windowSize: 1, classes: 2)
         architecture.denseUnits = 1

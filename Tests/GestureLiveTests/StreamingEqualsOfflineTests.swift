@@ -11,14 +11,17 @@ import Testing
     @Test func everySlotPredictsWhatTheOfflineModelPredictsForItsWindows() throws {
         let (window, offset, features) = (20, 5, 6)
         let model = GestureModel(
-            untrained: ModelDescription(featureNames: Array(TrainingFeatures.names.prefix(features)), windowing: Windowing(window: window),
-                                        samplingRate: 25, classNames: ["chop", "rest", "shake"]),
-            normalization: FeatureNormalization(mean: Array(repeating: 0.1, count: features), deviation: Array(repeating: 0.8, count: features)),
+            untrained: ModelDescription(
+                featureNames: Array(TrainingFeatures.names.prefix(features)), windowing: Windowing(window: window),
+                samplingRate: 25, classNames: ["chop", "rest", "shake"]),
+            normalization: FeatureNormalization(
+                mean: Array(repeating: 0.1, count: features), deviation: Array(repeating: 0.8, count: features)),
             seed: 5)
         var random = SeededRandom(seed: 9)
         let samples = (0..<(12 * window)).map { _ in (0..<features).map { _ in Float(random.uniform(-1...1)) } }
-        var detector = StreamingDetector(classifier: StreamingClassifier(model: model), window: window, featureCount: features,
-                                         settings: DetectionSettings(offset: offset, averaging: 1))
+        var detector = StreamingDetector(
+            classifier: StreamingClassifier(model: model), window: window, featureCount: features,
+            settings: DetectionSettings(offset: offset, averaging: 1))
         var streamed: [Int: [[Float]]] = [:]
         for (index, sample) in samples.enumerated() {
             guard let prediction = detector.add(sample, at: Double(index)) else { continue }
@@ -28,14 +31,16 @@ import Testing
         for slot in 0..<(window / offset) {
             let start = slot * offset
             let usable = (samples.count - start) / window * window
-            let sequence = LabeledSequence(session: SessionID(rawValue: "slot-\(slot)"), user: try UserID("u"), featureCount: features,
-                                           features: samples[start..<start + usable].flatMap { $0 }, labels: Array(repeating: 0, count: usable))
+            let sequence = LabeledSequence(
+                session: SessionID(rawValue: "slot-\(slot)"), user: try UserID("u"), featureCount: features,
+                features: samples[start..<start + usable].flatMap { $0 }, labels: Array(repeating: 0, count: usable))
             let offline = model.predict([sequence])[0]
             let online = try #require(streamed[start])
             #expect(online.count == usable / window)
             for (index, probabilities) in online.enumerated() {
                 let expected = Array(offline[index * 3..<index * 3 + 3])
-                #expect(zip(probabilities, expected).allSatisfy { abs($0 - $1) < 1e-5 }, "slot \(slot), window \(index)")
+                #expect(
+                    zip(probabilities, expected).allSatisfy { abs($0 - $1) < 1e-5 }, "slot \(slot), window \(index)")
             }
         }
     }

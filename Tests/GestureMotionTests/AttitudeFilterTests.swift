@@ -11,9 +11,12 @@ private func gravity(roll r: Double, pitch p: Double) -> Vector3 {
 }
 
 /// Feeds `motion(t)` to a fresh filter at `rate` Hz for `seconds`, from t = 0.
-private func run(rate: Double = 100, seconds: Double, filter: AttitudeFilter = AttitudeFilter(),
-                 _ motion: (Double) -> (acceleration: Vector3, rotationRate: Vector3))
-    -> [(time: Double, sample: RawSample, output: DeviceMotion)] {
+private func run(
+    rate: Double = 100, seconds: Double, filter: AttitudeFilter = AttitudeFilter(),
+    _ motion: (Double) -> (acceleration: Vector3, rotationRate: Vector3)
+)
+    -> [(time: Double, sample: RawSample, output: DeviceMotion)]
+{
     var filter = filter
     return (0...Int((seconds * rate).rounded())).map { k in
         let t = Double(k) / rate
@@ -32,7 +35,9 @@ private func run(rate: Double = 100, seconds: Double, filter: AttitudeFilter = A
         #expect(steps.map { distance($0.output.gravity, g) }.max()! < 1e-3)
         #expect(steps.map { abs($0.output.attitude.roll - roll) }.max()! < 1e-3)
         #expect(steps.map { abs($0.output.attitude.pitch - pitch) }.max()! < 1e-3)
-        #expect(steps.map { distance($0.output.gravity + $0.output.userAcceleration, $0.sample.acceleration) }.max()! < 1e-12)
+        #expect(
+            steps.map { distance($0.output.gravity + $0.output.userAcceleration, $0.sample.acceleration) }.max()!
+                < 1e-12)
         #expect(steps.allSatisfy { $0.output.rotationRate == $0.sample.rotationRate })
     }
 
@@ -40,7 +45,9 @@ private func run(rate: Double = 100, seconds: Double, filter: AttitudeFilter = A
         let steps = run(seconds: 3) { t in
             (Vector3(0.4 * sin(9 * t), 1.5 * cos(4 * t), 1 + 2 * sin(t)), Vector3(2 * sin(3 * t), -1, 0.5))
         }
-        #expect(steps.map { distance($0.output.gravity + $0.output.userAcceleration, $0.sample.acceleration) }.max()! < 1e-12)
+        #expect(
+            steps.map { distance($0.output.gravity + $0.output.userAcceleration, $0.sample.acceleration) }.max()!
+                < 1e-12)
         #expect(steps.map { abs(magnitude($0.output.gravity) - 1) }.max()! < 1e-12)
     }
 
@@ -86,7 +93,8 @@ private func run(rate: Double = 100, seconds: Double, filter: AttitudeFilter = A
     @Test func firstSampleAlreadyHasTheTiltAndZeroYaw() {
         var filter = AttitudeFilter()
         #expect(filter.orientation == nil)
-        let out = filter.update(RawSample(time: 7, acceleration: gravity(roll: -1, pitch: 0.7) * 1.02, rotationRate: [1, 2, 3]))
+        let out = filter.update(
+            RawSample(time: 7, acceleration: gravity(roll: -1, pitch: 0.7) * 1.02, rotationRate: [1, 2, 3]))
         #expect(abs(out.attitude.roll + 1) < 1e-12)
         #expect(abs(out.attitude.pitch - 0.7) < 1e-12)
         #expect(out.attitude.yaw == 0)

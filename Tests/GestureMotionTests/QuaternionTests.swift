@@ -88,7 +88,7 @@ import Testing
         #expect(cross([1, 0, 0], [0, 1, 0]) == [0, 0, 1])
         #expect(cross([0, 1, 0], [1, 0, 0]) == [0, 0, -1])
         let (a, b): (Vector3, Vector3) = ([1, 2, 3], [4, 5, 6])
-        let expected = Vector3(-3, 6, -3)   // by hand: (2·6 − 3·5, 3·4 − 1·6, 1·5 − 2·4)
+        let expected = Vector3(-3, 6, -3) // by hand: (2·6 − 3·5, 3·4 − 1·6, 1·5 − 2·4)
         #expect(cross(a, b) == expected)
         #expect((cross(a, b) * a).sum() == 0)
         #expect(length([3, 4, 12]) == 13)

@@ -42,7 +42,7 @@ import Testing
 
     @Test func oneLateSampleInOverAHundredMovesMaxButNotP99() {
         var times = (0...101).map { Double($0) / 64 }
-        for k in 51...101 { times[k] += 1.0 / 256 }   // interval 50→51 is ~3.9 ms late, the rest exact
+        for k in 51...101 { times[k] += 1.0 / 256 } // interval 50→51 is ~3.9 ms late, the rest exact
         let stats = TimingStats(times: times, nominalRate: 64)
         #expect(stats.p50 == 0)
         #expect(stats.p99 == 0)

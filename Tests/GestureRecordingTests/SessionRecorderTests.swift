@@ -79,8 +79,9 @@ import Testing
 
     @Test func droppedSamplesLeaveGapsLowerTheAchievedRateAndAreCountedAsLost() async throws {
         let folder = try TemporaryFolder()
-        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings,
-                                           faults: try SimulatedFaults("dropped@2"))
+        let outcome = try await recordFast(
+            try plan(takes: 2), in: folder.recordings,
+            faults: try SimulatedFaults("dropped@2"))
         #expect(outcome.sessions[0].sampleCount == 700)
         #expect(outcome.sessions[1].sampleCount < 700)
         #expect(outcome.lostReadings == 700 - outcome.sessions[1].sampleCount)
@@ -93,7 +94,8 @@ import Testing
         let plan = try plan(takes: 3)
         let clock = ManualClock(start: 0)
         let sensor = ReadObserver(SimulatedSensor(holder: plan.user))
-        let recorder = try SessionRecorder(plan: plan, sensor: sensor, clock: clock, rate: 100, folder: folder.recordings)
+        let recorder = try SessionRecorder(
+            plan: plan, sensor: sensor, clock: clock, rate: 100, folder: folder.recordings)
         sensor.onRead = { time in
             if time > 10.505 { recorder.interrupt(reason: "interrupted by test") }
         }
@@ -113,11 +115,13 @@ import Testing
     @Test func aSecondRecorderForTheSameUserIsRefused() async throws {
         let folder = try TemporaryFolder()
         let plan = try plan()
-        let first = try SessionRecorder(plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
-                                        rate: 100, folder: folder.recordings)
+        let first = try SessionRecorder(
+            plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
+            rate: 100, folder: folder.recordings)
         let error = #expect(throws: StoreError.self) {
-            _ = try SessionRecorder(plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
-                                    rate: 100, folder: folder.recordings)
+            _ = try SessionRecorder(
+                plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
+                rate: 100, folder: folder.recordings)
         }
         #expect(error?.description.contains("another gesture process") == true)
         withExtendedLifetime(first) {}
@@ -128,8 +132,9 @@ import Testing
         let plan = try plan()
         for rate in [0, -5, .nan, 1001] {
             #expect(throws: StoreError.self) {
-                _ = try SessionRecorder(plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
-                                        rate: rate, folder: folder.recordings)
+                _ = try SessionRecorder(
+                    plan: plan, sensor: SimulatedSensor(holder: plan.user), clock: ManualClock(),
+                    rate: rate, folder: folder.recordings)
             }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.recordings.root.string))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GestureSensors
 
 @Suite struct DeviceClockTests {

@@ -70,12 +70,16 @@ import Testing
         let profiles = try DeviceProfile.load(from: devices)
         #expect(profiles.count == 6)
         let directory = DeviceDirectory(profiles: profiles)
-        func profileName(_ id: String) -> String? { directory.profile(for: SensorInfo(id: id, name: id, maximumRate: 1))?.name }
+        func profileName(_ id: String) -> String? {
+            directory.profile(for: SensorInfo(id: id, name: id, maximumRate: 1))?.name
+        }
         #expect(profileName("iio:mpu6050")?.hasPrefix("MPU-6050") == true)
         #expect(profileName("iio:bmi160")?.hasPrefix("BMI160") == true)
         #expect(profileName("iio:accel_3d+gyro_3d")?.hasPrefix("HID sensor hub") == true)
         #expect(profileName("iio:accel_3d")?.hasPrefix("Laptop") == true)
-        #expect(profileName("evdev:Sony_Interactive_Entertainment_Wireless_Controller_Motion_Sensors")?.hasPrefix("Game controller") == true)
+        #expect(
+            profileName("evdev:Sony_Interactive_Entertainment_Wireless_Controller_Motion_Sensors")?.hasPrefix(
+                "Game controller") == true)
         #expect(profileName("iio:lsm6dsm") == "Generic IIO IMU")
         #expect(profileName("sim") == nil)
     }

@@ -1,6 +1,7 @@
 import CLibIIO
 import Foundation
 import Testing
+
 @testable import GestureSensors
 
 /// The IIO paths the VM does not reach, on libiio's XML context: which devices make a sensor, and
@@ -13,7 +14,9 @@ import Testing
         """
     }
 
-    private static func device(_ id: String, _ name: String, axes: [String], format: String = "le:s16/16&gt;&gt;0") -> String {
+    private static func device(
+        _ id: String, _ name: String, axes: [String], format: String = "le:s16/16&gt;&gt;0"
+    ) -> String {
         let channels = axes.enumerated().map { channel($1, index: $0, format: format) }.joined()
         return "<device id=\"\(id)\" name=\"\(name)\">\(channels)</device>"
     }
@@ -35,19 +38,25 @@ import Testing
     }
 
     @Test func separateAccelerometerAndGyroscopeArePaired() throws {
-        let devices = Self.device("iio:device0", "accel_3d", axes: ["accel_x", "accel_y", "accel_z", "timestamp"])
+        let devices =
+            Self.device("iio:device0", "accel_3d", axes: ["accel_x", "accel_y", "accel_z", "timestamp"])
             + Self.device("iio:device1", "gyro_3d", axes: ["anglvel_x", "anglvel_y", "anglvel_z", "timestamp"])
             + "<device id=\"trigger0\" name=\"accel_3d-dev0\"></device>"
-        let pairs = try withContext(devices) { IIOMotionDevices(context: $0).pairs.map { ($0.id, $0.rotationRate != nil) } }
+        let pairs = try withContext(devices) {
+            IIOMotionDevices(context: $0).pairs.map { ($0.id, $0.rotationRate != nil) }
+        }
         #expect(pairs.map(\.0) == ["iio:accel_3d+gyro_3d"])
         #expect(pairs.map(\.1) == [true])
     }
 
     @Test func anAccelerometerAloneHasNoGyroscopeAndIncompleteTriplesAreIgnored() throws {
-        let devices = Self.device("iio:device0", "lis3dh", axes: ["accel_x", "accel_y", "accel_z"])
+        let devices =
+            Self.device("iio:device0", "lis3dh", axes: ["accel_x", "accel_y", "accel_z"])
             + Self.device("iio:device1", "halfgyro", axes: ["anglvel_x", "anglvel_y"])
             + Self.device("iio:device2", "light", axes: ["illuminance"])
-        let pairs = try withContext(devices) { IIOMotionDevices(context: $0).pairs.map { ($0.id, $0.rotationRate == nil) } }
+        let pairs = try withContext(devices) {
+            IIOMotionDevices(context: $0).pairs.map { ($0.id, $0.rotationRate == nil) }
+        }
         #expect(pairs.map(\.0) == ["iio:lis3dh"])
         #expect(pairs.map(\.1) == [true])
     }

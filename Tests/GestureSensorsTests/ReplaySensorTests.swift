@@ -8,12 +8,14 @@ import Testing
     private func writeRecording(_ rows: [(session: String, time: Double, x: Double)]) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).csv").path
         let lines = rows.map { row in
-            RecordingCSV.line(for: RecordingRow(
-                session: SessionID(rawValue: row.session), activity: .rest, timestamp: row.time,
-                motion: DeviceMotion(values: Array(repeating: 0, count: 12)),
-                rawAcceleration: [row.x, 0, 1], rawRotationRate: [0, row.x, 0]))
+            RecordingCSV.line(
+                for: RecordingRow(
+                    session: SessionID(rawValue: row.session), activity: .rest, timestamp: row.time,
+                    motion: DeviceMotion(values: Array(repeating: 0, count: 12)),
+                    rawAcceleration: [row.x, 0, 1], rawRotationRate: [0, row.x, 0]))
         }
-        try ([RecordingCSV.header] + lines).joined(separator: "\n").appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try ([RecordingCSV.header] + lines).joined(separator: "\n").appending("\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -39,7 +41,8 @@ import Testing
         try "name,age\nbob,3\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let error = #expect(throws: SensorError.self) { try ReplaySensor(file: path, clock: ManualClock()) }
-        #expect(error?.description.hasPrefix("replay:\(path): not a recording: \(path):1: header lacks sessionId") == true)
+        #expect(
+            error?.description.hasPrefix("replay:\(path): not a recording: \(path):1: header lacks sessionId") == true)
         #expect(throws: SensorError.self) { try ReplaySensor(file: "/nonexistent.csv", clock: ManualClock()) }
     }
 }

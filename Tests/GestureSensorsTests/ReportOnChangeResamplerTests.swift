@@ -1,5 +1,6 @@
 import GestureCore
 import Testing
+
 @testable import GestureSensors
 
 @Suite struct ReportOnChangeResamplerTests {

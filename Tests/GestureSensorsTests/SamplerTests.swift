@@ -64,8 +64,10 @@ private final class DeviceTimedSensor: MotionSensor {
 
     @Test func droppedSamplesAreNotDeliveredAndTheRestKeepTheirTimes() throws {
         let sensor = try SimulatedSensor(holder: alice, faults: try SimulatedFaults("dropped"))
-        try sensor.perform(Performance(user: alice, gesture: .shake, take: 1, sessionStart: 1000, sessionEnd: 1002,
-                                   go: 1000.5, stop: 1001.5))
+        try sensor.perform(
+            Performance(
+                user: alice, gesture: .shake, take: 1, sessionStart: 1000, sessionEnd: 1002,
+                go: 1000.5, stop: 1001.5))
         let sampler = Sampler(sensor: sensor, clock: ManualClock(start: 1000), rate: 100)
         var times: [Double] = []
         try sampler.run(from: 1000, duration: 2) { times.append($0.sample.time) }
@@ -95,11 +97,13 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 
     @Test func streamYieldsTheSameSamplesAsRun() async throws {
-        let direct = try Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        let direct = try Sampler(
+            sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
         var expected: [RawSample] = []
         try direct.run(from: 1000, duration: 2) { expected.append($0.sample) }
 
-        let streamed = try Sampler(sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
+        let streamed = try Sampler(
+            sensor: SimulatedSensor(seed: 3, holder: alice), clock: ManualClock(start: 1000), rate: 100)
         var received: [RawSample] = []
         for try await reading in streamed.samples(from: 1000, duration: 2) {
             received.append(reading.sample)

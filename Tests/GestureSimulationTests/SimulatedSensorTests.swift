@@ -13,8 +13,10 @@ private func performance(_ gesture: ActivityLabel, take: Int = 1) throws -> Perf
     Performance(user: try alice, gesture: gesture, take: take, sessionStart: 0, sessionEnd: 10, go: 2, stop: 7)
 }
 
-private func sensor(seed: UInt64 = 1, holder: UserID? = nil, faults: String = "",
-                    performing gesture: ActivityLabel? = nil) throws -> SimulatedSensor {
+private func sensor(
+    seed: UInt64 = 1, holder: UserID? = nil, faults: String = "",
+    performing gesture: ActivityLabel? = nil
+) throws -> SimulatedSensor {
     let sensor = SimulatedSensor(seed: seed, holder: try holder ?? alice, faults: try SimulatedFaults(faults))
     if let gesture { sensor.perform(try performance(gesture)) }
     return sensor
@@ -198,8 +200,8 @@ private func dominantRotationAxis(_ samples: [RawSample]) -> Int {
     @Test func wrongGesturePerformsAnotherGestureThanPrompted() throws {
         let prompted = try samples(sensor(performing: .shake), during)
         let wrong = try samples(sensor(faults: "wrong-gesture", performing: .shake), during)
-        #expect(dominantRotationAxis(prompted) == 1)    // shake's wrist twist is about y
-        #expect(dominantRotationAxis(wrong) != 1)       // chop turns about x, drive about z
+        #expect(dominantRotationAxis(prompted) == 1) // shake's wrist twist is about y
+        #expect(dominantRotationAxis(wrong) != 1) // chop turns about x, drive about z
         #expect(standardDeviation(wrong.map(\.acceleration.x)) < standardDeviation(prompted.map(\.acceleration.x)) / 2)
     }
 

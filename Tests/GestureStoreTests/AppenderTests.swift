@@ -1,9 +1,10 @@
 import Foundation
 import GestureCore
 import GestureStore
-import struct SystemPackage.FilePath
 import GestureTestSupport
 import Testing
+
+import struct SystemPackage.FilePath
 
 @Suite struct AppenderTests {
     private func rows(_ session: String, count: Int) throws -> [RecordingRow] {
@@ -59,11 +60,12 @@ import Testing
                 group.addTask {
                     let appender = try RecordingAppender(path: path)
                     for _ in 0..<50 {
-                        try appender.append(batch.map { row in
-                            var row = row
-                            row.session = SessionID(rawValue: "writer-\(writer)")
-                            return row
-                        })
+                        try appender.append(
+                            batch.map { row in
+                                var row = row
+                                row.session = SessionID(rawValue: "writer-\(writer)")
+                                return row
+                            })
                     }
                 }
             }

@@ -66,7 +66,9 @@ import Testing
         let report = try archive.check()
         let first = outcome.sessions[0].id
         #expect(report.problems.contains("alice-recordings.csv:11: expected 21 fields, found 2"))
-        #expect(report.problems.contains("session \(first) (kept): the catalog says 700 rows, alice-recordings.csv holds 698"))
+        #expect(
+            report.problems.contains(
+                "session \(first) (kept): the catalog says 700 rows, alice-recordings.csv holds 698"))
         #expect(report.problems.contains("alice-recordings.csv holds 1 sessions the catalog does not know: stray-1"))
         #expect(report.problems.count == 3)
     }

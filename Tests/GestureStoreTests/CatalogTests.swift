@@ -17,16 +17,17 @@ import Testing
         // A catalog as the first version wrote it, with one session and no history table.
         let old = try DatabaseQueue(path: path)
         try old.write { db in
-            try db.execute(sql: """
-                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                INSERT INTO grdb_migrations VALUES ('v1: sessions');
-                CREATE TABLE sessions (id TEXT PRIMARY KEY, user TEXT NOT NULL, gesture TEXT NOT NULL,
-                  take INTEGER NOT NULL, start TEXT NOT NULL, "end" TEXT NOT NULL, device TEXT NOT NULL,
-                  requestedRate DOUBLE NOT NULL, achievedRate DOUBLE NOT NULL, jitterMs DOUBLE NOT NULL,
-                  sampleCount INTEGER NOT NULL, file TEXT NOT NULL, status TEXT NOT NULL, reason TEXT);
-                INSERT INTO sessions VALUES ('s-1', 'bob', 'chop', 1, 'a', 'b', 'sim', 100, 99.9, 0.1, 42,
-                  'bob-recordings.csv', 'kept', NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1: sessions');
+                    CREATE TABLE sessions (id TEXT PRIMARY KEY, user TEXT NOT NULL, gesture TEXT NOT NULL,
+                      take INTEGER NOT NULL, start TEXT NOT NULL, "end" TEXT NOT NULL, device TEXT NOT NULL,
+                      requestedRate DOUBLE NOT NULL, achievedRate DOUBLE NOT NULL, jitterMs DOUBLE NOT NULL,
+                      sampleCount INTEGER NOT NULL, file TEXT NOT NULL, status TEXT NOT NULL, reason TEXT);
+                    INSERT INTO sessions VALUES ('s-1', 'bob', 'chop', 1, 'a', 'b', 'sim', 100, 99.9, 0.1, 42,
+                      'bob-recordings.csv', 'kept', NULL);
+                    """)
         }
         try old.close()
         let catalog = try Catalog(path: path)
@@ -40,8 +41,9 @@ import Testing
     @Test func sessionsAreFilteredByUserGestureAndStatus() async throws {
         let folder = try TemporaryFolder()
         try await recordFast(try plan("alice", "shake", takes: 2), in: folder.recordings)
-        try await recordFast(try plan("bob", "chop", takes: 1), in: folder.recordings,
-                             date: Date(timeIntervalSince1970: 1_800_000_100))
+        try await recordFast(
+            try plan("bob", "chop", takes: 1), in: folder.recordings,
+            date: Date(timeIntervalSince1970: 1_800_000_100))
         let catalog = try Catalog(path: folder.recordings.catalogPath.string)
         #expect(try catalog.sessions(SessionFilter(user: "alice")).count == 2)
         #expect(try catalog.sessions(SessionFilter(gesture: "chop")).map(\.user) == ["bob"])

@@ -4,6 +4,7 @@ import GestureRecording
 import GestureSensors
 import GestureSimulation
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 /// A fresh folder under the system's temporary folder, removed when the value goes away.
@@ -21,15 +22,20 @@ public final class TemporaryFolder: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path.string) }
 }
 
-public func plan(_ user: String = "alice", _ gesture: String = "shake", takes: Int = 2, take: Double = 2, rest: Double = 1) throws -> SessionPlan {
-    try SessionPlan(user: UserID(user), gesture: ActivityLabel(gesture), takes: takes, take: take, rest: rest,
-                    getReady: 1, countdown: 3, intro: 2)
+public func plan(
+    _ user: String = "alice", _ gesture: String = "shake", takes: Int = 2, take: Double = 2, rest: Double = 1
+) throws -> SessionPlan {
+    try SessionPlan(
+        user: UserID(user), gesture: ActivityLabel(gesture), takes: takes, take: take, rest: rest,
+        getReady: 1, countdown: 3, intro: 2)
 }
 
 /// Records a plan on the simulated sensor in simulated time, prompts discarded.
 @discardableResult
-public func recordFast(_ plan: SessionPlan, in folder: RecordingsFolder, rate: Double = 100, seed: UInt64 = 1,
-                faults: SimulatedFaults = .none, date: Date = Date(timeIntervalSince1970: 1_800_000_000)) async throws -> RecordingOutcome {
+public func recordFast(
+    _ plan: SessionPlan, in folder: RecordingsFolder, rate: Double = 100, seed: UInt64 = 1,
+    faults: SimulatedFaults = .none, date: Date = Date(timeIntervalSince1970: 1_800_000_000)
+) async throws -> RecordingOutcome {
     let sensor = SimulatedSensor(seed: seed, holder: plan.user, faults: faults)
     let recorder = try SessionRecorder(plan: plan, sensor: sensor, clock: ManualClock(), rate: rate, folder: folder)
     let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
@@ -41,4 +47,3 @@ public func recordFast(_ plan: SessionPlan, in folder: RecordingsFolder, rate: D
 public func readRows(_ path: FilePath) throws -> [RecordingRow] {
     try RecordingCSV.rows(in: String(contentsOfFile: path.string, encoding: .utf8), file: path.string)
 }
-

@@ -21,7 +21,9 @@ public func magnitude(_ a: Vector3) -> Double { (a * a).sum().squareRoot() }
 
 public func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
 
-public func rms(_ values: [Double]) -> Double { (values.map { $0 * $0 }.reduce(0, +) / Double(values.count)).squareRoot() }
+public func rms(_ values: [Double]) -> Double {
+    (values.map { $0 * $0 }.reduce(0, +) / Double(values.count)).squareRoot()
+}
 
 public func standardDeviation(_ values: [Double]) -> Double {
     let m = mean(values)

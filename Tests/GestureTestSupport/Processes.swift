@@ -1,4 +1,5 @@
 import Foundation
+
 import struct SystemPackage.FilePath
 
 /// An executable the package builds, from the folder the tests were built into.
@@ -30,8 +31,10 @@ public struct ProcessFailure: Error, CustomStringConvertible {
 }
 
 /// Runs `gesture` (or another of the package's executables) with the arguments in `folder`, standard input closed.
-public func runGesture(_ arguments: [String], in folder: FilePath, environment: [String: String]? = nil,
-                shell prefix: String? = nil, executable: String = gestureExecutable) throws -> ProcessResult {
+public func runGesture(
+    _ arguments: [String], in folder: FilePath, environment: [String: String]? = nil,
+    shell prefix: String? = nil, executable: String = gestureExecutable
+) throws -> ProcessResult {
     let process = Process()
     if let prefix {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -50,6 +53,7 @@ public func runGesture(_ arguments: [String], in folder: FilePath, environment: 
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                         error: String(decoding: err, as: UTF8.self))
+    return ProcessResult(
+        status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+        error: String(decoding: err, as: UTF8.self))
 }

@@ -10,13 +10,17 @@ public struct Cleaner: Sendable {
     public func badSessions(in dataset: Dataset) -> [BadSession] {
         let single = SessionChecks(rules: rules)
         let group = GroupChecks(rules: rules, dataset: dataset)
-        let gravity = Dictionary(dataset.sessions.compactMap { s in GroupChecks.restingGravity(s).map { (s.id, $0) } },
-                                 uniquingKeysWith: { first, _ in first })
+        let gravity = Dictionary(
+            dataset.sessions.compactMap { s in GroupChecks.restingGravity(s).map { (s.id, $0) } },
+            uniquingKeysWith: { first, _ in first })
         let signatures = MotionSignature.standardized(dataset)
         return dataset.sessions.compactMap { session in
-            let findings = single.findings(session)
-                + [group.orientation(session, gravity: gravity), group.wrongGesture(session, signatures: signatures)].compactMap { $0 }
-            return findings.isEmpty ? nil
+            let findings =
+                single.findings(session)
+                + [group.orientation(session, gravity: gravity), group.wrongGesture(session, signatures: signatures)]
+                .compactMap { $0 }
+            return findings.isEmpty
+                ? nil
                 : BadSession(session: session.id, user: session.user, gesture: session.gesture, findings: findings)
         }
     }

@@ -30,7 +30,8 @@ enum MotionSignature {
         let raw = dataset.sessions.compactMap { session in of(session).map { (session.id, $0) } }
         guard let width = raw.first?.1.count else { return [:] }
         let spread = (0..<width).map { k in max(1e-9, Statistics.deviation(raw.map { $0.1[k] })) }
-        return Dictionary(raw.map { id, signature in (id, zip(signature, spread).map { $0 / $1 }) },
-                          uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            raw.map { id, signature in (id, zip(signature, spread).map { $0 / $1 }) },
+            uniquingKeysWith: { first, _ in first })
     }
 }

@@ -19,19 +19,27 @@ struct SessionChecks {
         }
         guard rows > 0 else { return nil }
         let names = Feature.all.map(\.name).filter(features.contains)
-        return Finding(.nonFinite, "NaN or infinite values in \(rows) of \(session.rows.count) rows (\(names.joined(separator: ", ")))")
+        return Finding(
+            .nonFinite,
+            "NaN or infinite values in \(rows) of \(session.rows.count) rows (\(names.joined(separator: ", ")))")
     }
 
     func timing(_ session: RecordedSession) -> Finding? {
         let timing = SessionTiming(session)
         if let longest = timing.gaps.max(by: { $0.seconds < $1.seconds }) {
             let missing = timing.gaps.reduce(0) { $0 + $1.seconds } * timing.nominalRate
-            return Finding(.timing, String(format: "%d gaps, about %.0f samples missing, longest %.3f s at %.2f s",
-                                           timing.gaps.count, missing, longest.seconds, longest.at))
+            return Finding(
+                .timing,
+                String(
+                    format: "%d gaps, about %.0f samples missing, longest %.3f s at %.2f s",
+                    timing.gaps.count, missing, longest.seconds, longest.at))
         }
         guard abs(timing.drift) > rules.driftTolerance else { return nil }
-        return Finding(.timing, String(format: "rate drift: %.2f Hz between samples, nominal %.2f Hz (%+.1f %%)",
-                                       timing.nominalRate * (1 + timing.drift), timing.nominalRate, timing.drift * 100))
+        return Finding(
+            .timing,
+            String(
+                format: "rate drift: %.2f Hz between samples, nominal %.2f Hz (%+.1f %%)",
+                timing.nominalRate * (1 + timing.drift), timing.nominalRate, timing.drift * 100))
     }
 
     func clipping(_ session: RecordedSession) -> Finding? {
@@ -40,30 +48,44 @@ struct SessionChecks {
         let accelerationLimit = range.acceleration * (1 - 1.5 / 32768)
         let rotationLimit = range.rotationRate * (1 - 1.5 / 32768)
         let clipped = session.rows.filter { row in
-            (0..<3).contains { abs(row.rawAcceleration[$0]) >= accelerationLimit || abs(row.rawRotationRate[$0]) >= rotationLimit }
+            (0..<3).contains {
+                abs(row.rawAcceleration[$0]) >= accelerationLimit || abs(row.rawRotationRate[$0]) >= rotationLimit
+            }
         }.count
         guard Double(clipped) >= rules.clippingFraction * Double(session.rows.count) else { return nil }
-        return Finding(.clipping, String(format: "%d of %d samples at the sensor's range (±%g g, ±%.0f °/s)",
-                                         clipped, session.rows.count, range.acceleration, range.rotationRate * 180 / .pi))
+        return Finding(
+            .clipping,
+            String(
+                format: "%d of %d samples at the sensor's range (±%g g, ±%.0f °/s)",
+                clipped, session.rows.count, range.acceleration, range.rotationRate * 180 / .pi))
     }
 
     func flatLine(_ session: RecordedSession) -> Finding? {
         let limit = max(5, Int(rules.flatSeconds * session.nominalRate))
-        let flat = (Feature.rawAcceleration + Feature.rawRotationRate).compactMap { feature -> (Feature, Int, Double)? in
+        let flat = (Feature.rawAcceleration + Feature.rawRotationRate).compactMap {
+            feature -> (Feature, Int, Double)? in
             let (run, value) = longestConstantRun(session.rows.map(feature.value(of:)))
             return run >= limit ? (feature, run, value) : nil
         }
         guard !flat.isEmpty else { return nil }
-        return Finding(.flatLine, flat.map { feature, run, value in
-            String(format: "%@ holds %g for %d samples (%.2f s)", feature.name, value, run, Double(run) / session.nominalRate)
-        }.joined(separator: ", "))
+        return Finding(
+            .flatLine,
+            flat.map { feature, run, value in
+                String(
+                    format: "%@ holds %g for %d samples (%.2f s)", feature.name, value, run,
+                    Double(run) / session.nominalRate)
+            }.joined(separator: ", "))
     }
 
     func tooShort(_ session: RecordedSession) -> Finding? {
         let needed = Int((rules.window * session.nominalRate).rounded(.up))
         let have = session.gestureRows.count
         guard have < needed else { return nil }
-        return Finding(.tooShort, String(format: "%d samples of %@, a %.2g s window needs %d", have, session.gesture.rawValue, rules.window, needed))
+        return Finding(
+            .tooShort,
+            String(
+                format: "%d samples of %@, a %.2g s window needs %d", have, session.gesture.rawValue, rules.window,
+                needed))
     }
 
     private func longestConstantRun(_ values: [Double]) -> (count: Int, value: Double) {

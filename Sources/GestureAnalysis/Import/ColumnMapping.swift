@@ -17,13 +17,15 @@ public struct ColumnMapping: Sendable, Equatable {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             let known = Field.allCases.map(\.rawValue).joined(separator: ", ")
             guard parts.count == 2, let field = Field(rawValue: parts[0]) else {
-                throw AnalysisError("'\(item)' is not <field>=<column>; the fields are \(known)", setting: .columnMapping)
+                throw AnalysisError(
+                    "'\(item)' is not <field>=<column>; the fields are \(known)", setting: .columnMapping)
             }
             columns[field] = parts[1]
         }
         let missing = Field.required.filter { columns[$0] == nil }
         guard missing.isEmpty else {
-            throw AnalysisError("no column is mapped to \(missing.map(\.rawValue).joined(separator: ", "))", setting: .columnMapping)
+            throw AnalysisError(
+                "no column is mapped to \(missing.map(\.rawValue).joined(separator: ", "))", setting: .columnMapping)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GestureCore
 import GestureMotion
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 /// What an import wrote.
@@ -41,7 +42,9 @@ public struct Importer {
             let ids = file.sessions.map { Self.sessionID(source: sourceName, $0).rawValue }
             let existing = try catalog.sessions(SessionFilter(ids: ids))
             guard existing.isEmpty else {
-                throw AnalysisError("\(source) was imported already: the catalog holds \(existing.count) of its sessions, e.g. \(existing[0].id)")
+                throw AnalysisError(
+                    "\(source) was imported already: the catalog holds \(existing.count) of its sessions, e.g. \(existing[0].id)"
+                )
             }
             var summary = ImportSummary(sessions: [], files: [])
             for (user, sessions) in Dictionary(grouping: file.sessions, by: \.user).sorted(by: { $0.key < $1.key }) {
@@ -57,8 +60,10 @@ public struct Importer {
         }
     }
 
-    private func write(_ sessions: [LongFormatFile.Session], of user: UserID, to path: FilePath, source: FilePath,
-                       catalog: Catalog) throws -> [SessionRecord] {
+    private func write(
+        _ sessions: [LongFormatFile.Session], of user: UserID, to path: FilePath, source: FilePath,
+        catalog: Catalog
+    ) throws -> [SessionRecord] {
         let lock = try UserLock(user: user, in: folder, wait: true)
         defer { withExtendedLifetime(lock) {} }
         let appender = try RecordingAppender(path: path)
@@ -67,12 +72,14 @@ public struct Importer {
         for (take, session) in sessions.enumerated() {
             let id = Self.sessionID(source: source.stem ?? "import", session)
             let rows = zip(session.samples, zip(session.labels, motion(of: session.samples))).map { sample, labeled in
-                RecordingRow(session: id, activity: labeled.0, timestamp: sample.time - session.samples[0].time,
-                             motion: labeled.1, rawAcceleration: sample.acceleration,
-                             rawRotationRate: sample.rotationRate)
+                RecordingRow(
+                    session: id, activity: labeled.0, timestamp: sample.time - session.samples[0].time,
+                    motion: labeled.1, rawAcceleration: sample.acceleration,
+                    rawRotationRate: sample.rotationRate)
             }
             try appender.append(rows)
-            let timing = TimingStats(times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / (rows.medianInterval ?? .nan))
+            let timing = TimingStats(
+                times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / (rows.medianInterval ?? .nan))
             let record = SessionRecord(
                 id: id.rawValue, user: user.rawValue, gesture: session.labels[0].rawValue, take: take + 1,
                 start: now, end: now, device: "import:\(source.lastComponent!.string)",
@@ -95,7 +102,8 @@ public struct Importer {
         }
         var filter = AttitudeFilter(gain: 0)
         return samples.map { sample in
-            var motion = filter.update(RawSample(time: sample.time, acceleration: [0, 0, 1], rotationRate: sample.rotationRate))
+            var motion = filter.update(
+                RawSample(time: sample.time, acceleration: [0, 0, 1], rotationRate: sample.rotationRate))
             motion.userAcceleration = sample.acceleration
             return motion
         }

@@ -1,4 +1,5 @@
 import GestureCore
+
 import struct SystemPackage.FilePath
 
 /// A long-format CSV from another tool, one sample per line, read through a column mapping into
@@ -25,7 +26,8 @@ struct LongFormatFile {
                 remedy: .user)
         }
         guard mapping.columns[.time] != nil || options.sampleRate != nil else {
-            throw AnalysisError("\(name) has no time column mapped (time=<column>) and no sampling rate was given", remedy: .sampleRate)
+            throw AnalysisError(
+                "\(name) has no time column mapped (time=<column>) and no sampling rate was given", remedy: .sampleRate)
         }
         let mirrorColumn = try options.mirror.map { rule throws(AnalysisError) in
             guard let index = header.firstIndex(of: rule.column) else {
@@ -35,8 +37,9 @@ struct LongFormatFile {
             }
             return index
         }
-        let reader = try LineReader(positions: mapping.positions(in: header, file: path.string), mirrorColumn: mirrorColumn,
-                                    width: header.count, options: options, file: path.string)
+        let reader = try LineReader(
+            positions: mapping.positions(in: header, file: path.string), mirrorColumn: mirrorColumn,
+            width: header.count, options: options, file: path.string)
         var index: [String: Int] = [:]
         var lineNumber = 1
         while let line = lines.next() {
@@ -84,7 +87,9 @@ private struct LineReader {
         let session = text(.session)!
         guard !session.isEmpty else { throw fail("the session column is empty") }
         func number(_ field: ColumnMapping.Field) throws(AnalysisError) -> Double {
-            guard let value = Double(text(field)!) else { throw fail("\(field.rawValue) '\(text(field)!)' is not a number") }
+            guard let value = Double(text(field)!) else {
+                throw fail("\(field.rawValue) '\(text(field)!)' is not a number")
+            }
             return value
         }
         let accelerationScale = options.accelerationUnit == .g ? 1 : 1 / ImportOptions.standardGravity

@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import GestureStore
+
 import struct SystemPackage.FilePath
 
 /// Loads a recordings folder into a dataset: every CSV directly in it, in GestureLab's or the
@@ -40,7 +41,9 @@ public struct DatasetLoader: Sendable {
         }
     }
 
-    private func sessions(in path: FilePath, discarded: Bool, catalog: [String: SessionRecord]) throws(AnalysisError) -> [RecordedSession] {
+    private func sessions(
+        in path: FilePath, discarded: Bool, catalog: [String: SessionRecord]
+    ) throws(AnalysisError) -> [RecordedSession] {
         let user: UserID
         do {
             user = try UserID(fileName: path.lastComponent!.string)

@@ -15,8 +15,10 @@ public struct RecordedSession: Sendable {
     public var discarded: Bool
     public var rows: [RecordingRow]
 
-    public init(id: SessionID, user: UserID, gesture: ActivityLabel, file: String, device: String? = nil,
-                requestedRate: Double? = nil, discarded: Bool = false, rows: [RecordingRow]) {
+    public init(
+        id: SessionID, user: UserID, gesture: ActivityLabel, file: String, device: String? = nil,
+        requestedRate: Double? = nil, discarded: Bool = false, rows: [RecordingRow]
+    ) {
         self.id = id
         self.user = user
         self.gesture = gesture
@@ -42,7 +44,8 @@ public struct RecordedSession: Sendable {
     /// The rows that carry the session's gesture; all rows when none is labeled (rest sessions).
     public var gestureRows: ArraySlice<RecordingRow> {
         guard let first = rows.firstIndex(where: { $0.activity == gesture }),
-              let last = rows.lastIndex(where: { $0.activity == gesture }) else { return rows[...] }
+            let last = rows.lastIndex(where: { $0.activity == gesture })
+        else { return rows[...] }
         return rows[first...last]
     }
 }

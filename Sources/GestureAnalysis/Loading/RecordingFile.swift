@@ -1,14 +1,16 @@
 import Foundation
 import GestureCore
-import struct SystemPackage.FilePath
+
 import struct SystemPackage.FileDescriptor
+import struct SystemPackage.FilePath
 
 /// Reads a recording file's rows: GestureLab's format or Machine Learning by Tutorials'.
 public enum RecordingFile {
     public static func rows(at path: FilePath) throws(AnalysisError) -> [RecordingRow] {
         let result: Result<[RecordingRow], CSVError> = try mapped(path) { bytes in
             Result { () throws(CSVError) in
-                try RecordingCSV.rows(inUTF8: bytes, file: path.string, pieces: pieces(for: bytes.count)) { count, readPiece in
+                try RecordingCSV.rows(inUTF8: bytes, file: path.string, pieces: pieces(for: bytes.count)) {
+                    count, readPiece in
                     DispatchQueue.concurrentPerform(iterations: count, execute: readPiece)
                 }
             }
@@ -27,9 +29,13 @@ public enum RecordingFile {
 
     /// Calls `body` with the file's bytes mapped into memory: the page cache's pages themselves,
     /// with no copy into a buffer of our own.
-    private static func mapped<T>(_ path: FilePath, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AnalysisError) -> T {
+    private static func mapped<T>(
+        _ path: FilePath, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) throws(AnalysisError) -> T {
         let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor.open(path, .readOnly) } catch { throw AnalysisError("cannot read \(path): \(error)") }
+        do { descriptor = try FileDescriptor.open(path, .readOnly) } catch {
+            throw AnalysisError("cannot read \(path): \(error)")
+        }
         defer { try? descriptor.close() }
         var status = stat()
         guard fstat(descriptor.rawValue, &status) == 0 else {
@@ -38,7 +44,8 @@ public enum RecordingFile {
         let size = Int(status.st_size)
         guard size > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
         guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor.rawValue, 0),
-              address != MAP_FAILED else {
+            address != MAP_FAILED
+        else {
             throw AnalysisError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { munmap(address, size) }

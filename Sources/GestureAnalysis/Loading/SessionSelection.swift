@@ -9,7 +9,9 @@ public struct SessionSelection: Sendable {
     /// Sessions named by a manifest, in its order, repeats kept.
     public var manifest: [SessionID]?
 
-    public init(gestures: [ActivityLabel] = [], users: [UserID] = [], sessions: [SessionID] = [], manifest: [SessionID]? = nil) {
+    public init(
+        gestures: [ActivityLabel] = [], users: [UserID] = [], sessions: [SessionID] = [], manifest: [SessionID]? = nil
+    ) {
         self.gestures = gestures
         self.users = users
         self.sessions = sessions
@@ -44,7 +46,9 @@ public struct SessionSelection: Sendable {
         let kept = selected.filter { wanted.contains($0[keyPath: key]) }
         guard !kept.isEmpty else {
             let there = Set(selected.map { $0[keyPath: key].description }).sorted()
-            throw AnalysisError("no session left: --\(what) \(wanted.map(\.description).sorted().joined(separator: ",")) matches none of the \(selected.count) sessions selected so far; they have \(what) \(there.prefix(12).joined(separator: ", "))\(there.count > 12 ? ", …" : "")")
+            throw AnalysisError(
+                "no session left: --\(what) \(wanted.map(\.description).sorted().joined(separator: ",")) matches none of the \(selected.count) sessions selected so far; they have \(what) \(there.prefix(12).joined(separator: ", "))\(there.count > 12 ? ", …" : "")"
+            )
         }
         selected = kept
     }

@@ -15,7 +15,8 @@ public struct Heatmap: Sendable {
 
     public func svg(cell: Double = 48) -> SVGDocument {
         let left = 110.0, top = 70.0
-        var svg = SVGDocument(width: left + cell * Double(columnLabels.count) + 20, height: top + cell * Double(rowLabels.count) + 20)
+        var svg = SVGDocument(
+            width: left + cell * Double(columnLabels.count) + 20, height: top + cell * Double(rowLabels.count) + 20)
         svg.text(title, x: left, y: 18, size: 13)
         let highest = max(1e-12, values.flatMap { $0 }.filter(\.isFinite).max() ?? 1)
         for (c, label) in columnLabels.enumerated() {
@@ -27,9 +28,12 @@ public struct Heatmap: Sendable {
             for (c, value) in values[r].enumerated() {
                 let x = left + cell * Double(c)
                 let share = value.isFinite ? value / highest : 0
-                svg.rect(x: x, y: y, width: cell, height: cell, fill: Palette.colors[0], opacity: max(0.03, share), stroke: "#fff")
-                svg.text(LineChart.label(value), x: x + cell / 2, y: y + cell / 2 + 4, size: 11, anchor: .middle,
-                         color: share > 0.55 ? "#fff" : "#222")
+                svg.rect(
+                    x: x, y: y, width: cell, height: cell, fill: Palette.colors[0], opacity: max(0.03, share),
+                    stroke: "#fff")
+                svg.text(
+                    LineChart.label(value), x: x + cell / 2, y: y + cell / 2 + 4, size: 11, anchor: .middle,
+                    color: share > 0.55 ? "#fff" : "#222")
             }
         }
         return svg

@@ -42,8 +42,10 @@ public struct LineChart: Sendable {
 
     /// Draws the panel into the rectangle at (x, y) of the given size.
     public func draw(into svg: inout SVGDocument, x: Double, y: Double, width: Double, height: Double) {
-        let plot = (left: x + Self.margin.left, right: x + width - Self.margin.right,
-                    top: y + Self.margin.top, bottom: y + height - Self.margin.bottom)
+        let plot = (
+            left: x + Self.margin.left, right: x + width - Self.margin.right,
+            top: y + Self.margin.top, bottom: y + height - Self.margin.bottom
+        )
         let all = series.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
         let xs = LinearScale(domain: range(all.map(\.x)), pixels: plot.left...plot.right)
         let ys = LinearScale(domain: padded(range(all.map(\.y))), pixels: plot.top...plot.bottom, flipped: true)
@@ -51,23 +53,33 @@ public struct LineChart: Sendable {
         for (index, band) in bands.enumerated() {
             let left = max(plot.left, xs(band.from)), right = min(plot.right, xs(band.to))
             guard right > left else { continue }
-            svg.rect(x: left, y: plot.top, width: right - left, height: plot.bottom - plot.top, fill: Palette.color(index + 3), opacity: 0.12)
+            svg.rect(
+                x: left, y: plot.top, width: right - left, height: plot.bottom - plot.top,
+                fill: Palette.color(index + 3), opacity: 0.12)
             svg.text(band.label, x: left + 3, y: plot.top + 12, size: 10, color: "#555")
         }
         drawAxes(into: &svg, plot: plot, xs: xs, ys: ys)
         let columns = Int(plot.right - plot.left)
         for (index, line) in series.enumerated() {
-            let points = MinMaxReduction.reduce(line.points, columns: columns, x: xs).filter { $0.x.isFinite && $0.y.isFinite }
+            let points = MinMaxReduction.reduce(line.points, columns: columns, x: xs).filter {
+                $0.x.isFinite && $0.y.isFinite
+            }
             svg.polyline(points.map { (xs($0.x), ys($0.y)) }, stroke: Palette.color(index))
             let legendY = plot.top + 6 + Double(index) * 16
-            svg.line(x1: plot.right + 12, y1: legendY, x2: plot.right + 30, y2: legendY, stroke: Palette.color(index), width: 2.5)
+            svg.line(
+                x1: plot.right + 12, y1: legendY, x2: plot.right + 30, y2: legendY, stroke: Palette.color(index),
+                width: 2.5)
             svg.text(line.name, x: plot.right + 34, y: legendY + 4)
         }
     }
 
-    private func drawAxes(into svg: inout SVGDocument, plot: (left: Double, right: Double, top: Double, bottom: Double),
-                          xs: LinearScale, ys: LinearScale) {
-        svg.rect(x: plot.left, y: plot.top, width: plot.right - plot.left, height: plot.bottom - plot.top, fill: "none", stroke: "#888")
+    private func drawAxes(
+        into svg: inout SVGDocument, plot: (left: Double, right: Double, top: Double, bottom: Double),
+        xs: LinearScale, ys: LinearScale
+    ) {
+        svg.rect(
+            x: plot.left, y: plot.top, width: plot.right - plot.left, height: plot.bottom - plot.top, fill: "none",
+            stroke: "#888")
         for tick in xs.ticks(8) {
             svg.line(x1: xs(tick), y1: plot.bottom, x2: xs(tick), y2: plot.bottom + 4, stroke: "#888")
             svg.text(Self.label(tick), x: xs(tick), y: plot.bottom + 15, size: 10, anchor: .middle)

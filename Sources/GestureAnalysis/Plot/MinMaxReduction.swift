@@ -1,7 +1,9 @@
 /// Long series reduced to at most two points per pixel column, the lowest and the highest in
 /// their order, so that 100,000 samples keep their envelope (every peak) in a few hundred points.
 public enum MinMaxReduction {
-    public static func reduce(_ points: [(x: Double, y: Double)], columns: Int, x scale: LinearScale) -> [(x: Double, y: Double)] {
+    public static func reduce(
+        _ points: [(x: Double, y: Double)], columns: Int, x scale: LinearScale
+    ) -> [(x: Double, y: Double)] {
         guard points.count > 2 * columns else { return points }
         var reduced: [(x: Double, y: Double)] = []
         reduced.reserveCapacity(2 * columns + 2)

@@ -12,28 +12,39 @@ public struct SVGDocument: Sendable {
         rect(x: 0, y: 0, width: width, height: height, fill: "white")
     }
 
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double = 1, stroke: String? = nil) {
-        elements.append("<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"\(fill)\""
-            + (opacity < 1 ? " fill-opacity=\"\(n(opacity))\"" : "") + (stroke.map { " stroke=\"\($0)\"" } ?? "") + "/>")
+    public mutating func rect(
+        x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double = 1, stroke: String? = nil
+    ) {
+        elements.append(
+            "<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"\(fill)\""
+                + (opacity < 1 ? " fill-opacity=\"\(n(opacity))\"" : "") + (stroke.map { " stroke=\"\($0)\"" } ?? "")
+                + "/>")
     }
 
     public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1) {
-        elements.append("<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>")
+        elements.append(
+            "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>"
+        )
     }
 
     public mutating func polyline(_ points: [(x: Double, y: Double)], stroke: String, width: Double = 1.2) {
         guard !points.isEmpty else { return }
         let coordinates = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
-        elements.append("<polyline points=\"\(coordinates)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\"/>")
+        elements.append(
+            "<polyline points=\"\(coordinates)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\"/>"
+        )
     }
 
     public enum Anchor: String, Sendable { case start, middle, end }
 
-    public mutating func text(_ text: String, x: Double, y: Double, size: Double = 11, anchor: Anchor = .start,
-                              color: String = "#222", rotated: Bool = false) {
+    public mutating func text(
+        _ text: String, x: Double, y: Double, size: Double = 11, anchor: Anchor = .start,
+        color: String = "#222", rotated: Bool = false
+    ) {
         let rotation = rotated ? " transform=\"rotate(-90 \(n(x)) \(n(y)))\"" : ""
-        elements.append("<text x=\"\(n(x))\" y=\"\(n(y))\" font-family=\"sans-serif\" font-size=\"\(n(size))\" "
-            + "text-anchor=\"\(anchor.rawValue)\" fill=\"\(color)\"\(rotation)>\(Self.escape(text))</text>")
+        elements.append(
+            "<text x=\"\(n(x))\" y=\"\(n(y))\" font-family=\"sans-serif\" font-size=\"\(n(size))\" "
+                + "text-anchor=\"\(anchor.rawValue)\" fill=\"\(color)\"\(rotation)>\(Self.escape(text))</text>")
     }
 
     public var text: String {

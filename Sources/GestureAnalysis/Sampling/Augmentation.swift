@@ -19,8 +19,10 @@ public struct AugmentationPlan: Sendable {
     public var maximumRotation: Double
     public var seed: UInt64
 
-    public init(_ augmentations: [Augmentation], mirroring: Mirroring = Mirroring(across: .x),
-                maximumRotation: Double = 15, seed: UInt64 = 1) {
+    public init(
+        _ augmentations: [Augmentation], mirroring: Mirroring = Mirroring(across: .x),
+        maximumRotation: Double = 15, seed: UInt64 = 1
+    ) {
         self.augmentations = augmentations
         self.mirroring = mirroring
         self.maximumRotation = maximumRotation
@@ -39,10 +41,11 @@ extension RecordedSession {
     public func rotated(by turn: Quaternion, name: String) -> RecordedSession {
         copy(named: name) { row in
             var turned = row
-            turned.motion = DeviceMotion(attitude: (Quaternion(row.motion.attitude) * turn).attitude,
-                                         rotationRate: turn.unrotate(row.motion.rotationRate),
-                                         gravity: turn.unrotate(row.motion.gravity),
-                                         userAcceleration: turn.unrotate(row.motion.userAcceleration))
+            turned.motion = DeviceMotion(
+                attitude: (Quaternion(row.motion.attitude) * turn).attitude,
+                rotationRate: turn.unrotate(row.motion.rotationRate),
+                gravity: turn.unrotate(row.motion.gravity),
+                userAcceleration: turn.unrotate(row.motion.userAcceleration))
             turned.rawAcceleration = turn.unrotate(row.rawAcceleration)
             turned.rawRotationRate = turn.unrotate(row.rawRotationRate)
             return turned
@@ -67,14 +70,17 @@ extension Dataset {
     public func augmented(by plan: AugmentationPlan) -> Dataset {
         guard !plan.augmentations.isEmpty else { return self }
         var random = SeededRandom(seed: plan.seed, "augmentation")
-        return Dataset(sessions: sessions.flatMap { session in
-            [session] + plan.augmentations.enumerated().map { copy, augmentation in
-                switch augmentation {
-                case .mirror: session.mirrored(by: plan.mirroring)
-                case .rotate: session.rotated(by: random.turn(upTo: plan.maximumRotation), name: "rotated \(copy + 1)")
-                }
-            }
-        })
+        return Dataset(
+            sessions: sessions.flatMap { session in
+                [session]
+                    + plan.augmentations.enumerated().map { copy, augmentation in
+                        switch augmentation {
+                        case .mirror: session.mirrored(by: plan.mirroring)
+                        case .rotate:
+                            session.rotated(by: random.turn(upTo: plan.maximumRotation), name: "rotated \(copy + 1)")
+                        }
+                    }
+            })
     }
 }
 

@@ -28,7 +28,9 @@ extension RecordedSession {
 extension Dataset {
     /// Every session downsampled; a rate above a session's own leaves it as it is.
     public func downsampled(to rate: Double) throws(AnalysisError) -> Dataset {
-        guard rate.isFinite, rate > 0 else { throw AnalysisError("\(rate) is not a positive number of Hz", setting: .rate) }
+        guard rate.isFinite, rate > 0 else {
+            throw AnalysisError("\(rate) is not a positive number of Hz", setting: .rate)
+        }
         if let faster = sessions.first(where: { $0.nominalRate < rate * 0.99 }) {
             throw AnalysisError(
                 "\(rate) Hz is above session \(faster.id)'s own \(Int(faster.nominalRate.rounded())) Hz; downsampling cannot add samples",

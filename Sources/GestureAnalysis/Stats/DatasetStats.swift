@@ -43,17 +43,22 @@ public struct DatasetStats: Sendable, Codable {
         users = dataset.users.map(\.rawValue)
         gestures = dataset.gestures.map(\.rawValue)
         var counts: [String: [String: Int]] = [:]
-        for session in dataset.sessions { counts[session.gesture.rawValue, default: [:]][session.user.rawValue, default: 0] += 1 }
+        for session in dataset.sessions {
+            counts[session.gesture.rawValue, default: [:]][session.user.rawValue, default: 0] += 1
+        }
         sessionCounts = counts
-        gestureTotals = Dictionary(grouping: dataset.sessions, by: \.gesture).sorted { $0.key < $1.key }.map { gesture, sessions in
-            GestureTotals(gesture: gesture.rawValue, sessions: sessions.count,
-                          samples: sessions.reduce(0) { $0 + $1.rows.count },
-                          seconds: sessions.reduce(0) { $0 + $1.duration })
+        gestureTotals = Dictionary(grouping: dataset.sessions, by: \.gesture).sorted { $0.key < $1.key }.map {
+            gesture, sessions in
+            GestureTotals(
+                gesture: gesture.rawValue, sessions: sessions.count,
+                samples: sessions.reduce(0) { $0 + $1.rows.count },
+                seconds: sessions.reduce(0) { $0 + $1.duration })
         }
         features = Feature.all.map { Self.summary(of: $0, in: dataset) }
         sessions = dataset.sessions.map { session in
-            SessionSummary(session: session.id.rawValue, user: session.user.rawValue, gesture: session.gesture.rawValue,
-                           samples: session.rows.count, seconds: session.duration, timing: SessionTiming(session))
+            SessionSummary(
+                session: session.id.rawValue, user: session.user.rawValue, gesture: session.gesture.rawValue,
+                samples: session.rows.count, seconds: session.duration, timing: SessionTiming(session))
         }
     }
 
@@ -64,8 +69,14 @@ public struct DatasetStats: Sendable, Codable {
         for session in dataset.sessions {
             for row in session.rows {
                 let value = feature.value(of: row)
-                if value.isNaN { nan += 1; continue }
-                if value.isInfinite { infinite += 1; continue }
+                if value.isNaN {
+                    nan += 1
+                    continue
+                }
+                if value.isInfinite {
+                    infinite += 1
+                    continue
+                }
                 low = Swift.min(low, value)
                 high = Swift.max(high, value)
                 sum += value
@@ -75,7 +86,8 @@ public struct DatasetStats: Sendable, Codable {
         }
         let mean = finite > 0 ? sum / Double(finite) : .nan
         let variance = finite > 0 ? Swift.max(0, squares / Double(finite) - mean * mean) : .nan
-        return FeatureSummary(feature: feature.name, unit: feature.unit, min: finite > 0 ? low : .nan, max: finite > 0 ? high : .nan,
-                              mean: mean, std: variance.squareRoot(), nanCount: nan, infiniteCount: infinite)
+        return FeatureSummary(
+            feature: feature.name, unit: feature.unit, min: finite > 0 ? low : .nan, max: finite > 0 ? high : .nan,
+            mean: mean, std: variance.squareRoot(), nanCount: nan, infiniteCount: infinite)
     }
 }
