@@ -241,74 +241,89 @@ struct Compare: ParsableCommand {
     @Option var kind: String
     @Option var injected: String
     @Option var recorded: String
-    @Option(help: "The device's acceleration step, g: readings within half a step are equal.") var accelerationStep:
-        Double
+    @Option(help: "The device's acceleration step, g; readings within half a step are equal.")
+    var accelerationStep: Double
     @Option(help: "The device's rotation step, °/s.") var rotationStep: Double
     @Option(help: "The device's frame rate, Hz.") var rate = 50.0
     @Flag(help: "The recorded times must be the device's own stamps (evdev's MSC_TIMESTAMP).") var deviceTimes = false
 
-    /// A recorded row: the injected frame it is, or nil for a reading held over a silence.
-    private typealias Match = (row: RecordingRow, frame: Int?)
+    /// A recorded row: the injected frame it is, or the one it holds over a silence of the device.
+    private struct Match {
+        var row: RecordingRow
+        var frame: Int
+        var held = false
+    }
 
     func run() throws {
         let sent = try InjectedFrames(file: injected)
         let rows = try RecordingCSV.rows(in: String(contentsOfFile: recorded, encoding: .utf8), file: recorded)
-        let (matches, lost) = try match(rows, to: sent.readings)
-        let frames = matches.compactMap(\.frame)
-        let largest =
-            zip(frames, matches.filter { $0.frame != nil }).map { steps(sent.readings[$0], raw($1.row)) }.max() ?? 0
-        try checkHeldRowsFillSilences(matches, stamps: sent.stamps)
+        var matches = try match(rows, to: sent.readings)
+        if deviceTimes, startsInASilence(matches, stamps: sent.stamps) { matches[0].held = true }
+        let frames = matches.filter { !$0.held }
+        let span = frames.last!.frame - frames.first!.frame + 1
+        let largest = frames.map { steps(sent.readings[$0.frame], raw($0.row)) }.max() ?? 0
+        let timing = deviceTimes ? intervalErrors(matches, stamps: sent.stamps) : []
         var summary =
-            "\(kind): injected while recording \(frames.last! - frames.first! + 1), recorded \(rows.count) "
-            + "(\(rows.count - frames.count) held), lost \(lost), "
-            + String(format: "largest difference %.2g of a step", largest)
-        if deviceTimes {
-            let error = try timeError(matches, stamps: sent.stamps)
-            summary += String(format: "; times are the device's stamps to %.2g µs", error * 1e6)
+            "\(kind): injected while recording \(span), recorded \(rows.count) (\(rows.count - frames.count) held), "
+            + "lost \(span - frames.count), " + String(format: "largest difference %.2g of a step", largest)
+        if let worst = timing.max(by: { $0.error < $1.error }) {
+            summary += String(format: "; times are the device's stamps to %.2g µs", worst.error * 1e6)
         }
         print(summary)
-        guard lost == 0 else { throw ValidationError("\(kind): \(lost) injected frames are not in the recording") }
+        guard span == frames.count else {
+            throw ValidationError("\(kind): \(span - frames.count) injected frames are not in the recording")
+        }
+        try checkHeldRowsFillSilences(matches, stamps: sent.stamps)
+        if let late = timing.first(where: { $0.error >= 2e-6 }) {
+            throw ValidationError(
+                String(
+                    format: "\(kind): the interval before the row at %.6f s is %.1f µs off the device's stamps",
+                    late.row.timestamp, late.error * 1e6))
+        }
     }
 
-    /// Each recorded row as an injected frame or a held one, in order, and how many frames were
-    /// skipped between the first and the last recorded.
-    private func match(_ rows: [RecordingRow], to sent: [[Double]]) throws -> (matches: [Match], lost: Int) {
+    /// Each recorded row as an injected frame or a held one, in order; frames may be skipped
+    /// (lost), never repeated or reordered.
+    private func match(_ rows: [RecordingRow], to sent: [[Double]]) throws -> [Match] {
         guard let first = rows.first, let offset = sent.firstIndex(where: { equal($0, raw(first)) }) else {
             throw ValidationError("\(kind): the first recorded reading was never injected")
         }
-        var (next, lost, matches) = (offset, 0, [Match]())
+        var next = offset
+        var matches: [Match] = []
         for row in rows {
             let reading = raw(row)
             if next > offset, equal(sent[next - 1], reading), next == sent.count || !equal(sent[next], reading) {
-                matches.append((row, nil))
+                matches.append(Match(row: row, frame: next - 1, held: true))
                 continue
             }
-            while next < sent.count, !equal(sent[next], reading) {
-                next += 1
-                lost += 1
-            }
+            while next < sent.count, !equal(sent[next], reading) { next += 1 }
             guard next < sent.count else {
                 throw ValidationError(
                     "\(kind): recorded reading at \(row.session) \(row.timestamp) s was never injected, or came out of order"
                 )
             }
-            matches.append((row, next))
+            matches.append(Match(row: row, frame: next))
             next += 1
         }
-        return (matches, lost)
+        return matches
+    }
+
+    /// Whether the take began in a silence of the device, so that its first row holds the frame
+    /// before the take, on a tick of the output grid: a whole number of periods after that frame's
+    /// time, which the next frame's stamp gives.
+    private func startsInASilence(_ matches: [Match], stamps: [Int64]) -> Bool {
+        guard matches.count > 1, !matches[1].held, matches[1].frame == matches[0].frame + 1 else { return false }
+        let gap = Double(stamps[matches[1].frame] - stamps[matches[0].frame]) * 1e-6
+        let frameTime = matches[1].row.timestamp - gap
+        let ticks = (matches[0].row.timestamp - frameTime) * rate
+        return gap > 1.5 / rate && ticks.rounded() >= 1 && abs(ticks - ticks.rounded()) * 1e6 / rate < 2
     }
 
     /// A held row repeats the last frame over a silence: the device's next frame came more than a
     /// period and a half after it.
     private func checkHeldRowsFillSilences(_ matches: [Match], stamps: [Int64]) throws {
-        var previous: Int?
-        for match in matches {
-            guard match.frame == nil else {
-                previous = match.frame
-                continue
-            }
-            guard let frame = previous, frame + 1 < stamps.count else { continue }
-            let gap = Double(stamps[frame + 1] - stamps[frame]) * 1e-6
+        for match in matches where match.held && match.frame + 1 < stamps.count {
+            let gap = Double(stamps[match.frame + 1] - stamps[match.frame]) * 1e-6
             guard gap > 1.5 / rate else {
                 throw ValidationError(
                     String(
@@ -318,21 +333,13 @@ struct Compare: ParsableCommand {
         }
     }
 
-    /// The largest difference between a recorded interval and the device's stamps for it.
-    private func timeError(_ matches: [Match], stamps: [Int64]) throws -> Double {
-        var largest = 0.0
-        for (a, b) in zip(matches, matches.dropFirst()) {
-            guard let frameA = a.frame, let frameB = b.frame, a.row.session == b.row.session else { continue }
-            let difference = abs((b.row.timestamp - a.row.timestamp) - Double(stamps[frameB] - stamps[frameA]) * 1e-6)
-            guard difference < 2e-6 else {
-                throw ValidationError(
-                    String(
-                        format: "\(kind): the interval before the row at %.6f s is %.1f µs off the device's stamps",
-                        b.row.timestamp, difference * 1e6))
-            }
-            largest = max(largest, difference)
+    /// How far each recorded interval between two frames of a session is from the device's stamps.
+    private func intervalErrors(_ matches: [Match], stamps: [Int64]) -> [(row: RecordingRow, error: Double)] {
+        zip(matches, matches.dropFirst()).compactMap { a, b in
+            guard !a.held, !b.held, a.row.session == b.row.session else { return nil }
+            let stamped = Double(stamps[b.frame] - stamps[a.frame]) * 1e-6
+            return (b.row, abs((b.row.timestamp - a.row.timestamp) - stamped))
         }
-        return largest
     }
 
     private func raw(_ row: RecordingRow) -> [Double] {
