@@ -5,7 +5,7 @@ public struct InvalidName: Error, Equatable, CustomStringConvertible {
 
 /// The person who recorded a session. It names their file, so it holds no path separator, and
 /// no hyphen, since a file's user is the part of its name before the first hyphen.
-public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible, RawRepresentable, Codable {
     public let rawValue: String
 
     public init(_ text: String) throws(InvalidName) {
@@ -19,6 +19,9 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
         rawValue = text
     }
 
+    /// The ID, if `rawValue` is a valid one.
+    public init?(rawValue: String) { try? self.init(rawValue) }
+
     /// The user a recording file belongs to: the part of its name before the first hyphen.
     public init(fileName: String) throws(InvalidName) {
         let base = fileName.split(separator: "/").last.map(String.init) ?? fileName
@@ -30,7 +33,7 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
 }
 
 /// What a sample shows: `rest`, or the gesture being performed.
-public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvertible, RawRepresentable, Codable {
     public let rawValue: String
 
     public static let rest = ActivityLabel(unchecked: "rest")
@@ -43,6 +46,9 @@ public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvert
         try requirePlainName(text, what: "gesture")
         rawValue = text
     }
+
+    /// The label, if `rawValue` is a valid one.
+    public init?(rawValue: String) { try? self.init(rawValue) }
 
     private init(unchecked text: String) { rawValue = text }
 

@@ -1,5 +1,5 @@
 /// A session's ID as Machine Learning by Tutorials wrote it: `<start time ISO 8601>-<take number>`.
-public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible, RawRepresentable, Codable {
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -52,7 +52,7 @@ public struct FaultyRecordings: Sendable {
                 let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
                 let outcome = await recorder.run(speech: speech, startDate: date)
                 await speech.finish()
-                for record in outcome.sessions { truth[SessionID(rawValue: record.id)] = faulty[record.take] }
+                for record in outcome.sessions { truth[record.id] = faulty[record.take] }
                 date += plan.duration + 60
             }
         }

@@ -117,7 +117,7 @@ public final class SessionRecorder: Sendable {
 
     private func begin(take: Int, context: TakeContext) throws(StoreError) -> OpenTake {
         let record = SessionRecord(
-            id: context.sessionID(take: take).rawValue, user: plan.user.rawValue, gesture: plan.gesture.rawValue,
+            id: context.sessionID(take: take), user: plan.user, gesture: plan.gesture,
             take: take, start: context.wallClock(plan.sessionStart(take: take)), end: "", device: sensor.info.id,
             requestedRate: requestedRate, deviceRate: rate, achievedRate: 0, jitterMs: 0, sampleCount: 0,
             file: folder.relative(file), status: .incomplete, reason: "recording")
@@ -186,7 +186,7 @@ private struct OpenTake {
         times.append(sample.time)
         pending.append(
             RecordingRow(
-                session: SessionID(rawValue: record.id), activity: label, timestamp: sessionTime, motion: motion,
+                session: record.id, activity: label, timestamp: sessionTime, motion: motion,
                 rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate))
     }
 

@@ -23,27 +23,27 @@ public struct Archive: Sendable {
 
     /// Moves the sessions' rows out of their users' files and marks them discarded.
     @discardableResult
-    public func discard(_ ids: [String], reason: String) throws(StoreError) -> [SessionRecord] {
+    public func discard(_ ids: [SessionID], reason: String) throws(StoreError) -> [SessionRecord] {
         try move(ids, to: .discarded, reason: reason)
     }
 
     /// Puts discarded sessions' rows back at the end of their users' files and marks them kept.
     @discardableResult
-    public func restore(_ ids: [String]) throws(StoreError) -> [SessionRecord] {
+    public func restore(_ ids: [SessionID]) throws(StoreError) -> [SessionRecord] {
         try move(ids, to: .kept, reason: nil)
     }
 
-    private func move(_ ids: [String], to status: SessionStatus, reason: String?) throws(StoreError) -> [SessionRecord]
-    {
+    private func move(
+        _ ids: [SessionID], to status: SessionStatus, reason: String?
+    ) throws(StoreError) -> [SessionRecord] {
         let records = try catalog.sessions(SessionFilter(ids: ids))
         let unknown = Set(ids).subtracting(records.map(\.id))
         guard unknown.isEmpty else {
-            throw StoreError("the catalog has no session \(unknown.sorted().joined(separator: ", "))")
+            throw StoreError("the catalog has no session \(unknown.sorted().map(\.rawValue).joined(separator: ", "))")
         }
         let moving = records.filter { status == .discarded ? $0.status != .discarded : $0.status == .discarded }
         for (file, sessions) in Dictionary(grouping: moving, by: \.file).sorted(by: { $0.key < $1.key }) {
-            let user = try userID(of: sessions[0])
-            let lock = try UserLock(user: user, in: folder, wait: true)
+            let lock = try UserLock(user: sessions[0].user, in: folder, wait: true)
             let source = folder.absolute(file)
             let discarded = folder.discardedFile(for: source)
             let ids = Set(sessions.map(\.id))
@@ -58,16 +58,8 @@ public struct Archive: Sendable {
         return try catalog.sessions(SessionFilter(ids: ids))
     }
 
-    private func userID(of record: SessionRecord) throws(StoreError) -> UserID {
-        do {
-            return try UserID(record.user)
-        } catch {
-            throw StoreError("catalog: session \(record.id) has user '\(record.user)': \(error)")
-        }
-    }
-
     /// Moves every line of the given sessions from one file to the other, header kept on both.
-    private func moveLines(of ids: Set<String>, from source: FilePath, to destination: FilePath) throws(StoreError) {
+    private func moveLines(of ids: Set<SessionID>, from source: FilePath, to destination: FilePath) throws(StoreError) {
         let from = try RecordingLines(path: source)
         let to = try RecordingLines(path: destination)
         let moved = from.body.filter { ids.contains(RecordingLines.sessionID(of: $0)) }
@@ -101,8 +93,8 @@ struct RecordingLines {
         body = lines
     }
 
-    static func sessionID(of line: Substring) -> String {
-        String(line.prefix { $0 != "," })
+    static func sessionID(of line: Substring) -> SessionID {
+        SessionID(rawValue: String(line.prefix { $0 != "," }))
     }
 
     static func text(_ body: [Substring]) -> String {

@@ -14,9 +14,9 @@ public enum SessionStatus: String, Codable, Sendable, CaseIterable {
 public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "sessions"
 
-    public var id: String
-    public var user: String
-    public var gesture: String
+    public var id: SessionID
+    public var user: UserID
+    public var gesture: ActivityLabel
     public var take: Int
     /// Wall-clock start and end, ISO 8601.
     public var start: String
@@ -35,7 +35,7 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var reason: String?
 
     public init(
-        id: String, user: String, gesture: String, take: Int, start: String, end: String, device: String,
+        id: SessionID, user: UserID, gesture: ActivityLabel, take: Int, start: String, end: String, device: String,
         requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
         file: String, status: SessionStatus, reason: String? = nil
     ) {
@@ -57,14 +57,22 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 }
 
+// Stored as their text; a row whose user or gesture is not a valid name fails to decode.
+extension SessionID: DatabaseValueConvertible {}
+extension UserID: DatabaseValueConvertible {}
+extension ActivityLabel: DatabaseValueConvertible {}
+extension SessionStatus: DatabaseValueConvertible {}
+
 /// Which sessions to list.
 public struct SessionFilter: Sendable {
-    public var user: String?
-    public var gesture: String?
+    public var user: UserID?
+    public var gesture: ActivityLabel?
     public var status: SessionStatus?
-    public var ids: [String]?
+    public var ids: [SessionID]?
 
-    public init(user: String? = nil, gesture: String? = nil, status: SessionStatus? = nil, ids: [String]? = nil) {
+    public init(
+        user: UserID? = nil, gesture: ActivityLabel? = nil, status: SessionStatus? = nil, ids: [SessionID]? = nil
+    ) {
         self.user = user
         self.gesture = gesture
         self.status = status
@@ -144,7 +152,7 @@ public final class Catalog: Sendable {
     }
 
     /// Marks sessions with a new status and notes why in their history.
-    public func setStatus(_ status: SessionStatus, reason: String?, of ids: [String]) throws(StoreError) {
+    public func setStatus(_ status: SessionStatus, reason: String?, of ids: [SessionID]) throws(StoreError) {
         try write("mark sessions \(status.rawValue)") { db in
             for id in ids {
                 guard var record = try SessionRecord.fetchOne(db, key: id) else { continue }
@@ -162,7 +170,7 @@ public final class Catalog: Sendable {
                 var request = SessionRecord.all()
                 if let user = filter.user { request = request.filter(Column("user") == user) }
                 if let gesture = filter.gesture { request = request.filter(Column("gesture") == gesture) }
-                if let status = filter.status { request = request.filter(Column("status") == status.rawValue) }
+                if let status = filter.status { request = request.filter(Column("status") == status) }
                 if let ids = filter.ids { request = request.filter(ids.contains(Column("id"))) }
                 return try request.order(Column("start"), Column("take")).fetchAll(db)
             }
@@ -172,7 +180,7 @@ public final class Catalog: Sendable {
     }
 
     /// What happened to a session, oldest first: (time, action, reason).
-    public func history(of id: String) throws -> [(at: String, action: String, reason: String?)] {
+    public func history(of id: SessionID) throws -> [(at: String, action: String, reason: String?)] {
         try database.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT at, action, reason FROM session_events WHERE session = ? ORDER BY id", arguments: [id]
@@ -189,7 +197,7 @@ public final class Catalog: Sendable {
         }
     }
 
-    private static func log(_ db: Database, session: String, action: String, reason: String?) throws {
+    private static func log(_ db: Database, session: SessionID, action: String, reason: String?) throws {
         try db.execute(
             sql: "INSERT INTO session_events (session, at, action, reason) VALUES (?, ?, ?, ?)",
             arguments: [session, WallClock.iso8601(Date()), action, reason])

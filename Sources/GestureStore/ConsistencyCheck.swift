@@ -18,12 +18,12 @@ extension Archive {
     /// session the reverse, every file must parse, and every session in a file must be catalogued.
     public func check() throws(StoreError) -> CheckReport {
         var report = CheckReport()
-        var rows: [String: [String: Int]] = [:]
+        var rows: [String: [SessionID: Int]] = [:]
         for path in folder.csvFiles(in: folder.root) + folder.csvFiles(in: folder.discardedFolder) {
             let file = folder.relative(path)
             rows[file] = countRows(in: path, file: file, problems: &report.problems)
         }
-        var catalogued = Set<String>()
+        var catalogued = Set<SessionID>()
         for record in try catalog.sessions() {
             report.sessionsChecked += 1
             let live = record.file
@@ -46,14 +46,14 @@ extension Archive {
             let unknown = sessions.keys.filter { !catalogued.contains($0) }.sorted()
             if !unknown.isEmpty {
                 report.problems.append(
-                    "\(file) holds \(unknown.count) sessions the catalog does not know: \(unknown.prefix(5).joined(separator: ", "))\(unknown.count > 5 ? ", …" : "")"
+                    "\(file) holds \(unknown.count) sessions the catalog does not know: \(unknown.prefix(5).map(\.rawValue).joined(separator: ", "))\(unknown.count > 5 ? ", …" : "")"
                 )
             }
         }
         return report
     }
 
-    private func countRows(in path: FilePath, file: String, problems: inout [String]) -> [String: Int] {
+    private func countRows(in path: FilePath, file: String, problems: inout [String]) -> [SessionID: Int] {
         guard let text = try? String(contentsOfFile: path.string, encoding: .utf8) else {
             problems.append("\(file): cannot be read as UTF-8 text")
             return [:]
@@ -62,10 +62,10 @@ extension Archive {
             problems.append("\(file): the last line is incomplete")
         }
         var reader = RecordingCSV.Reader(file: file)
-        var counts: [String: Int] = [:]
+        var counts: [SessionID: Int] = [:]
         for line in RecordingCSV.lines(of: text) {
             do {
-                if let row = try reader.read(line) { counts[row.session.rawValue, default: 0] += 1 }
+                if let row = try reader.read(line) { counts[row.session, default: 0] += 1 }
             } catch {
                 problems.append(error.description)
             }

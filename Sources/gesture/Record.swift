@@ -133,6 +133,8 @@ struct RecordingRun {
         } catch {
             throw Failure.failed(error.description)
         }
-        Terminal.say("Discarded \(ids.count) takes; `gesture restore \(ids.joined(separator: " "))` brings them back.")
+        Terminal.say(
+            "Discarded \(ids.count) takes; `gesture restore \(ids.map(\.rawValue).joined(separator: " "))` brings them back."
+        )
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureCommandLine
+import GestureCore
 import GestureStore
 
 struct Sessions: ParsableCommand {
@@ -15,7 +16,9 @@ struct Sessions: ParsableCommand {
     func run() throws {
         let records: [SessionRecord]
         do {
-            records = try folder.archive().catalog.sessions(SessionFilter(user: user, gesture: gesture, status: status))
+            let filter = SessionFilter(
+                user: try user.map(userID), gesture: try gesture.map(activityLabel), status: status)
+            records = try folder.archive().catalog.sessions(filter)
         } catch let error as StoreError {
             throw Failure.failed(error.description)
         }
@@ -41,7 +44,7 @@ struct Discard: ParsableCommand {
     @Argument(help: "Session IDs, as `gesture sessions` lists them.") var ids: [String]
 
     func run() throws {
-        let records = try changing { try folder.archive().discard(ids, reason: reason) }
+        let records = try changing { try folder.archive().discard(ids.map(SessionID.init(rawValue:)), reason: reason) }
         Terminal.say(Summary.sessions(records))
     }
 }
@@ -53,7 +56,7 @@ struct Restore: ParsableCommand {
     @Argument(help: "Session IDs, as `gesture sessions --status discarded` lists them.") var ids: [String]
 
     func run() throws {
-        let records = try changing { try folder.archive().restore(ids) }
+        let records = try changing { try folder.archive().restore(ids.map(SessionID.init(rawValue:))) }
         Terminal.say(Summary.sessions(records))
     }
 }

@@ -18,7 +18,8 @@ enum Summary {
         let header = ["session", "user", "gesture", "device", "rows", "rate Hz", "jitter ms", "status"]
         let rows = records.map { record in
             [
-                record.id, record.user, record.gesture, record.device, "\(record.sampleCount)",
+                record.id.rawValue, record.user.rawValue, record.gesture.rawValue, record.device,
+                "\(record.sampleCount)",
                 String(format: "%.2f", record.achievedRate), String(format: "%.3f", record.jitterMs),
                 record.status.rawValue + (record.reason.map { " (\($0))" } ?? ""),
             ]

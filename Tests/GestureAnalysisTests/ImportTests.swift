@@ -36,11 +36,11 @@ private func plainRows(
         // The fixture's README's figures, and the file's own.
         #expect(summary.sessions.count == 5)
         #expect(Set(plain.map(\.session)).count == 5)
-        #expect(summary.users == ["s01", "s02", "s03", "s07"])
+        #expect(summary.users.map(\.rawValue) == ["s01", "s02", "s03", "s07"])
         #expect(summary.rowCount == plain.count)
         #expect(summary.sessions.allSatisfy { $0.sampleCount == 250 })
         #expect(summary.sessions.allSatisfy { $0.device == "import:seglearn-watch-subset.csv" && $0.status == .kept })
-        #expect(Set(summary.sessions.map(\.gesture)) == ["PEN", "TRAP", "ABD", "FEL", "IR"])
+        #expect(Set(summary.sessions.map(\.gesture.rawValue)) == ["PEN", "TRAP", "ABD", "FEL", "IR"])
 
         let dataset = try DatasetLoader(folder: temporary.recordings).load()
         #expect(dataset.sessions.count == 5)
@@ -71,11 +71,11 @@ private func plainRows(
         let plain = try plainRows(Self.basicMotions, session: 0, user: nil, label: 2)
 
         #expect(summary.sessions.count == 16)
-        #expect(summary.sessions.filter { $0.id.contains(":train_") }.count == 8)
-        #expect(summary.sessions.filter { $0.id.contains(":test_") }.count == 8)
+        #expect(summary.sessions.filter { $0.id.rawValue.contains(":train_") }.count == 8)
+        #expect(summary.sessions.filter { $0.id.rawValue.contains(":test_") }.count == 8)
         #expect(summary.sessions.allSatisfy { $0.sampleCount == 100 })
         #expect(summary.rowCount == plain.count)
-        #expect(Set(summary.sessions.map(\.gesture)) == ["Standing", "Running", "Walking", "Badminton"])
+        #expect(Set(summary.sessions.map(\.gesture.rawValue)) == ["Standing", "Running", "Walking", "Badminton"])
 
         // The measured acceleration is the user acceleration; gravity comes from the gyroscope alone.
         let dataset = try DatasetLoader(folder: temporary.recordings).load()

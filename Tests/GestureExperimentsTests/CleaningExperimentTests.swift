@@ -18,15 +18,15 @@ import Testing
 
         let dataset = try DatasetLoader(folder: folder).load()
         let bad = Cleaner().badSessions(in: dataset)
-        #expect(bad.map(\.session.rawValue) == [flipped])
+        #expect(bad.map(\.session) == [flipped])
         #expect(bad.first?.findings.map(\.kind) == [.orientation])
 
         let archive = try Archive(folder: folder)
         #expect(try Cleaner().discard(bad, archive: archive).isEmpty)
         #expect(try archive.catalog.sessions(SessionFilter(ids: [flipped])).first?.status == .discarded)
-        #expect(try DatasetLoader(folder: folder).load().session(SessionID(rawValue: flipped)) == nil)
+        #expect(try DatasetLoader(folder: folder).load().session(flipped) == nil)
         #expect(
-            try DatasetLoader(folder: folder, includeDiscarded: true).load().session(SessionID(rawValue: flipped))?
+            try DatasetLoader(folder: folder, includeDiscarded: true).load().session(flipped)?
                 .discarded == true)
         try archive.restore([flipped])
         #expect(try DatasetLoader(folder: folder).load().sessions.count == dataset.sessions.count)
@@ -34,7 +34,7 @@ import Testing
     }
 
     /// Records one upside-down take; the recorder, and with it the user's lock, is gone on return.
-    private func recordUpsideDownTake(of user: String, into folder: RecordingsFolder) async throws -> String {
+    private func recordUpsideDownTake(of user: String, into folder: RecordingsFolder) async throws -> SessionID {
         let plan = try SessionPlan(user: UserID(user), gesture: .shake, takes: 1)
         let outcome = try await recordFast(
             plan, in: folder, faults: SimulatedFaults("upside-down"),

@@ -34,7 +34,7 @@ import Testing
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings, rate: 50, date: date)
         let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
         #expect(records == outcome.sessions)
-        #expect(records.map(\.id) == ["2027-01-15T08:00:00.000Z-1", "2027-01-15T08:00:00.000Z-2"])
+        #expect(records.map(\.id.rawValue) == ["2027-01-15T08:00:00.000Z-1", "2027-01-15T08:00:00.000Z-2"])
         for record in records {
             #expect(record.status == .kept)
             #expect(record.reason == nil)

@@ -17,12 +17,12 @@ import Testing
         #expect(discarded.map(\.reason) == ["wrong gesture"])
         let remaining = try readRows(outcome.file)
         let moved = try readRows(folder.recordings.discardedFile(for: outcome.file))
-        #expect(remaining == original.filter { $0.session.rawValue != target })
-        #expect(moved == original.filter { $0.session.rawValue == target })
+        #expect(remaining == original.filter { $0.session != target })
+        #expect(moved == original.filter { $0.session == target })
         #expect(try archive.check().isConsistent)
 
         try archive.restore([target])
-        #expect(Set(try readRows(outcome.file).map(\.session.rawValue)) == Set(outcome.sessions.map(\.id)))
+        #expect(Set(try readRows(outcome.file).map(\.session)) == Set(outcome.sessions.map(\.id)))
         #expect(try readRows(outcome.file).count == original.count)
         #expect(try readRows(folder.recordings.discardedFile(for: outcome.file)).isEmpty)
         #expect(try archive.catalog.sessions().allSatisfy { $0.status == .kept })
@@ -46,7 +46,7 @@ import Testing
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
         let archive = try Archive(folder: folder.recordings)
         let error = #expect(throws: StoreError.self) {
-            try archive.discard([outcome.sessions[0].id, "no-such-session"], reason: "r")
+            try archive.discard([outcome.sessions[0].id, SessionID(rawValue: "no-such-session")], reason: "r")
         }
         #expect(error?.description == "the catalog has no session no-such-session")
         #expect(try archive.catalog.sessions().allSatisfy { $0.status == .kept })

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GestureCore
 import GestureStore
 import GestureTestSupport
 import Testing
@@ -34,8 +35,10 @@ import Testing
         #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate"])
         #expect(try catalog.sessions().map(\.sampleCount) == [42])
         #expect(try catalog.sessions().map(\.deviceRate) == [100])
-        try catalog.setStatus(.discarded, reason: "test", of: ["s-1"])
-        #expect(try catalog.history(of: "s-1").map(\.action) == ["discarded"])
+        let session = SessionID(rawValue: "s-1")
+        #expect(try catalog.sessions().map(\.user) == [try UserID("bob")])
+        try catalog.setStatus(.discarded, reason: "test", of: [session])
+        #expect(try catalog.history(of: session).map(\.action) == ["discarded"])
     }
 
     @Test func sessionsAreFilteredByUserGestureAndStatus() async throws {
@@ -45,8 +48,8 @@ import Testing
             try plan("bob", "chop", takes: 1), in: folder.recordings,
             date: Date(timeIntervalSince1970: 1_800_000_100))
         let catalog = try Catalog(path: folder.recordings.catalogPath.string)
-        #expect(try catalog.sessions(SessionFilter(user: "alice")).count == 2)
-        #expect(try catalog.sessions(SessionFilter(gesture: "chop")).map(\.user) == ["bob"])
+        #expect(try catalog.sessions(SessionFilter(user: UserID("alice"))).count == 2)
+        #expect(try catalog.sessions(SessionFilter(gesture: .chop)).map(\.user) == [try UserID("bob")])
         #expect(try catalog.sessions(SessionFilter(status: .discarded)).isEmpty)
     }
 }

@@ -29,11 +29,11 @@ public struct Cleaner: Sendable {
     /// Returns the sessions it could not discard because the catalog does not hold them.
     public func discard(_ bad: [BadSession], archive: Archive) throws(AnalysisError) -> [BadSession] {
         do {
-            let known = Set(try archive.catalog.sessions(SessionFilter(ids: bad.map(\.session.rawValue))).map(\.id))
-            for session in bad where known.contains(session.session.rawValue) {
-                try archive.discard([session.session.rawValue], reason: "gesture clean: \(session.reasons)")
+            let known = Set(try archive.catalog.sessions(SessionFilter(ids: bad.map(\.session))).map(\.id))
+            for session in bad where known.contains(session.session) {
+                try archive.discard([session.session], reason: "gesture clean: \(session.reasons)")
             }
-            return bad.filter { !known.contains($0.session.rawValue) }
+            return bad.filter { !known.contains($0.session) }
         } catch {
             throw AnalysisError(error.description)
         }

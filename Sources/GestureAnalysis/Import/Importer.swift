@@ -10,7 +10,7 @@ public struct ImportSummary: Sendable {
     public var sessions: [SessionRecord]
     public var files: [FilePath]
 
-    public var users: [String] { Set(sessions.map(\.user)).sorted() }
+    public var users: [UserID] { Set(sessions.map(\.user)).sorted() }
     public var rowCount: Int { sessions.reduce(0) { $0 + $1.sampleCount } }
 }
 
@@ -39,7 +39,7 @@ public struct Importer {
         do {
             try folder.prepare()
             let catalog = try Catalog(path: folder.catalogPath.string)
-            let ids = file.sessions.map { Self.sessionID(source: sourceName, $0).rawValue }
+            let ids = file.sessions.map { Self.sessionID(source: sourceName, $0) }
             let existing = try catalog.sessions(SessionFilter(ids: ids))
             guard existing.isEmpty else {
                 throw AnalysisError(
@@ -81,7 +81,7 @@ public struct Importer {
             let timing = TimingStats(
                 times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / (rows.medianInterval ?? .nan))
             let record = SessionRecord(
-                id: id.rawValue, user: user.rawValue, gesture: session.labels[0].rawValue, take: take + 1,
+                id: id, user: user, gesture: session.labels[0], take: take + 1,
                 start: now, end: now, device: "import:\(source.lastComponent!.string)",
                 requestedRate: timing.nominalRate, deviceRate: timing.nominalRate, achievedRate: timing.achievedRate,
                 jitterMs: timing.jitter * 1000,

@@ -31,7 +31,7 @@ public struct DatasetLoader: Sendable {
     }
 
     /// The catalog's sessions by ID; none when the folder has no catalog (it is never created here).
-    private func catalogRecords() throws(AnalysisError) -> [String: SessionRecord] {
+    private func catalogRecords() throws(AnalysisError) -> [SessionID: SessionRecord] {
         guard FileManager.default.fileExists(atPath: folder.catalogPath.string) else { return [:] }
         do {
             let records = try Catalog(path: folder.catalogPath.string).sessions()
@@ -42,7 +42,7 @@ public struct DatasetLoader: Sendable {
     }
 
     private func sessions(
-        in path: FilePath, discarded: Bool, catalog: [String: SessionRecord]
+        in path: FilePath, discarded: Bool, catalog: [SessionID: SessionRecord]
     ) throws(AnalysisError) -> [RecordedSession] {
         let user: UserID
         do {
@@ -52,10 +52,10 @@ public struct DatasetLoader: Sendable {
         }
         let relative = folder.relative(discarded ? folder.root.appending(path.lastComponent!) : path)
         return Self.group(try RecordingFile.rows(at: path)).map { id, rows in
-            let record = catalog[id.rawValue]
+            let record = catalog[id]
             return RecordedSession(
                 id: id, user: user,
-                gesture: record.flatMap { try? ActivityLabel($0.gesture) } ?? Self.gesture(of: rows),
+                gesture: record?.gesture ?? Self.gesture(of: rows),
                 file: relative, device: record?.device, requestedRate: record?.requestedRate,
                 discarded: discarded, rows: rows)
         }
