@@ -49,16 +49,25 @@ public final class Sampler: Sendable {
 
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
-    /// The sampling loop itself, on the calling thread.
+    /// The sampling loop itself, on the calling thread. A polled sensor whose reads cannot keep up
+    /// with the rate (a slow sysfs, a loaded machine) skips the ticks it missed and counts them as
+    /// lost, rather than reading back to back and falling ever further behind.
     public func run(from start: Double, duration: Double, deliver: (SensorReading) -> Void) throws(SensorError) {
         let period = 1 / rate
         let end = start + duration
         var tick = 0.0
         var lost = sensor.lostReadings
+        var missed = 0
         while !isStopped {
-            let deadline = start + tick * period
+            var deadline = start + tick * period
             tick += 1
             if sensor.pacing == .polled {
+                let late = Int(((clock.now() - deadline) / period).rounded(.down))
+                if late > 0 {
+                    missed += late
+                    tick += Double(late)
+                    deadline += Double(late) * period
+                }
                 guard deadline < end else { return }
                 clock.sleep(until: deadline)
             }
@@ -69,8 +78,9 @@ public final class Sampler: Sendable {
             }
             guard sample.time < end else { return }
             let lostNow = sensor.lostReadings
-            deliver(SensorReading(sample: sample, lostBefore: lostNow - lost))
+            deliver(SensorReading(sample: sample, lostBefore: lostNow - lost + missed))
             lost = lostNow
+            missed = 0
         }
     }
 

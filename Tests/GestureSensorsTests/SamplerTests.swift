@@ -42,7 +42,39 @@ private final class DeviceTimedSensor: MotionSensor {
     }
 }
 
+/// A polled sensor whose every read takes `cost` seconds of the sampler's manual clock.
+private final class SlowSensor: MotionSensor {
+    let info = SensorInfo(id: "slow", name: "slow sysfs", maximumRate: 50)
+    var pacing: SensorPacing { .polled }
+    var lostReadings: Int { 0 }
+    let clock: ManualClock
+    let cost: Double
+
+    init(clock: ManualClock, cost: Double) {
+        self.clock = clock
+        self.cost = cost
+    }
+
+    func start(rate: Double) throws(SensorError) -> Double { rate }
+    func stop() {}
+
+    func read(now: Double) throws(SensorError) -> RawSample? {
+        clock.advance(by: cost)
+        return RawSample(time: now, acceleration: [0, 0, 1], rotationRate: .zero)
+    }
+}
+
 @Suite struct SamplerTests {
+    @Test func aPollThatCannotKeepUpSkipsTheTicksItMissedAndCountsThemLost() throws {
+        // 64 Hz and reads of three periods: every time is exact in binary.
+        let clock = ManualClock(start: 0)
+        let sampler = Sampler(sensor: SlowSensor(clock: clock, cost: 3.0 / 64), clock: clock, rate: 64)
+        var readings: [SensorReading] = []
+        try sampler.run(from: 0, duration: 2) { readings.append($0) }
+        #expect(readings.map { $0.sample.time * 64 } == Array(stride(from: 0.0, through: 126, by: 3)))
+        #expect(readings.map(\.lostBefore) == [0] + Array(repeating: 2, count: 42))
+    }
+
     @Test func runDeliversOneSampleAtEachTickOfTheRate() throws {
         let clock = ManualClock(start: 1000)
         let sampler = try Sampler(sensor: SimulatedSensor(holder: alice), clock: clock, rate: 100)
