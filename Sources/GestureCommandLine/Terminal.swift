@@ -26,6 +26,11 @@ public enum Terminal {
         write("gesture: \(message)\n", to: STDERR_FILENO)
     }
 
+    /// What the command is doing or waiting for, on standard error.
+    public static func note(_ message: String) {
+        write("gesture: \(message)\n", to: STDERR_FILENO)
+    }
+
     public static func warn(_ message: String) {
         write("gesture: warning: \(message)\n", to: STDERR_FILENO)
     }
@@ -52,6 +57,7 @@ public enum Terminal {
             while offset < bytes.count {
                 let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0, errno == EINTR { continue }
+                if written < 0, errno == EPIPE { SignalWatch.outputClosed() }
                 guard written > 0 else { return }
                 offset += written
             }
@@ -63,6 +69,8 @@ extension AsyncParsableCommand {
     /// Parses the arguments and runs the command they name. A `Failure` is one line and its own
     /// exit code; any other error is ArgumentParser's to report.
     public static func mainReportingFailures() async {
+        // A closed output is an EPIPE for `Terminal` to act on, not a silent death mid-write.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -32,16 +32,25 @@ public struct SessionPlan: Sendable, Equatable {
         self.getReady = getReady
         self.countdown = countdown
         self.intro = intro
-        guard takes > 0 else { throw PlanError("takes must be at least 1, not \(takes)") }
+        guard (1...Self.maximumTakes).contains(takes) else {
+            throw PlanError("takes must be from 1 to \(Self.maximumTakes), not \(takes)")
+        }
         guard gesture != .rest else { throw PlanError("'rest' is the label between takes, not a gesture") }
         for (name, seconds) in [("take", take), ("rest", rest), ("get ready", getReady), ("intro", intro)] {
-            guard seconds.isFinite, seconds >= 0 else {
-                throw PlanError("\(name) must be a number of seconds, not \(seconds)")
+            guard seconds.isFinite, (0...Self.maximumSeconds).contains(seconds) else {
+                throw PlanError("\(name) must be from 0 to \(Int(Self.maximumSeconds)) seconds, not \(seconds)")
             }
         }
         guard take > 0 else { throw PlanError("take must last more than 0 seconds") }
-        guard countdown >= 0 else { throw PlanError("countdown must not be negative") }
+        guard (0...Int(Self.maximumSeconds)).contains(countdown) else {
+            throw PlanError("countdown must be from 0 to \(Int(Self.maximumSeconds)) seconds, not \(countdown)")
+        }
     }
+
+    /// Limits that keep a mistyped number from filling the disk or the memory: a thousand takes of
+    /// an hour each is more than anyone records at once.
+    public static let maximumTakes = 1000
+    public static let maximumSeconds = 3600.0
 
     public var cycle: Double { getReady + Double(countdown) + take + rest }
     public var duration: Double { sessionEnd(take: takes) }

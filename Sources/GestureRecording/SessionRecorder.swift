@@ -15,6 +15,9 @@ public struct RecordingOutcome: Sendable {
     public var interruption: String?
     /// The device's readings lost during the takes (not read in time, or delivered too late).
     public var lostReadings = 0
+    /// Takes whose rows are in the file but whose last state the catalog could not save, and why.
+    public var unsaved: [SessionRecord] = []
+    public var catalogError: StoreError?
 
     public var rowCount: Int { sessions.map(\.sampleCount).reduce(0, +) }
 }
@@ -22,7 +25,10 @@ public struct RecordingOutcome: Sendable {
 /// Runs a recording: samples the sensor on its own thread, drives the session protocol with the
 /// samples' times, speaks the prompts, labels and fuses each sample, appends the rows to the
 /// user's file and registers each take in the catalog. Every take is in the catalog from its first
-/// sample on, as incomplete until it ends, so that nothing is lost if the process dies.
+/// sample on, as incomplete until it ends; the rows are in the file before the catalog counts them.
+/// The catalog is written on a queue of its own (`CatalogWriter`), so that a slow or failing
+/// catalog can neither hold up the rows nor write them twice; `gesture check` can always count
+/// them again from the file.
 public final class SessionRecorder: Sendable {
     public let plan: SessionPlan
     public let sensor: any MotionSensor
@@ -33,6 +39,7 @@ public final class SessionRecorder: Sendable {
     public let file: FilePath
     private let clock: any SamplingClock
     private let catalog: Catalog
+    private let writer: CatalogWriter
     private let appender: RecordingAppender
     private let lock: UserLock
     private let sampler: Mutex<Sampler?> = Mutex(nil)
@@ -42,7 +49,7 @@ public final class SessionRecorder: Sendable {
     /// opens their file; any error here means nothing was recorded or changed.
     public init(
         plan: SessionPlan, sensor: any MotionSensor, clock: any SamplingClock, rate: Double,
-        folder: RecordingsFolder
+        folder: RecordingsFolder, waiting: (@Sendable (String) -> Void)? = nil
     ) throws(StoreError) {
         self.plan = plan
         self.sensor = sensor
@@ -55,8 +62,9 @@ public final class SessionRecorder: Sendable {
         } catch {
             throw StoreError(error.description)
         }
-        lock = try UserLock(user: plan.user, in: folder, wait: false)
-        catalog = try Catalog(path: folder.catalogPath.string)
+        lock = try UserLock(user: plan.user, in: folder, for: "recording", wait: .never)
+        catalog = try Catalog(path: folder.catalogPath.string, waiting: waiting)
+        writer = CatalogWriter(catalog: catalog)
         file = folder.recordingFile(for: plan.user)
         appender = try RecordingAppender(path: file)
     }
@@ -72,7 +80,12 @@ public final class SessionRecorder: Sendable {
 
     public func run(speech: Speech, startDate: Date = Date()) async -> RecordingOutcome {
         let start = clock.now()
-        let context = TakeContext(recorder: self, start: start, startDate: startDate)
+        let context: TakeContext
+        do {
+            context = try claimSessionIDs(start: start, date: startDate)
+        } catch {
+            return RecordingOutcome(sessions: [], file: file, interruption: error.description)
+        }
         if let performer = sensor as? any GesturePerformer {
             for take in 1...plan.takes { performer.perform(context.performance(take: take)) }
         }
@@ -80,56 +93,80 @@ public final class SessionRecorder: Sendable {
         self.sampler.withLock { $0 = sampler }
         if interruption.withLock({ $0 }) != nil { sampler.stop() }
 
+        var takes = TakeLog(context: context, writer: writer)
         var schedule = SessionSchedule(plan: plan)
-        var filter = AttitudeFilter()
-        var open: OpenTake?
-        var closed: [SessionRecord] = []
-        var lost = 0
         var failure: String?
         do {
-            for try await reading in sampler.samples(from: start, duration: plan.duration) {
-                let sample = reading.sample
-                let time = sample.time - start
-                schedule.prompts(through: time).forEach(speech.say)
-                let motion = filter.update(sample)
-                guard let (take, label) = schedule.position(at: time) else { continue }
-                if open?.take != take {
-                    if let finished = open { closed.append(try finish(finished, context: context)) }
-                    open = try begin(take: take, context: context)
-                }
-                lost += reading.lostBefore
-                let sessionTime = ((time - plan.sessionStart(take: take)) * 1e9).rounded() / 1e9
-                open!.add(sample, label: label, motion: motion, sessionTime: sessionTime)
-                if open!.pending.count >= max(1, Int(rate)) { try open!.flush(to: appender) }
-            }
+            try await record(from: sampler, speech: speech, schedule: &schedule, into: &takes)
         } catch {
             failure = "\(error)"
             sampler.stop()
         }
         let stopped = interruption.withLock { $0 } ?? failure
-        if let last = open {
-            let record = try? finish(last, context: context, incompleteBecause: stopped)
-            closed.append(record ?? last.record)
-        }
+        takes.close(appender: appender, rate: rate, incompleteBecause: stopped)
+        if takes.closed.isEmpty { try? catalog.withdraw(context.sessionID(take: 1)) }
         if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
-        return RecordingOutcome(sessions: closed, file: file, interruption: stopped, lostReadings: lost)
+        let (unsaved, catalogError) = writer.drain()
+        return RecordingOutcome(
+            sessions: takes.closed, file: file, interruption: stopped, lostReadings: takes.lost, unsaved: unsaved,
+            catalogError: catalogError)
     }
 
-    private func begin(take: Int, context: TakeContext) throws(StoreError) -> OpenTake {
-        let record = SessionRecord(
-            id: context.sessionID(take: take), user: plan.user, gesture: plan.gesture,
-            take: take, start: context.wallClock(plan.sessionStart(take: take)), end: "", device: sensor.info.id,
-            requestedRate: requestedRate, deviceRate: rate, achievedRate: 0, jitterMs: 0, sampleCount: 0,
-            file: folder.relative(file), status: .incomplete, reason: "recording")
-        try catalog.insert(record)
-        return OpenTake(record: record)
+    private func record(
+        from sampler: Sampler, speech: Speech, schedule: inout SessionSchedule, into takes: inout TakeLog
+    ) async throws {
+        var filter = AttitudeFilter()
+        for try await reading in sampler.samples(from: takes.context.start, duration: plan.duration) {
+            let sample = reading.sample
+            let time = sample.time - takes.context.start
+            schedule.prompts(through: time).forEach(speech.say)
+            let motion = filter.update(sample)
+            guard let (take, label) = schedule.position(at: time) else { continue }
+            if takes.open?.take != take { try takes.begin(take: take, appender: appender, rate: rate) }
+            takes.lost += reading.lostBefore
+            let sessionTime = ((time - plan.sessionStart(take: take)) * 1e9).rounded() / 1e9
+            takes.open!.add(sample, label: label, motion: motion, sessionTime: sessionTime)
+            if takes.open!.pending.count >= max(1, Int(rate)) { try takes.open!.flush(to: appender) }
+        }
     }
 
-    /// Saves a take's last rows and its timing; a take cut short is saved as incomplete.
-    private func finish(
-        _ take: OpenTake, context: TakeContext, incompleteBecause reason: String? = nil
-    ) throws(StoreError) -> SessionRecord {
-        var take = take
+    /// Enters the first take in the catalog before anything is recorded, so that two recordings
+    /// started in the same millisecond get different IDs: the later one's start moves on by 1 ms.
+    private func claimSessionIDs(start: Double, date: Date) throws(StoreError) -> TakeContext {
+        var date = date
+        for _ in 0..<1000 {
+            let context = TakeContext(recorder: self, start: start, startDate: date)
+            let first = context.openRecord(take: 1)
+            if try catalog.insertUnlessTaken(first) { return context }
+            date = date.addingTimeInterval(0.001)
+        }
+        throw StoreError("catalog: no free session ID near \(WallClock.iso8601(date))")
+    }
+}
+
+/// The takes of one recording: the one being recorded, and those that ended.
+private struct TakeLog {
+    let context: TakeContext
+    let writer: CatalogWriter
+    var open: OpenTake?
+    var closed: [SessionRecord] = []
+    var lost = 0
+
+    /// Ends the open take, if any, and opens the next; the first is in the catalog already.
+    /// A take whose rows could not all be written ends the recording.
+    mutating func begin(take: Int, appender: RecordingAppender, rate: Double) throws(StoreError) {
+        close(appender: appender, rate: rate, incompleteBecause: nil)
+        if let failed = closed.last, failed.status == .incomplete { throw StoreError(failed.reason ?? "") }
+        let record = context.openRecord(take: take)
+        if take > 1 { writer.begin(record) }
+        open = OpenTake(record: record)
+    }
+
+    /// Writes the open take's last rows and saves it with its timing, as incomplete if `reason`
+    /// says why or its rows could not be written.
+    mutating func close(appender: RecordingAppender, rate: Double, incompleteBecause reason: String?) {
+        guard var take = open else { return }
+        open = nil
         var reason = reason
         do {
             try take.flush(to: appender)
@@ -144,8 +181,8 @@ public final class SessionRecorder: Sendable {
         record.sampleCount = take.written
         record.status = reason == nil ? .kept : .incomplete
         record.reason = reason
-        try catalog.update(record)
-        return record
+        writer.finish(record)
+        closed.append(record)
     }
 }
 
@@ -162,6 +199,17 @@ private struct TakeContext {
 
     func wallClock(_ secondsSinceStart: Double) -> String {
         WallClock.iso8601(startDate.addingTimeInterval(secondsSinceStart))
+    }
+
+    /// A take's catalog record as it is while it is recorded.
+    func openRecord(take: Int) -> SessionRecord {
+        let plan = recorder.plan
+        return SessionRecord(
+            id: sessionID(take: take), user: plan.user, gesture: plan.gesture, take: take,
+            start: wallClock(plan.sessionStart(take: take)), end: "", device: recorder.sensor.info.id,
+            requestedRate: recorder.requestedRate, deviceRate: recorder.rate, achievedRate: 0, jitterMs: 0,
+            sampleCount: 0, file: recorder.folder.relative(recorder.file), status: .incomplete,
+            reason: SessionRecord.recordingReason)
     }
 
     func performance(take: Int) -> Performance {

@@ -1,4 +1,5 @@
 import CLinux
+import Dispatch
 import FoundationEssentials
 import GestureCore
 import Synchronization
@@ -29,23 +30,62 @@ public final class Sampler: Sendable {
     }
 
     /// Starts sampling at `start` on the clock and ends `duration` seconds later, on `stop()`, or
-    /// at the first sensor error, which ends the stream.
-    public func samples(from start: Double, duration: Double) -> AsyncThrowingStream<SensorReading, any Error> {
+    /// at the first sensor error, which ends the readings.
+    public func samples(from start: Double, duration: Double) -> Readings {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: SensorReading.self)
+        let room = clock.isRealTime ? nil : room
+        continuation.onTermination = { [self] _ in stop() }
         startThread { [self] in
             if clock.isRealTime { Self.preferRealTimeScheduling() }
             do {
-                try run(from: start, duration: duration) { continuation.yield($0) }
+                try run(from: start, duration: duration) { reading in
+                    room?.wait()
+                    continuation.yield(reading)
+                }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
         }
-        return stream
+        return Readings(stream: stream, room: room)
+    }
+
+    /// How far simulated time may run ahead of the reader: the readings it has not taken yet. A
+    /// stop is then seen within that many readings, and memory stays bounded however long the run.
+    public static let simulatedLead = 64
+    /// Made at 0 and signalled up: libdispatch traps when a semaphore is freed below the value it was made with.
+    private let room: DispatchSemaphore = {
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<simulatedLead { room.signal() }
+        return room
+    }()
+
+    /// The readings as the reader takes them; on simulated time, each one taken makes room for the next.
+    public struct Readings: AsyncSequence, Sendable {
+        let stream: AsyncThrowingStream<SensorReading, any Error>
+        let room: DispatchSemaphore?
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<SensorReading, any Error>.AsyncIterator
+            let room: DispatchSemaphore?
+
+            public mutating func next() async throws -> SensorReading? {
+                let reading = try await base.next()
+                room?.signal()
+                return reading
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), room: room)
+        }
     }
 
     /// Asks the sampling loop to end after the reading it is taking.
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        room.signal()
+    }
 
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 

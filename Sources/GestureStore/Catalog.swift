@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import GestureCore
 
+import struct SystemPackage.Errno
+import struct SystemPackage.FileDescriptor
+import struct SystemPackage.FilePath
+
 /// Whether a session's rows count.
 public enum SessionStatus: String, Codable, Sendable, CaseIterable {
     case kept
@@ -63,6 +67,19 @@ extension UserID: DatabaseValueConvertible {}
 extension ActivityLabel: DatabaseValueConvertible {}
 extension SessionStatus: DatabaseValueConvertible {}
 
+/// A session's new status, and why.
+public struct StatusChange: Sendable, Equatable {
+    public var id: SessionID
+    public var status: SessionStatus
+    public var reason: String?
+
+    public init(_ id: SessionID, _ status: SessionStatus, reason: String? = nil) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+    }
+}
+
 /// Which sessions to list.
 public struct SessionFilter: Sendable {
     public var user: UserID?
@@ -83,15 +100,67 @@ public struct SessionFilter: Sendable {
 /// The SQLite catalog of every session recorded, with a history of discards and restores.
 public final class Catalog: Sendable {
     private let database: DatabaseQueue
+    private let path: String
 
-    public init(path: String) throws(StoreError) {
+    /// How long a write waits for another process's transaction before it gives up.
+    public static let patience: Duration = .seconds(60)
+
+    /// Opens the catalog, creating it and bringing its schema up to date if needed; `waiting` is
+    /// told when another process's write holds this one up.
+    public init(path: String, waiting: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
+        self.path = path
         do {
             var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
+            configuration.busyMode = .callback(Self.waitWhileBusy(path: path, saying: waiting))
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrator.migrate(database)
+            try Self.migrateOnce(database, path: path)
+        } catch let error as StoreError {
+            throw error
         } catch {
-            throw StoreError("catalog \(path): \(error)")
+            throw StoreError("catalog \(path): \(Self.reason(error))")
+        }
+    }
+
+    /// SQLite asks again and again while another process writes: say so once, then retry every
+    /// 10 ms until `patience` runs out.
+    private static func waitWhileBusy(
+        path: String, saying waiting: (@Sendable (String) -> Void)?
+    ) -> Database.BusyCallback {
+        let interval = Duration.milliseconds(10)
+        let tries = Int(patience / interval)
+        return { attempt in
+            if attempt == 0 { waiting?("waiting for another gesture process to finish writing the catalog \(path)…") }
+            guard attempt < tries else { return false }
+            usleep(UInt32(interval / .microseconds(1)))
+            return true
+        }
+    }
+
+    /// Two processes opening a new folder at once would both create its tables: GRDB reads which
+    /// migrations ran before it takes the write lock. A file lock beside the catalog serialises that.
+    private static func migrateOnce(_ database: DatabaseQueue, path: String) throws {
+        let locks = FilePath(path).removingLastComponent().appending(".locks")
+        try FileManager.default.createDirectory(atPath: locks.string, withIntermediateDirectories: true)
+        let lock = try FileDescriptor.open(
+            locks.appending("catalog.lock"), .readWrite, options: [.create],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try lock.closeAfter {
+            while flock(lock.rawValue, LOCK_EX) != 0 {
+                guard errno == EINTR else { throw Errno(rawValue: errno) }
+            }
+            try migrator.migrate(database)
+        }
+    }
+
+    /// SQLite's words for a busy or read-only catalog, without GRDB's statement text.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? DatabaseError else { return "\(error)" }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return "another process has held it locked for more than \(patience.components.seconds) s"
+        case .SQLITE_READONLY: return "it is read-only"
+        case .SQLITE_FULL: return "the disk is full"
+        default: return error.message ?? "\(error)"
         }
     }
 
@@ -147,21 +216,52 @@ public final class Catalog: Sendable {
         }
     }
 
-    public func update(_ record: SessionRecord) throws(StoreError) {
-        try write("update session \(record.id)") { try record.update($0) }
+    /// Adds a session unless one with its ID exists; says whether it did.
+    public func insertUnlessTaken(_ record: SessionRecord) throws(StoreError) -> Bool {
+        var inserted = false
+        try write("add session \(record.id)") { db in
+            guard try !record.exists(db) else { return }
+            try record.insert(db)
+            try Self.log(db, session: record.id, action: "recorded", reason: nil)
+            inserted = true
+        }
+        return inserted
     }
 
-    /// Marks sessions with a new status and notes why in their history.
-    public func setStatus(_ status: SessionStatus, reason: String?, of ids: [SessionID]) throws(StoreError) {
-        try write("mark sessions \(status.rawValue)") { db in
-            for id in ids {
-                guard var record = try SessionRecord.fetchOne(db, key: id) else { continue }
-                record.status = status
-                record.reason = reason
+    /// Takes back a session that never got a row: a recording stopped before its first take.
+    public func withdraw(_ id: SessionID) throws(StoreError) {
+        try write("withdraw session \(id)") { db in
+            _ = try SessionRecord.filter(key: id).filter(Column("sampleCount") == 0).deleteAll(db)
+        }
+    }
+
+    /// Saves a take as it ended, kept or incomplete, and notes that in its history.
+    public func finish(_ record: SessionRecord) throws(StoreError) {
+        try write("save session \(record.id)") { db in
+            try record.save(db)
+            try Self.log(db, session: record.id, action: record.status.rawValue, reason: record.reason)
+        }
+    }
+
+    /// Gives sessions new statuses in one transaction and notes each in their history.
+    public func setStatus(_ changes: [StatusChange]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        try write("change the status of \(changes.count) sessions") { db in
+            for change in changes {
+                guard var record = try SessionRecord.fetchOne(db, key: change.id) else { continue }
+                record.status = change.status
+                record.reason = change.reason
                 try record.update(db)
-                try Self.log(db, session: id, action: status.rawValue, reason: reason)
+                try Self.log(db, session: change.id, action: change.status.rawValue, reason: change.reason)
             }
         }
+    }
+
+    /// The status a discarded session goes back to: how its recording ended, as its history says.
+    public func statusBeforeDiscard(of id: SessionID) throws(StoreError) -> StatusChange {
+        let last = try history(of: id).last { $0.action != SessionStatus.discarded.rawValue }
+        guard let last, let status = SessionStatus(rawValue: last.action) else { return StatusChange(id, .kept) }
+        return StatusChange(id, status, reason: last.reason)
     }
 
     public func sessions(_ filter: SessionFilter = SessionFilter()) throws(StoreError) -> [SessionRecord] {
@@ -175,17 +275,22 @@ public final class Catalog: Sendable {
                 return try request.order(Column("start"), Column("take")).fetchAll(db)
             }
         } catch {
-            throw StoreError("catalog: cannot read sessions: \(error)")
+            throw StoreError("catalog \(path): cannot read sessions: \(Self.reason(error))")
         }
     }
 
     /// What happened to a session, oldest first: (time, action, reason).
-    public func history(of id: SessionID) throws -> [(at: String, action: String, reason: String?)] {
-        try database.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT at, action, reason FROM session_events WHERE session = ? ORDER BY id", arguments: [id]
-            )
-            .map { ($0["at"], $0["action"], $0["reason"]) }
+    public func history(of id: SessionID) throws(StoreError) -> [(at: String, action: String, reason: String?)] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT at, action, reason FROM session_events WHERE session = ? ORDER BY id",
+                    arguments: [id]
+                )
+                .map { ($0["at"], $0["action"], $0["reason"]) }
+            }
+        } catch {
+            throw StoreError("catalog \(path): cannot read the history of \(id): \(Self.reason(error))")
         }
     }
 
@@ -193,8 +298,9 @@ public final class Catalog: Sendable {
         do {
             try database.write(body)
         } catch {
-            throw StoreError("catalog: cannot \(what): \(error)")
+            throw StoreError("catalog \(path): cannot \(what): \(Self.reason(error))")
         }
+        CrashPoint.stepCompleted()
     }
 
     private static func log(_ db: Database, session: SessionID, action: String, reason: String?) throws {

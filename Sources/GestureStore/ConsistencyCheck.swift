@@ -1,75 +1,358 @@
 import Foundation
 import GestureCore
+import GestureMotion
 
 import struct SystemPackage.FilePath
 
-/// What `gesture check` found: every place where the catalog and the CSV files disagree.
+/// A place where the recordings folder's files and its catalog disagree, or a file is damaged.
+public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
+    /// A session's rows are in the file its status does not put them in (as well, or only).
+    case misplaced(SessionID, status: SessionStatus, rows: Int, file: String)
+    /// The catalog's row count is not the number of rows in the session's file.
+    case countDiffers(SessionID, catalog: Int, found: Int, file: String)
+    /// A take the catalog says is being recorded, while no process records its user.
+    case unfinished(SessionID, rows: Int)
+    /// Sessions in a file that the catalog does not know.
+    case uncatalogued([SessionID], file: String)
+    /// A line that is not a row.
+    case damaged(file: String, line: Int, reason: String)
+    /// The last row has no newline after it.
+    case missingNewline(file: String)
+    /// A file that cannot be read as text at all.
+    case unreadable(file: String, reason: String)
+    /// A temporary file that a rewrite left behind when it was stopped; the file it was to replace is whole.
+    case leftover(file: String)
+
+    public var description: String {
+        switch self {
+        case .misplaced(let id, let status, let rows, let file):
+            "session \(id) is \(status.rawValue), but \(file) holds \(rows) of its rows"
+        case .countDiffers(let id, let catalog, let found, let file):
+            "session \(id): the catalog says \(catalog) rows, \(file) holds \(found)"
+        case .unfinished(let id, let rows):
+            "session \(id) is still marked as being recorded, but no gesture process records it (\(rows) rows)"
+        case .uncatalogued(let ids, let file):
+            "\(file) holds \(ids.count) sessions the catalog does not know: "
+                + ids.prefix(5).map(\.rawValue).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
+        case .damaged(let file, let line, let reason): "\(file):\(line): \(reason)"
+        case .missingNewline(let file): "\(file): the last line has no newline"
+        case .unreadable(let file, let reason): "\(file): \(reason)"
+        case .leftover(let file): "\(file) is left over from a rewrite that was stopped"
+        }
+    }
+
+    /// What `repair` does about it, or nil if it leaves it to the user.
+    public var repair: String? {
+        switch self {
+        case .misplaced: "move the rows to where the status puts them"
+        case .countDiffers(_, _, let found, _): found > 0 ? "count the rows again" : nil
+        case .unfinished: "mark the take incomplete with the rows its file holds"
+        case .uncatalogued: "add them to the catalog as recovered"
+        case .damaged(let file, _, _): "move the line to \(Archive.damagedFolderName)/\(file)"
+        case .missingNewline: "add the newline"
+        case .unreadable: nil
+        case .leftover: "remove it"
+        }
+    }
+}
+
+/// What `gesture check` found.
 public struct CheckReport: Sendable {
-    public var problems: [String] = []
+    public var discrepancies: [Discrepancy] = []
+    /// Users whose recordings another process is using, left unchecked, with who uses them.
+    public var busy: [String] = []
     public var sessionsChecked = 0
     public var rowsChecked = 0
 
-    public var isConsistent: Bool { problems.isEmpty }
+    public var isConsistent: Bool { discrepancies.isEmpty }
 }
 
 extension Archive {
+    /// Where lines that are not rows go when repaired, under the recordings folder.
+    public static let damagedFolderName = "damaged"
+
     /// Reads every recording file and compares it with the catalog: each kept or incomplete session
     /// must have exactly its sample count of rows in its file and none in discarded/, each discarded
-    /// session the reverse, every file must parse, and every session in a file must be catalogued.
+    /// session the reverse, every line must be a row, and every session in a file must be
+    /// catalogued. Users whose recordings another process is using are skipped and named.
     public func check() throws(StoreError) -> CheckReport {
+        try withEveryUsersLock(for: "checking") { busy throws(StoreError) in
+            var report = try compare(scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
+            report.busy = busy.values.sorted()
+            return report
+        }
+    }
+
+    /// Repairs every discrepancy it can without deleting a row: lines that are not rows move to
+    /// damaged/, unknown sessions enter the catalog, rows move to where their status puts them, and
+    /// row counts are taken from the files. Returns what it repaired and the check that follows.
+    public func repair() throws(StoreError) -> (repaired: [Discrepancy], after: CheckReport) {
+        try withEveryUsersLock(for: "repairing") { busy throws(StoreError) in
+            var repaired: [Discrepancy] = []
+            var scans = scanFiles(skipping: busy)
+            repaired += try repairFiles(scans)
+            scans = scanFiles(skipping: busy)
+            var report = try compare(scans, try catalog.sessions(), busy: busy)
+            repaired += try recoverUncatalogued(report.discrepancies, scans: scans)
+            try placeRows(of: try catalog.sessions().filter { busy[$0.user] == nil })
+            repaired += report.discrepancies.filter { if case .misplaced = $0 { true } else { false } }
+            scans = scanFiles(skipping: busy)
+            report = try compare(scans, try catalog.sessions(), busy: busy)
+            repaired += try recount(report.discrepancies, scans: scans)
+            var after = try compare(scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
+            after.busy = busy.values.sorted()
+            return (repaired, after)
+        }
+    }
+
+    /// Runs `body` holding the locks of every user the catalog or the files name that no other
+    /// process is using; those it could not lock are passed to it with why.
+    private func withEveryUsersLock<T>(
+        for activity: String, _ body: (_ busy: [UserID: String]) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        let names = folder.csvFiles(in: folder.root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
+        var locks: [UserLock] = []
+        var busy: [UserID: String] = [:]
+        for user in Set(try catalog.sessions().map(\.user) + names).sorted() {
+            do {
+                locks.append(try UserLock(user: user, in: folder, for: activity, wait: .never))
+            } catch {
+                busy[user] = error.description
+            }
+        }
+        defer { withExtendedLifetime(locks) {} }
+        return try body(busy)
+    }
+
+    private func compare(
+        _ scans: [String: FileScan], _ records: [SessionRecord], busy: [UserID: String]
+    ) throws(StoreError) -> CheckReport {
         var report = CheckReport()
-        var rows: [String: [SessionID: Int]] = [:]
-        for path in folder.csvFiles(in: folder.root) + folder.csvFiles(in: folder.discardedFolder) {
-            let file = folder.relative(path)
-            rows[file] = countRows(in: path, file: file, problems: &report.problems)
+        for scan in scans.values.sorted(by: { $0.file < $1.file }) {
+            report.discrepancies += scan.problems
         }
         var catalogued = Set<SessionID>()
-        for record in try catalog.sessions() {
-            report.sessionsChecked += 1
-            let live = record.file
-            let discarded = folder.relative(folder.discardedFile(for: folder.absolute(record.file)))
-            let (home, away) = record.status == .discarded ? (discarded, live) : (live, discarded)
+        for record in records {
             catalogued.insert(record.id)
-            let found = rows[home]?[record.id] ?? 0
-            report.rowsChecked += found
-            if found != record.sampleCount {
-                report.problems.append(
-                    "session \(record.id) (\(record.status.rawValue)): the catalog says \(record.sampleCount) rows, \(home) holds \(found)"
-                )
-            }
-            if let stray = rows[away]?[record.id] {
-                report.problems.append(
-                    "session \(record.id) (\(record.status.rawValue)) also has \(stray) rows in \(away)")
-            }
+            guard busy[record.user] == nil else { continue }
+            report.sessionsChecked += 1
+            report.discrepancies += compare(record, scans)
+            report.rowsChecked += scans[home(of: record)]?.sessions[record.id]?.count ?? 0
         }
-        for (file, sessions) in rows.sorted(by: { $0.key < $1.key }) {
-            let unknown = sessions.keys.filter { !catalogued.contains($0) }.sorted()
-            if !unknown.isEmpty {
-                report.problems.append(
-                    "\(file) holds \(unknown.count) sessions the catalog does not know: \(unknown.prefix(5).map(\.rawValue).joined(separator: ", "))\(unknown.count > 5 ? ", …" : "")"
-                )
-            }
+        for scan in scans.values.sorted(by: { $0.file < $1.file }) {
+            let unknown = scan.sessions.keys.filter { !catalogued.contains($0) }.sorted()
+            if !unknown.isEmpty { report.discrepancies.append(.uncatalogued(unknown, file: scan.file)) }
         }
         return report
     }
 
-    private func countRows(in path: FilePath, file: String, problems: inout [String]) -> [SessionID: Int] {
-        guard let text = try? String(contentsOfFile: path.string, encoding: .utf8) else {
-            problems.append("\(file): cannot be read as UTF-8 text")
-            return [:]
+    private func compare(_ record: SessionRecord, _ scans: [String: FileScan]) -> [Discrepancy] {
+        var found: [Discrepancy] = []
+        let home = home(of: record)
+        let away = record.status == .discarded ? record.file : discardedFile(of: record)
+        let rows = scans[home]?.sessions[record.id]?.count ?? 0
+        if let stray = scans[away]?.sessions[record.id]?.count {
+            found.append(.misplaced(record.id, status: record.status, rows: stray, file: away))
+        } else if record.isBeingRecorded {
+            found.append(.unfinished(record.id, rows: rows))
+        } else if rows != record.sampleCount {
+            found.append(.countDiffers(record.id, catalog: record.sampleCount, found: rows, file: home))
         }
-        if !text.isEmpty, !(text.last?.isNewline ?? false) {
-            problems.append("\(file): the last line is incomplete")
-        }
-        var reader = RecordingCSV.Reader(file: file)
-        var counts: [SessionID: Int] = [:]
-        for line in RecordingCSV.lines(of: text) {
-            do {
-                if let row = try reader.read(line) { counts[row.session, default: 0] += 1 }
-            } catch {
-                problems.append(error.description)
+        return found
+    }
+
+    private func home(of record: SessionRecord) -> String {
+        record.status == .discarded ? discardedFile(of: record) : record.file
+    }
+
+    private func discardedFile(of record: SessionRecord) -> String {
+        folder.relative(folder.discardedFile(for: folder.absolute(record.file)))
+    }
+
+    /// Every recording file, live and discarded, but those of busy users; each leftover temporary file as a scan of its own.
+    private func scanFiles(skipping busy: [UserID: String]) -> [String: FileScan] {
+        var scans: [String: FileScan] = [:]
+        for folder in [folder.root, folder.discardedFolder] {
+            for path in self.folder.csvFiles(in: folder) {
+                if let user = try? UserID(fileName: path.lastComponent!.string), busy[user] != nil { continue }
+                let scan = FileScan(path: path, file: self.folder.relative(path))
+                scans[scan.file] = scan
+            }
+            for path in self.folder.leftovers(in: folder) {
+                let file = self.folder.relative(path)
+                scans[file] = FileScan(file: file, problems: [.leftover(file: file)])
             }
         }
-        return counts
+        return scans
+    }
+
+    /// Takes lines that are not rows out of the files, into damaged/, adds missing newlines, and
+    /// removes leftover temporary files.
+    private func repairFiles(_ scans: [String: FileScan]) throws(StoreError) -> [Discrepancy] {
+        var repaired: [Discrepancy] = []
+        for scan in scans.values.sorted(by: { $0.file < $1.file }) where !scan.problems.isEmpty {
+            for problem in scan.problems {
+                switch problem {
+                case .leftover(let file):
+                    unlink(folder.absolute(file).string)
+                    repaired.append(problem)
+                case .missingNewline(let file):
+                    var lines = try RecordingLines(path: folder.absolute(file))
+                    try lines.save(lines.body)
+                    repaired.append(problem)
+                default: continue
+                }
+            }
+            let damaged = scan.problems.compactMap { if case .damaged(_, let line, _) = $0 { line } else { nil } }
+            guard !damaged.isEmpty else { continue }
+            try moveDamagedLines(damaged, of: scan.file)
+            repaired += scan.problems.filter { if case .damaged = $0 { true } else { false } }
+        }
+        return repaired
+    }
+
+    /// Appends the lines to the same-named file in damaged/ (those not there yet), then takes them
+    /// out of their file: a crash in between leaves them in both.
+    private func moveDamagedLines(_ numbers: [Int], of file: String) throws(StoreError) {
+        var source = try RecordingLines(path: folder.absolute(file))
+        let destination = folder.root.appending(Self.damagedFolderName).pushing(FilePath(file))
+        let quarantined = try RecordingLines.lines(of: destination)
+        let present = Set(quarantined)
+        let moving = source.lines(numbered: Set(numbers)).filter { !present.contains($0) }
+        if !moving.isEmpty {
+            try FileManager.default.createDirectoryIfNeeded(destination.removingLastComponent())
+            try replaceContents(of: destination, with: (quarantined + moving).map { $0 + "\n" }.joined())
+        }
+        try source.remove(numbered: Set(numbers))
+    }
+
+    /// Catalogues the sessions found in files only: in discarded/ as discarded, elsewhere as
+    /// incomplete, with the rate and timing of their rows.
+    private func recoverUncatalogued(
+        _ discrepancies: [Discrepancy], scans: [String: FileScan]
+    ) throws(StoreError) -> [Discrepancy] {
+        var repaired: [Discrepancy] = []
+        var recovered = Set<SessionID>()
+        for case .uncatalogued(let ids, let file) in discrepancies {
+            guard let scan = scans[file], let user = try? UserID(fileName: FilePath(file).lastComponent!.string) else {
+                continue
+            }
+            let discarded = file.hasPrefix(folder.relative(folder.discardedFolder) + "/")
+            let live = discarded ? String(file.dropFirst(folder.relative(folder.discardedFolder).count + 1)) : file
+            for id in ids where !recovered.contains(id) {
+                guard let rows = scan.sessions[id] else { continue }
+                recovered.insert(id)
+                try catalog.insert(rows.recoveredRecord(id: id, user: user, file: live, discarded: discarded))
+            }
+            repaired.append(.uncatalogued(ids, file: file))
+        }
+        return repaired
+    }
+
+    /// Takes the row counts and timing of unfinished takes and miscounted sessions from their files.
+    private func recount(_ discrepancies: [Discrepancy], scans: [String: FileScan]) throws(StoreError) -> [Discrepancy]
+    {
+        var repaired: [Discrepancy] = []
+        let records = Dictionary(uniqueKeysWithValues: try catalog.sessions().map { ($0.id, $0) })
+        for discrepancy in discrepancies where discrepancy.repair != nil {
+            let id: SessionID
+            switch discrepancy {
+            case .unfinished(let session, _), .countDiffers(let session, _, _, _): id = session
+            default: continue
+            }
+            guard var record = records[id] else { continue }
+            let rows = scans[home(of: record)]?.sessions[id] ?? SessionRows()
+            if record.isBeingRecorded {
+                record.status = .incomplete
+                record.reason = "the recording stopped before it saved this take; recovered by gesture check"
+            }
+            rows.time(&record)
+            try catalog.finish(record)
+            repaired.append(discrepancy)
+        }
+        return repaired
+    }
+}
+
+extension SessionRecord {
+    /// How the recorder marks a take while it records it.
+    public static let recordingReason = "recording"
+
+    var isBeingRecorded: Bool { status == .incomplete && reason == Self.recordingReason }
+}
+
+/// One session's rows in one file.
+struct SessionRows {
+    var times: [Double] = []
+    var labels: [ActivityLabel: Int] = [:]
+
+    var count: Int { times.count }
+
+    mutating func add(_ row: RecordingRow) {
+        times.append(row.timestamp)
+        labels[row.activity, default: 0] += 1
+    }
+
+    /// Sets the record's count, rate and jitter from these rows.
+    func time(_ record: inout SessionRecord) {
+        let nominal = record.deviceRate > 0 ? record.deviceRate : 1 / (medianInterval ?? .nan)
+        let timing = TimingStats(times: times, nominalRate: nominal)
+        record.sampleCount = count
+        record.achievedRate = timing.achievedRate
+        record.jitterMs = timing.jitter * 1000
+    }
+
+    private var medianInterval: Double? {
+        guard times.count > 1 else { return nil }
+        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        return intervals[intervals.count / 2]
+    }
+
+    /// A catalog record for rows the catalog did not know: its gesture is the most frequent label
+    /// other than rest, its start the one its ID begins with.
+    func recoveredRecord(id: SessionID, user: UserID, file: String, discarded: Bool) -> SessionRecord {
+        let gestures = labels.filter { !$0.key.isRest }.sorted { $0.key < $1.key }
+        let gesture = gestures.max { $0.value < $1.value }?.key ?? .rest
+        let start = id.take.map { _ in String(id.rawValue[..<id.rawValue.lastIndex(of: "-")!]) } ?? ""
+        var record = SessionRecord(
+            id: id, user: user, gesture: gesture, take: id.take ?? 1, start: start, end: "",
+            device: "unknown", requestedRate: 0, deviceRate: 0, achievedRate: 0, jitterMs: 0, sampleCount: 0,
+            file: file, status: discarded ? .discarded : .incomplete,
+            reason: "recovered by gesture check: the catalog had no record of it")
+        time(&record)
+        record.requestedRate = record.achievedRate
+        record.deviceRate = record.achievedRate
+        return record
+    }
+}
+
+/// What one file holds: each session's rows, and what is wrong with it.
+struct FileScan {
+    var file: String
+    var sessions: [SessionID: SessionRows] = [:]
+    var problems: [Discrepancy] = []
+
+    init(file: String, problems: [Discrepancy]) {
+        self.file = file
+        self.problems = problems
+    }
+
+    init(path: FilePath, file: String) {
+        self.file = file
+        guard let text = try? String(contentsOfFile: path.string, encoding: .utf8) else {
+            problems.append(.unreadable(file: file, reason: "cannot be read as UTF-8 text"))
+            return
+        }
+        let lines = RecordingCSV.lines(of: text)
+        var reader = RecordingCSV.Reader(file: file)
+        for (index, line) in lines.enumerated() {
+            do {
+                if let row = try reader.read(line) { sessions[row.session, default: SessionRows()].add(row) }
+            } catch {
+                problems.append(.damaged(file: file, line: index + 1, reason: error.reason))
+                continue
+            }
+            if index == lines.count - 1, !line.isEmpty { problems.append(.missingNewline(file: file)) }
+        }
     }
 }

@@ -51,6 +51,12 @@ public struct RecordingsFolder: Sendable {
         return names.filter { $0.hasSuffix(".csv") }.sorted().map { folder.appending($0) }
     }
 
+    /// Temporary files that a rewrite left behind when it was stopped before its rename.
+    func leftovers(in folder: FilePath) -> [FilePath] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
+        return names.filter { $0.contains(temporarySuffix) }.sorted().map { folder.appending($0) }
+    }
+
     static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? "\(error)"
     }
@@ -59,33 +65,6 @@ public struct RecordingsFolder: Sendable {
 public struct StoreError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// Exclusive use of one user's recordings, held by a recorder for its whole run and by discard and
-/// restore while they rewrite files, so that two processes never interleave or lose lines.
-public final class UserLock: Sendable {
-    private let descriptor: FileDescriptor
-
-    /// Takes the lock, or fails at once when `wait` is false and another process holds it.
-    public init(user: UserID, in folder: RecordingsFolder, wait: Bool) throws(StoreError) {
-        try folder.prepare()
-        let path = folder.locksFolder.appending("\(user).lock")
-        do {
-            descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create], permissions: .ownerReadWrite)
-        } catch {
-            throw StoreError("cannot open the lock \(path): \(error)")
-        }
-        guard flock(descriptor.rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            try? descriptor.close()
-            throw StoreError(
-                busy
-                    ? "another gesture process is recording or changing \(user)'s recordings (lock \(path))"
-                    : "cannot lock \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    deinit { try? descriptor.close() }
 }
 
 /// Appends whole rows to a user's recording file: each batch is one write, and a batch that
@@ -136,7 +115,30 @@ public final class RecordingAppender: Sendable {
             throw StoreError(
                 "\(path):1: not a GestureLab recording header; move the file aside or record as another user")
         }
+        try endLastLine(descriptor, size: size, path: path)
         return size > Int64(firstLine.count)
+    }
+
+    /// A file whose last row lacks its newline (an editor left it so) gets it, so that the next
+    /// row does not run on; a last line that is not a whole row stops the append.
+    private static func endLastLine(_ descriptor: FileDescriptor, size: Int64, path: FilePath) throws(StoreError) {
+        let tailLength = Int(min(size, 1 << 16))
+        var tail = [UInt8](repeating: 0, count: tailLength)
+        let count =
+            (try? tail.withUnsafeMutableBytes {
+                try descriptor.read(fromAbsoluteOffset: size - Int64(tailLength), into: $0)
+            }) ?? 0
+        guard count == tailLength else { throw StoreError("\(path): cannot read its last line") }
+        guard tail.last != UInt8(ascii: "\n") else { return }
+        var reader = RecordingCSV.Reader(file: path.string)
+        _ = try? reader.read(Substring(RecordingCSV.header))
+        guard let newline = tail.lastIndex(of: UInt8(ascii: "\n")),
+            (try? reader.read(Substring(decoding: tail[(newline + 1)...], as: UTF8.self))) != nil
+        else {
+            throw StoreError(
+                "\(path): its last line is not a whole row; `gesture check --repair` moves it to recordings/damaged/")
+        }
+        try write("\n", what: "the missing newline", to: descriptor, path: path)
     }
 
     private static func write(
@@ -149,12 +151,15 @@ public final class RecordingAppender: Sendable {
             try? descriptor.resize(to: size)
             throw StoreError("could not write \(what) to \(path) (\(error)); the file was left as it was")
         }
+        CrashPoint.stepCompleted()
     }
 }
 
+private let temporarySuffix = ".tmp-"
+
 /// Replaces a file's contents all at once: a crash leaves either the old file or the new one.
 func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
-    let temporary = FilePath(path.string + ".tmp-\(getpid())")
+    let temporary = FilePath(path.string + temporarySuffix + "\(getpid())")
     do {
         let descriptor = try FileDescriptor.open(
             temporary, .writeOnly, options: [.create, .truncate],
@@ -164,8 +169,18 @@ func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
             guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
         }
         guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
+        try syncFolder(of: path)
     } catch {
         unlink(temporary.string)
         throw StoreError("could not rewrite \(path) (\(error)); it was left as it was")
+    }
+    CrashPoint.stepCompleted()
+}
+
+/// Makes a rename in the file's folder durable.
+private func syncFolder(of path: FilePath) throws {
+    let folder = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory])
+    try folder.closeAfter {
+        guard fsync(folder.rawValue) == 0 else { throw Errno(rawValue: errno) }
     }
 }

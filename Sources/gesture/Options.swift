@@ -13,7 +13,7 @@ struct FolderOptions: ParsableArguments {
 
     func archive() throws -> Archive {
         do {
-            return try Archive(folder: folder)
+            return try Archive(folder: folder, waiting: .saying(Terminal.note))
         } catch {
             throw Failure.usage("\(error)")
         }

@@ -90,7 +90,8 @@ struct RecordingRun {
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(
-                plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder)
+                plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder,
+                waiting: Terminal.note)
         } catch {
             throw Failure.usage("\(error)")
         }
@@ -115,10 +116,16 @@ struct RecordingRun {
 
     private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {
         Terminal.say(Summary.recording(outcome, folder: folder))
+        if let error = outcome.catalogError {
+            let ids = outcome.unsaved.map(\.id.rawValue).joined(separator: ", ")
+            let rows = outcome.unsaved.map(\.sampleCount).reduce(0, +)
+            Terminal.warn(
+                "\(error); the catalog lacks the last state of \(ids), whose \(rows) rows are in \(outcome.file): "
+                    + "`gesture check --repair` counts them once the catalog can be written")
+        }
         if let interruption = outcome.interruption {
-            let code = signal.map { 128 + $0 } ?? 1
             throw Failure(
-                message: "\(interruption); \(outcome.rowCount) rows saved, the last take marked incomplete", code: code)
+                message: Summary.interrupted(outcome, because: interruption), code: signal.map { 128 + $0 } ?? 1)
         }
         let ids = outcome.sessions.map(\.id)
         let keep =

@@ -63,15 +63,35 @@ struct Restore: ParsableCommand {
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Verify that the catalog and the CSV files agree, and say exactly where they do not.")
+        abstract: "Verify that the catalog and the CSV files agree, and say exactly where they do not.",
+        discussion: """
+            With --repair, it also repairs what it can without deleting a row: lines that are not rows \
+            move to recordings/damaged/, sessions the catalog does not know are added to it as recovered, \
+            rows move to the file their session's status puts them in, and row counts are taken from \
+            the files. What it cannot repair it names, and exits 1.
+            """)
 
     @OptionGroup var folder: FolderOptions
+    @Flag(help: "Repair what can be repaired without deleting a row.") var repair = false
 
     func run() throws {
-        let report = try changing { try folder.archive().check() }
-        for problem in report.problems { Terminal.say(problem) }
+        var report: CheckReport
+        if repair {
+            let (repaired, after) = try changing { try folder.archive().repair() }
+            for discrepancy in repaired { Terminal.say("repaired: \(discrepancy)") }
+            report = after
+        } else {
+            report = try changing { try folder.archive().check() }
+        }
+        for busy in report.busy { Terminal.note("not checked: \(busy)") }
+        for discrepancy in report.discrepancies {
+            Terminal.say(discrepancy.description + (discrepancy.repair.map { " (--repair will \($0))" } ?? ""))
+        }
         guard report.isConsistent else {
-            throw Failure.failed("\(report.problems.count) problems in \(folder.path)")
+            let repairable = report.discrepancies.contains { $0.repair != nil }
+            throw Failure.failed(
+                "\(report.discrepancies.count) problems in \(folder.path)"
+                    + (repairable && !repair ? "; `gesture check --repair` repairs those it names" : ""))
         }
         Terminal.say(
             "ok: \(report.sessionsChecked) sessions and \(report.rowsChecked) rows agree with \(folder.folder.catalogPath)"

@@ -14,6 +14,20 @@ enum Summary {
         """
     }
 
+    /// Why a recording ended early and what it kept: "interrupted by SIGINT; 2 takes, 1400 rows
+    /// saved, take 2 marked incomplete".
+    static func interrupted(_ outcome: RecordingOutcome, because reason: String) -> String {
+        let takes = outcome.sessions.count == 1 ? "1 take" : "\(outcome.sessions.count) takes"
+        let incomplete = outcome.sessions.filter { $0.status == .incomplete }.map { "\($0.take)" }
+        let marked =
+            switch incomplete.count {
+            case 0: ""
+            case 1: ", take \(incomplete[0]) marked incomplete"
+            default: ", takes \(incomplete.joined(separator: ", ")) marked incomplete"
+            }
+        return "\(reason); \(takes), \(outcome.rowCount) rows saved\(marked)"
+    }
+
     static func sessions(_ records: [SessionRecord]) -> String {
         let header = ["session", "user", "gesture", "device", "rows", "rate Hz", "jitter ms", "status"]
         let rows = records.map { record in

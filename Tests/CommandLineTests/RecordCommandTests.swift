@@ -19,6 +19,8 @@ import struct SystemPackage.FilePath
         (["--user", "ann", "--gesture", "shake", "--recordings", "/proc/nowhere"], "/proc/nowhere"),
         (["--user", "ann", "--gesture", "shake", "--device", "nope"], "devices here: sim"),
         (["--user", "ann", "--gesture", "shake", "--sim-faults", "sneeze"], "unknown fault 'sneeze'"),
+        (["--user", "ann", "--gesture", "shake", "--takes", "1000000000"], "takes must be from 1 to 1000"),
+        (["--user", "ann", "--gesture", "shake", "--take", "1e12"], "take must be from 0 to 3600 seconds"),
     ])
     func badInputIsOneLineAndExitCodeTwoBeforeSampling(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
@@ -76,7 +78,8 @@ import struct SystemPackage.FilePath
 
     /// Synchronous on purpose: an async test's sleep can wait long for a thread of the shared pool while
     /// other tests block theirs on child processes, and the signal would come after the recording ended.
-    @Test func ctrlCMidTakeKeepsEveryCompleteRowAndMarksTheTakeIncomplete() throws {
+    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")])
+    func aSignalMidTakeKeepsEveryCompleteRowAndMarksTheTakeIncomplete(signal: Int32, name: String) throws {
         let folder = try TemporaryFolder()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
@@ -93,10 +96,10 @@ import struct SystemPackage.FilePath
         while Date() < deadline, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 100_000 {
             usleep(100_000)
         }
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 128 + SIGINT)
+        #expect(process.terminationStatus == 128 + signal)
 
         let text = try String(contentsOfFile: file, encoding: .utf8)
         #expect(text.hasSuffix("\n"))
@@ -104,7 +107,7 @@ import struct SystemPackage.FilePath
         let catalog = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string)
         let records = try catalog.sessions()
         #expect(records.last?.status == .incomplete)
-        #expect(records.last?.reason == "interrupted by SIGINT")
+        #expect(records.last?.reason == "interrupted by \(name)")
         #expect(records.map(\.sampleCount).reduce(0, +) == rows.count)
         #expect(try runGesture(["check"], in: folder.path).status == 0)
     }

@@ -54,6 +54,7 @@ import Testing
         let other = try readRows(try await recordFast(try plan(), in: c.recordings, seed: 8).file)
         #expect(first == second)
         #expect(first.map(\.rawAcceleration) != other.map(\.rawAcceleration))
+        withExtendedLifetime((a, b, c)) {}
     }
 
     @Test func gravityPlusUserAccelerationIsTheRawReading() async throws {

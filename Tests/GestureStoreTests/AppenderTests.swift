@@ -78,10 +78,12 @@ import struct SystemPackage.FilePath
     @Test func aLockedUserCannotBeLockedAgain() throws {
         let folder = try TemporaryFolder()
         let user = try UserID("erin")
-        var held: UserLock? = try UserLock(user: user, in: folder.recordings, wait: false)
-        #expect(throws: StoreError.self) { try UserLock(user: user, in: folder.recordings, wait: false) }
+        var held: UserLock? = try UserLock(user: user, in: folder.recordings, for: "testing", wait: .never)
+        #expect(throws: StoreError.self) {
+            try UserLock(user: user, in: folder.recordings, for: "testing", wait: .never)
+        }
         #expect(held != nil)
         held = nil
-        _ = try UserLock(user: user, in: folder.recordings, wait: false)
+        _ = try UserLock(user: user, in: folder.recordings, for: "testing", wait: .never)
     }
 }

@@ -37,7 +37,7 @@ import Testing
         #expect(try catalog.sessions().map(\.deviceRate) == [100])
         let session = SessionID(rawValue: "s-1")
         #expect(try catalog.sessions().map(\.user) == [try UserID("bob")])
-        try catalog.setStatus(.discarded, reason: "test", of: [session])
+        try catalog.setStatus([StatusChange(session, .discarded, reason: "test")])
         #expect(try catalog.history(of: session).map(\.action) == ["discarded"])
     }
 

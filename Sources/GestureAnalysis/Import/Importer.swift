@@ -64,7 +64,7 @@ public struct Importer {
         _ sessions: [LongFormatFile.Session], of user: UserID, to path: FilePath, source: FilePath,
         catalog: Catalog
     ) throws -> [SessionRecord] {
-        let lock = try UserLock(user: user, in: folder, wait: true)
+        let lock = try UserLock(user: user, in: folder, for: "importing", wait: .saying { _ in })
         defer { withExtendedLifetime(lock) {} }
         let appender = try RecordingAppender(path: path)
         let now = WallClock.iso8601(Date())

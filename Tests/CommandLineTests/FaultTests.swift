@@ -1,0 +1,138 @@
+import Foundation
+import GestureCore
+import GestureStore
+import GestureTestSupport
+import Testing
+
+import struct SystemPackage.FilePath
+
+/// Every line of a recordings folder's CSV files, live, discarded and damaged, with how often it occurs.
+private func allLines(in recordings: FilePath) throws -> [Substring: Int] {
+    var counts: [Substring: Int] = [:]
+    for sub in ["", "discarded", "damaged", "damaged/discarded"] {
+        let folder = sub.isEmpty ? recordings : recordings.appending(sub)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
+        where name.hasSuffix(".csv") {
+            let text = try String(contentsOfFile: folder.appending(name).string, encoding: .utf8)
+            for line in text.split(separator: "\n") where line != Substring(RecordingCSV.header) {
+                counts[line, default: 0] += 1
+            }
+        }
+    }
+    return counts
+}
+
+private func environment(crashingAfterStep step: Int) -> [String: String] {
+    ProcessInfo.processInfo.environment.merging(["GESTURE_CRASH_AFTER_STEP": "\(step)"]) { $1 }
+}
+
+/// Starts a real-time recording of three takes and returns once its first take has rows in the file.
+private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: gestureExecutable)
+    process.arguments = ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--quiet", "--keep"]
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+    process.standardOutput = output ?? FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let file = folder.path.appending("recordings/ann-recordings.csv").string
+    while process.isRunning, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 50_000 {
+        usleep(20_000)
+    }
+    return process
+}
+
+/// Faults a person or the machine can cause, each run against the built `gesture`.
+@Suite struct FaultTests {
+    /// Stops discard and restore dead (SIGKILL) after each of their durable steps in turn; after
+    /// each stop, `check` names what is unfinished and `check --repair` finishes it, and every row
+    /// is in exactly one file throughout.
+    @Test(arguments: ["discard", "restore"])
+    func aCommandKilledAfterAnyStepIsRepairedWithoutLosingARow(command: String) async throws {
+        let template = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 3), in: template.recordings)
+        let target = outcome.sessions[1].id.rawValue
+        if command == "restore" {
+            try Archive(folder: template.recordings).discard([outcome.sessions[1].id], reason: "before")
+        }
+        let before = try allLines(in: template.recordings.root)
+        let arguments = command == "discard" ? ["discard", target, "--reason", "test"] : ["restore", target]
+        var step = 1
+        while true {
+            let folder = try TemporaryFolder()
+            try FileManager.default.removeItem(atPath: folder.path.string)
+            try FileManager.default.copyItem(atPath: template.path.string, toPath: folder.path.string)
+            let result = try runGesture(arguments, in: folder.path, environment: environment(crashingAfterStep: step))
+            if result.status == 0 { break }
+            #expect(result.status == SIGKILL, "step \(step): \(result.error)")
+            let check = try runGesture(["check"], in: folder.path)
+            #expect(check.status == 0 || check.output.contains("--repair will"), "step \(step): \(check.output)")
+            let repair = try runGesture(["check", "--repair"], in: folder.path)
+            #expect(repair.status == 0, "step \(step): \(repair.output)\(repair.error)")
+            #expect(try allLines(in: folder.recordings.root) == before, "step \(step)")
+            let sessions = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output
+            #expect(sessions.contains(command == "discard" ? "\"discarded\"" : "\"kept\""), "step \(step)")
+            step += 1
+        }
+        #expect(step == 4, "a discard or restore has three durable steps: the catalog, then each file")
+    }
+
+    @Test func aRecordingKilledMidTakeIsExplainedAndRepairedByCheck() throws {
+        let folder = try TemporaryFolder()
+        let process = try startRecording(in: folder)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let check = try runGesture(["check"], in: folder.path)
+        #expect(check.status == 1)
+        #expect(check.output.contains("is still marked as being recorded, but no gesture process records it"))
+        let repair = try runGesture(["check", "--repair"], in: folder.path)
+        #expect(repair.status == 0, "\(repair.output)\(repair.error)")
+        let rows = try readRows(folder.path.appending("recordings/ann-recordings.csv"))
+        let records = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string).sessions()
+        #expect(records.map(\.sampleCount).reduce(0, +) == rows.count)
+        #expect(records.allSatisfy { !($0.status == .incomplete && $0.reason == "recording") })
+    }
+
+    @Test func aClosedOutputPipeStopsTheRecordingLikeCtrlC() throws {
+        let folder = try TemporaryFolder()
+        let output = Pipe()
+        let process = try startRecording(in: folder, output: output)
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 128 + SIGPIPE)
+        let records = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string).sessions()
+        #expect(records.last?.reason == "interrupted by SIGPIPE")
+        #expect(try runGesture(["check"], in: folder.path).status == 0)
+    }
+
+    @Test func appendingToAFileWhoseLastRowLacksItsNewlineAddsItFirst() throws {
+        let folder = try TemporaryFolder()
+        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        try runGesture(record, in: folder.path).succeeded()
+        let file = folder.path.appending("recordings/ann-recordings.csv").string
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let rows = try readRows(FilePath(file)).count
+        try String(text.dropLast()).write(toFile: file, atomically: true, encoding: .utf8)
+        try runGesture(record + ["--append", "--seed", "2"], in: folder.path).succeeded()
+        #expect(try readRows(FilePath(file)).count == 2 * rows)
+        #expect(try runGesture(["check"], in: folder.path).status == 0)
+    }
+
+    @Test func appendingToAFileThatEndsInHalfARowIsRefusedAndChangesNothing() throws {
+        let folder = try TemporaryFolder()
+        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        try runGesture(record, in: folder.path).succeeded()
+        let file = folder.path.appending("recordings/ann-recordings.csv").string
+        let text = try String(contentsOfFile: file, encoding: .utf8) + "2027-01-01T00:00:00.000Z-9,chop,0.1"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try runGesture(record + ["--append"], in: folder.path)
+        #expect(result.status != 0)
+        #expect(result.error.split(separator: "\n").count == 1)
+        #expect(result.error.contains("ann-recordings.csv: its last line is not a whole row"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
+        let repair = try runGesture(["check", "--repair"], in: folder.path)
+        #expect(repair.status == 0, "\(repair.output)\(repair.error)")
+        try runGesture(record + ["--append"], in: folder.path).succeeded()
+    }
+}
