@@ -183,6 +183,13 @@ let package = Package(
             name: "GestureLiveTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureTestSupport"]),
         .testTarget(
+            name: "FuzzTests",
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureSensors", "GestureAnalysis", "GestureLearning",
+                "GestureTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
             name: "CommandLineTests",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureTestSupport",

@@ -158,7 +158,10 @@ enum CSVBytes {
     /// strtod on a NUL-terminated copy; Swift's own parser refuses leading whitespace, so must this.
     private static func strtodDouble(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let first = field.first, first > 0x20 else { return nil }
-        guard field.count < 64 else { return Double(String(decoding: field, as: UTF8.self)) }
+        // Double(String) reads a C string: it would stop at a NUL and take the digits before it.
+        guard field.count < 64 else {
+            return field.contains(0) ? nil : Double(String(decoding: field, as: UTF8.self))
+        }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             for (k, byte) in field.enumerated() { buffer[k] = CChar(bitPattern: byte) }
             buffer[field.count] = 0

@@ -62,6 +62,9 @@ public struct Manifest: Equatable, Sendable {
         for (offset, line) in RecordingCSV.lines(of: text).enumerated() {
             let fail = { (reason: String) in CSVError(file: file, line: offset + 1, reason: reason) }
             if line.isEmpty || line.hasPrefix("#") { continue }
+            guard !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw fail("'\(line.quoted())' holds a control character")
+            }
             guard sawFormat else {
                 guard line == Self.formatLine else {
                     throw fail("not a GestureLab manifest: the first line must be '\(Self.formatLine)'")
@@ -70,13 +73,15 @@ public struct Manifest: Equatable, Sendable {
                 continue
             }
             guard let space = line.firstIndex(of: " ") else {
-                throw fail("expected '<keyword> <value>', found '\(line)'")
+                throw fail("expected '<keyword> <value>', found '\(line.quoted())'")
             }
             let (keyword, value) = (String(line[..<space]), String(line[line.index(after: space)...]))
             switch keyword {
             case "recordings": recordings = value
             case "rate":
-                guard let hz = Double(value), hz > 0 else { throw fail("rate '\(value)' is not a positive number") }
+                guard let hz = Double(value), hz > 0, hz.isFinite else {
+                    throw fail("rate '\(value.quoted())' is not a positive number")
+                }
                 rate = hz
             default:
                 guard let part = Part(rawValue: keyword) else {

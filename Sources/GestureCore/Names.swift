@@ -63,9 +63,10 @@ private func requirePlainName(_ text: String, what: String) throws(InvalidName) 
     }
     if let bad = text.first(where: {
         $0 == "/" || $0 == "\\" || $0 == "," || $0 == "\"" || $0.isNewline || $0.isWhitespace
+            || $0.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }) {
-        let shown = bad.isWhitespace ? "whitespace" : "'\(bad)'"
-        throw InvalidName(description: "\(what) '\(text)' contains \(shown); use letters, digits, '_' or '.'")
+        let shown = bad.isWhitespace ? "whitespace" : "'\(String(bad).quoted())'"
+        throw InvalidName(description: "\(what) '\(text.quoted())' contains \(shown); use letters, digits, '_' or '.'")
     }
     if text == "." || text == ".." {
         throw InvalidName(description: "\(what) '\(text)' is not a name")

@@ -206,7 +206,9 @@ public enum RecordingCSV {
         private func columnIndex(header names: [String]) throws(CSVError) -> [Int] {
             let missing = RecordingCSV.columns.filter { !names.contains($0) }
             guard missing.isEmpty else {
-                throw error("header lacks \(missing.joined(separator: ", ")); it has \(names.joined(separator: ", "))")
+                throw error(
+                    "header lacks \(missing.joined(separator: ", ")); it has \(names.joined(separator: ", ").quoted(limit: 300))"
+                )
             }
             return RecordingCSV.columns.map { names.firstIndex(of: $0)! }
         }
@@ -238,7 +240,7 @@ public enum RecordingCSV {
             let id = try session(0)
             let codeText = fields.string(1)
             guard let code = Int(codeText), RecordingCSV.bookActivities.indices.contains(code) else {
-                throw error("activity '\(codeText)' is not one of Machine Learning by Tutorials' codes 0-3")
+                throw error("activity '\(codeText.quoted())' is not one of Machine Learning by Tutorials' codes 0-3")
             }
             var values: [Double] = []
             for offset in DeviceMotion.featureNames.indices {
@@ -258,6 +260,9 @@ public enum RecordingCSV {
         /// allocating a string per row.
         private mutating func session(_ field: Int) throws(CSVError) -> SessionID {
             guard !fields[field].isEmpty else { throw error("sessionId is empty") }
+            guard !fields[field].contains(where: { $0 < 0x20 || $0 == 0x7f }) else {
+                throw error("sessionId '\(fields.string(field).quoted())' holds a control character")
+            }
             return lastSession.value(for: fields[field]) { SessionID(rawValue: $0) }!
         }
 
@@ -278,7 +283,10 @@ public enum RecordingCSV {
         /// The number in a field; `column` is its position in `RecordingCSV.columns`, for the error.
         private func number(_ field: Int, column: Int) throws(CSVError) -> Double {
             guard let value = CSVBytes.double(fields[field]) else {
-                throw error("\(RecordingCSV.columns[column]) '\(fields.string(field))' is not a number")
+                throw error("\(RecordingCSV.columns[column]) '\(fields.string(field).quoted())' is not a number")
+            }
+            guard value.isFinite || RecordingCSV.columns[column] != "timestamp" else {
+                throw error("timestamp '\(fields.string(field).quoted())' is not a finite number of seconds")
             }
             return value
         }

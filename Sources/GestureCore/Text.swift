@@ -12,6 +12,19 @@ extension StringProtocol {
     }
 }
 
+extension StringProtocol {
+    /// The text as an error message may quote it: at most `limit` characters, control characters
+    /// escaped, so that a 20 MB line or a NUL byte still gives a one-line message.
+    public func quoted(limit: Int = 40) -> String {
+        var shown = ""
+        for scalar in unicodeScalars {
+            guard shown.count < limit else { return shown + "… (\(utf8.count) bytes)" }
+            shown += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return shown
+    }
+}
+
 extension Double {
     /// Six significant digits at most, without a trailing ".0", as "%g" prints a rate: 100, 0.5, 33.3333.
     public var shortText: String {

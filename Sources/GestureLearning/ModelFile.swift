@@ -84,8 +84,15 @@ extension GestureModel {
             architecture.windowSize, architecture.classes, architecture.convolutionFilters,
             architecture.lstmUnits, architecture.denseUnits,
         ]
-        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), header.window > 0, header.windowsPerChunk > 0 else {
-            throw inconsistent("layer sizes \(sizes), window \(header.window)")
+        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), (1...1 << 16).contains(header.window),
+            (1...1 << 12).contains(header.windowsPerChunk)
+        else {
+            throw inconsistent(
+                "layer sizes \(sizes), window \(header.window), \(header.windowsPerChunk) windows per chunk")
+        }
+        // Rates a model can be trained at, from the book's 25 Hz to any IMU's fastest.
+        guard header.samplingRate.isFinite, (0.1...100_000).contains(header.samplingRate) else {
+            throw inconsistent("sampling rate \(header.samplingRate) Hz")
         }
         guard architecture.windowSize == header.window * features else {
             throw inconsistent(

@@ -61,7 +61,7 @@ public struct ProfileError: Error, Equatable, CustomStringConvertible {
     public var field: String
     public var reason: String
 
-    public var description: String { "\(file):\(line): \(field): \(reason)" }
+    public var description: String { "\(file):\(line): \(field.isEmpty ? "" : "\(field): ")\(reason)" }
 }
 
 extension DeviceProfile {
@@ -73,7 +73,9 @@ extension DeviceProfile {
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.prefix { $0 != "#" }.trimmed
             guard !line.isEmpty else { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { String($0.trimmed) }
+            let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0.trimmed)
+            }
             func fail(_ reason: String) -> ProfileError {
                 ProfileError(file: file, line: index + 1, field: parts[0], reason: reason)
             }
@@ -81,7 +83,7 @@ extension DeviceProfile {
                 guard let value else { throw fail(reason) }
                 return value
             }
-            guard parts.count == 2, !parts[1].isEmpty else { throw fail("expected 'field = value'") }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("expected 'field = value'") }
             let value = parts[1]
             switch parts[0] {
             case "name": name = value

@@ -35,7 +35,10 @@ public final class ReplaySensor: MotionSensor {
             throw SensorError(device: id, reason: "\(error)")
         }
         guard rows.count > 1 else { throw SensorError(device: id, reason: "\(file) holds fewer than two samples") }
-        recordedRate = 1 / (rows.medianInterval ?? 0.01)
+        try Self.checkTimes(rows, device: id)
+        // Rounded to a millionth of a hertz, so that asking for the recorded rate is not refused
+        // over the last bit of the median interval.
+        recordedRate = (1e6 / (rows.medianInterval ?? 0.01)).rounded() / 1e6
         offsets = Self.offsets(rows, period: 1 / recordedRate)
         readings = rows
         self.clock = clock
@@ -67,6 +70,23 @@ public final class ReplaySensor: MotionSensor {
         return RawSample(
             time: time, acceleration: readings[index].rawAcceleration,
             rotationRate: readings[index].rawRotationRate)
+    }
+
+    /// The longest pause a replay plays: a longer one is a broken timestamp, not a recording.
+    public static let longestPause = 60.0
+
+    /// Within a session, each timestamp must come after the one before it, by no more than `longestPause`.
+    private static func checkTimes(_ rows: [RecordingRow], device: String) throws(SensorError) {
+        for index in rows.indices.dropFirst() where rows[index].session == rows[index - 1].session {
+            let step = rows[index].timestamp - rows[index - 1].timestamp
+            guard step > 0, step <= longestPause else {
+                throw SensorError(
+                    device: device,
+                    reason:
+                        "row \(index + 1) (session \(rows[index].session)): timestamp \(rows[index].timestamp) is "
+                        + (step > 0 ? "more than \(Int(longestPause)) s after" : "not after") + " the one before it")
+            }
+        }
     }
 
     /// Each row's time since the first, sessions laid end to end.

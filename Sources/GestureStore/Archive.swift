@@ -17,7 +17,13 @@ public struct Archive: Sendable {
     /// Told what a change waits for before it waits.
     public let waiting: LockWait
 
+    /// Opens an existing recordings folder's archive.
     public init(folder: RecordingsFolder, waiting: LockWait = .saying { _ in }) throws(StoreError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.root.string, isDirectory: &isFolder), isFolder.boolValue
+        else {
+            throw StoreError("no recordings folder at \(folder.root)")
+        }
         self.folder = folder
         self.waiting = waiting
         let say: (@Sendable (String) -> Void)? = if case .saying(let say) = waiting { say } else { nil }

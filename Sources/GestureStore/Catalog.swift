@@ -228,6 +228,21 @@ public final class Catalog: Sendable {
         return inserted
     }
 
+    /// Adds the sessions that are missing and replaces those whose record differs, in one
+    /// transaction; returns how many it changed.
+    public func save(_ records: [SessionRecord]) throws(StoreError) -> Int {
+        var changed = 0
+        try write("save \(records.count) sessions") { db in
+            for record in records where try SessionRecord.fetchOne(db, key: record.id) != record {
+                let existed = try record.exists(db)
+                try record.save(db)
+                try Self.log(db, session: record.id, action: existed ? "replaced" : "recorded", reason: nil)
+                changed += 1
+            }
+        }
+        return changed
+    }
+
     /// Takes back a session that never got a row: a recording stopped before its first take.
     public func withdraw(_ id: SessionID) throws(StoreError) {
         try write("withdraw session \(id)") { db in

@@ -110,6 +110,8 @@ extension Archive {
     private func withEveryUsersLock<T>(
         for activity: String, _ body: (_ busy: [UserID: String]) throws(StoreError) -> T
     ) throws(StoreError) -> T {
+        // Nobody changes a folder that cannot be written to; checking it needs no lock.
+        guard access(folder.root.string, W_OK) == 0 else { return try body([:]) }
         let names = folder.csvFiles(in: folder.root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
         var locks: [UserLock] = []
         var busy: [UserID: String] = [:]

@@ -35,6 +35,10 @@ public struct RecordingsFolder: Sendable {
 
     /// Creates the folder if needed and checks that it can be written to.
     public func prepare() throws(StoreError) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root.string, isDirectory: &isFolder), !isFolder.boolValue {
+            throw StoreError("the recordings folder \(root) is a file, not a folder")
+        }
         do {
             try FileManager.default.createDirectory(atPath: locksFolder.string, withIntermediateDirectories: true)
         } catch {
@@ -65,6 +69,23 @@ public struct RecordingsFolder: Sendable {
 public struct StoreError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension RecordingsFolder {
+    /// Writes a whole recording file that does not exist yet, all at once; says whether it wrote
+    /// it. A file that holds exactly these rows already (the same import, repeated after a stop) is
+    /// left as it is; one that holds anything else is an error.
+    public func createRecording(_ rows: [RecordingRow], at path: FilePath) throws(StoreError) -> Bool {
+        let text = ([RecordingCSV.header] + rows.map(RecordingCSV.line(for:))).joined(separator: "\n") + "\n"
+        if FileManager.default.fileExists(atPath: path.string) {
+            guard (try? String(contentsOfFile: path.string, encoding: .utf8)) == text else {
+                throw StoreError("\(path) exists and holds other rows; move it aside, or import under another name")
+            }
+            return false
+        }
+        try replaceContents(of: path, with: text)
+        return true
+    }
 }
 
 /// Appends whole rows to a user's recording file: each batch is one write, and a batch that

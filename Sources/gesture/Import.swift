@@ -69,10 +69,13 @@ struct Import: ParsableCommand {
             throw Failure.usage("--sample-rate \(sampleRate) is not a positive number")
         }
         let summary = try analysing {
-            try Importer(folder: folder.folder, mapping: ColumnMapping(map), options: options).run(FilePath(file))
+            try Importer(
+                folder: folder.folder, mapping: ColumnMapping(map), options: options, waiting: .saying(Terminal.note)
+            ).run(FilePath(file))
         }
         Terminal.say(
-            "imported \(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)"
+            (summary.wasComplete ? "\(file) was imported already: " : "imported ")
+                + "\(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)"
         )
         Terminal.say(
             Summary.table(

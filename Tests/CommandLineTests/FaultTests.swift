@@ -77,6 +77,74 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
         #expect(step == 4, "a discard or restore has three durable steps: the catalog, then each file")
     }
 
+    /// A long-format file of three users with two sessions each.
+    private func writeLongFormat(in folder: TemporaryFolder) throws -> [String] {
+        var lines = ["who,take,what,x,y,z,gx,gy,gz"]
+        for user in ["ann", "ben", "cat"] {
+            for take in 1...2 {
+                for k in 0..<20 { lines.append("\(user),\(take),wave,0,\(Double(k) / 20),1,0,0,0") }
+            }
+        }
+        let path = folder.path.appending("other.csv").string
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        // The catalog dates imported sessions by their file.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_800_000_000)], ofItemAtPath: path)
+        return [
+            "import", "other.csv", "--sample-rate", "20",
+            "--map", "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz",
+        ]
+    }
+
+    /// Stops an import dead after each durable step (each user's file, then the catalog); `check`
+    /// names what is missing, and running the import again finishes it, to the same files and
+    /// catalog as an import that was never stopped.
+    @Test func anImportKilledAfterAnyStepIsFinishedByRunningItAgain() throws {
+        let clean = try TemporaryFolder()
+        let arguments = try writeLongFormat(in: clean)
+        try runGesture(arguments, in: clean.path).succeeded()
+        let expected = try allLines(in: clean.recordings.root)
+        let sessions = try runGesture(["sessions", "--json"], in: clean.path).succeeded().output
+        var step = 1
+        while true {
+            let folder = try TemporaryFolder()
+            _ = try writeLongFormat(in: folder)
+            let result = try runGesture(arguments, in: folder.path, environment: environment(crashingAfterStep: step))
+            if result.status == 0 { break }
+            #expect(result.status == SIGKILL, "step \(step): \(result.error)")
+            if step < 4 { #expect(try runGesture(["check"], in: folder.path).status == 1, "step \(step)") }
+            let again = try runGesture(arguments, in: folder.path).succeeded()
+            #expect(again.output.contains(step < 4 ? "imported 6 sessions" : "was imported already"), "step \(step)")
+            #expect(try allLines(in: folder.recordings.root) == expected, "step \(step)")
+            #expect(try runGesture(["sessions", "--json"], in: folder.path).succeeded().output == sessions)
+            try runGesture(["check"], in: folder.path).succeeded()
+            step += 1
+        }
+        #expect(step == 5, "an import of three users has four durable steps")
+    }
+
+    @Test func twoImportsOfTheSameFileAtOnceImportItOnce() throws {
+        let folder = try TemporaryFolder()
+        let arguments = try writeLongFormat(in: folder)
+        let results = try [0, 1].map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: gestureExecutable)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in results {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        #expect(try allLines(in: folder.recordings.root).values.allSatisfy { $0 == 1 })
+        #expect(try allLines(in: folder.recordings.root).count == 120)
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+
     @Test func aRecordingKilledMidTakeIsExplainedAndRepairedByCheck() throws {
         let folder = try TemporaryFolder()
         let process = try startRecording(in: folder)
@@ -104,6 +172,15 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
         let records = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string).sessions()
         #expect(records.last?.reason == "interrupted by SIGPIPE")
         #expect(try runGesture(["check"], in: folder.path).status == 0)
+    }
+
+    @Test(arguments: [["sessions"], ["check"], ["discard", "x", "--reason", "r"], ["restore", "x"]])
+    func aMissingRecordingsFolderIsSaidSo(arguments: [String]) throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture(arguments, in: folder.path)
+        #expect(result.status != 0)
+        #expect(result.error == "gesture: no recordings folder at recordings\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path.appending("recordings").string))
     }
 
     @Test func appendingToAFileWhoseLastRowLacksItsNewlineAddsItFirst() throws {

@@ -21,6 +21,10 @@ import struct SystemPackage.FilePath
         (["--user", "ann", "--gesture", "shake", "--sim-faults", "sneeze"], "unknown fault 'sneeze'"),
         (["--user", "ann", "--gesture", "shake", "--takes", "1000000000"], "takes must be from 1 to 1000"),
         (["--user", "ann", "--gesture", "shake", "--take", "1e12"], "take must be from 0 to 3600 seconds"),
+        (
+            ["--user", "ann", "--gesture", "shake", "--recordings", "/etc/hostname"],
+            "/etc/hostname is a file, not a folder"
+        ),
     ])
     func badInputIsOneLineAndExitCodeTwoBeforeSampling(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()

@@ -85,19 +85,40 @@ private func plainRows(
         #expect(session.rows.allSatisfy { $0.motion.userAcceleration == $0.rawAcceleration })
     }
 
-    @Test func importingTheSameFileTwiceIsRefusedBeforeWriting() throws {
+    @Test func importingTheSameFileAgainFindsItCompleteAndChangesNothing() throws {
         let temporary = try TemporaryFolder()
         var options = ImportOptions()
         options.sampleRate = 10
         options.user = "bm"
         let importer = Importer(
             folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
-        _ = try importer.run(FilePath(Self.basicMotions))
+        let first = try importer.run(FilePath(Self.basicMotions))
+        #expect(!first.wasComplete)
         let file = temporary.recordings.root.appending("bm-basic-motions-subset.csv").string
         let before = try String(contentsOfFile: file, encoding: .utf8)
-        let error = try #require(throws: AnalysisError.self) { try importer.run(FilePath(Self.basicMotions)) }
-        #expect(error.description.contains("imported already"))
+        let catalog = try Catalog(path: temporary.recordings.catalogPath.string)
+        let records = try catalog.sessions()
+        let again = try importer.run(FilePath(Self.basicMotions))
+        #expect(again.wasComplete)
+        #expect(again.sessions == first.sessions)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == before)
+        #expect(try catalog.sessions() == records)
+    }
+
+    @Test func aFileOfTheSameNameWithOtherRowsIsNotOverwritten() throws {
+        let temporary = try TemporaryFolder()
+        var options = ImportOptions()
+        options.sampleRate = 10
+        options.user = "bm"
+        try temporary.recordings.prepare()
+        let file = temporary.recordings.root.appending("bm-basic-motions-subset.csv").string
+        try "someone else's\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let importer = Importer(
+            folder: temporary.recordings, mapping: try ColumnMapping(Self.basicMotionsMapping), options: options)
+        let error = try #require(throws: AnalysisError.self) { try importer.run(FilePath(Self.basicMotions)) }
+        #expect(error.description.contains("exists and holds other rows"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "someone else's\n")
+        #expect(try Catalog(path: temporary.recordings.catalogPath.string).sessions().isEmpty)
     }
 }
 
@@ -153,7 +174,37 @@ private func plainRows(
         let error = try #require(throws: AnalysisError.self) {
             try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
         }
-        #expect(error.description == "\(path):3: accelY 'zero' is not a number")
+        #expect(error.description == "\(path):3: accelY 'zero' is not a finite number")
+    }
+
+    @Test func aByteOrderMarkBeforeTheHeaderIsAccepted() throws {
+        let temporary = try TemporaryFolder()
+        let path = try write("\u{FEFF}case,x,y,z,gx,gy,gz\nc1,0,0,1,0,0,0\nc1,0,0,1,0,0,0\n", in: temporary)
+        var options = ImportOptions()
+        options.sampleRate = 50
+        options.user = "ann"
+        let mapping = try ColumnMapping(
+            "session=case,label=case,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let summary = try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        #expect(summary.rowCount == 2)
+    }
+
+    @Test(arguments: [
+        ("ann,1\u{0}2,wave,0,0,1,0,0,0", "the session '1\\02' holds a control character"),
+        ("ann,1,wave,0,0,1" + String(repeating: "0", count: 70) + "\u{0}5,0,0,0", "is not a finite number"),
+    ])
+    func aNulByteIsAnErrorNotATruncatedValue(line: String, message: String) throws {
+        let temporary = try TemporaryFolder()
+        let path = try write("who,take,what,x,y,z,gx,gy,gz\nann,1,wave,0,0,1,0,0,0\n\(line)\n", in: temporary)
+        var options = ImportOptions()
+        options.sampleRate = 50
+        let mapping = try ColumnMapping(
+            "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        }
+        #expect(error.description.hasPrefix("\(path):3: "))
+        #expect(error.description.contains(message))
     }
 
     @Test func aMappingWithoutTheRequiredFieldsSaysWhichAreMissing() {

@@ -71,11 +71,15 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
     ]
 
     @Test func awkwardDoublesSurviveLineAndRowsBitForBit() throws {
-        // Every awkward value in every column, by rotating the list across rows.
+        // Every awkward value in every column, by rotating the list across rows; but the timestamp,
+        // which must be finite.
         let rows = (0..<Self.awkward.count).map { shift in
             row(
                 session: "2024-05-01T10:00:00Z-\(shift + 1)", activity: shift.isMultiple(of: 2) ? .rest : .drive,
-                (0..<19).map { Self.awkward[($0 + shift) % Self.awkward.count] })
+                (0..<19).map { column in
+                    let value = Self.awkward[(column + shift) % Self.awkward.count]
+                    return column == 0 && !value.isFinite ? Double(shift) : value
+                })
         }
         let text = ([RecordingCSV.header] + rows.map(RecordingCSV.line(for:))).joined(separator: "\n") + "\n"
         let read = try RecordingCSV.rows(in: text, file: "alice.csv")
@@ -224,6 +228,20 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
         #expect(e.reason.contains("gravZ"))
         #expect(e.reason.contains("'abc'"))
         #expect(e.description.hasPrefix("bob-rec.csv:2: "))
+    }
+
+    @Test func aHugeOrNulFilledFieldGivesAShortOneLineError() throws {
+        let huge = try error(
+            in: file(replacingLine: 2, with: replacing("gravZ", with: String(repeating: "9", count: 100) + "x")))
+        #expect(huge.reason == "gravZ '\(String(repeating: "9", count: 40))… (101 bytes)' is not a number")
+        let nul = try error(
+            in: file(replacingLine: 2, with: replacing("gravZ", with: String(repeating: "1", count: 70) + "\u{0}5")))
+        #expect(nul.reason.contains("is not a number"))
+        #expect(!nul.reason.contains("\u{0}"))
+        let session = try error(in: file(replacingLine: 3, with: replacing("sessionId", with: "s\u{0}1")))
+        #expect(session.reason == "sessionId 's\\01' holds a control character")
+        let time = try error(in: file(replacingLine: 3, with: replacing("timestamp", with: "inf")))
+        #expect(time.reason == "timestamp 'inf' is not a finite number of seconds")
     }
 
     @Test func emptyNumberIsAnError() throws {

@@ -53,6 +53,17 @@ import Testing
         #expect(throws: ModelFileError.self) { try GestureModel(serialized: notANumber.serialized()) }
     }
 
+    /// Header values that would crash detection or ask for gigabytes, behind a checksum that matches.
+    @Test func impossibleHeaderValuesAreErrors() throws {
+        let model = try trainSmallModel(epochs: 1)
+        var slow = model
+        slow.samplingRate = 1e-300
+        #expect(throws: ModelFileError.self) { try GestureModel(serialized: slow.serialized()) }
+        var huge = model
+        huge.windowing.windowsPerChunk = 100_000_000
+        #expect(throws: ModelFileError.self) { try GestureModel(serialized: huge.serialized()) }
+    }
+
     /// A float count no file could hold, behind a checksum that matches: an error, not a crash.
     @Test func impossibleCountsAreErrors() throws {
         var bytes = try trainSmallModel(epochs: 1).serialized()

@@ -55,13 +55,15 @@ import Testing
         ("match = x\ncolour = red", 2, "colour"),
         ("match = x\nrate", 2, "rate"),
         ("name = no match", 1, "match"),
+        ("match = x\n=", 2, ""),
+        ("match = x\n = 5", 2, ""),
     ])
     func aMalformedProfileNamesFileLineAndField(text: String, line: Int, field: String) {
         let error = #expect(throws: ProfileError.self) { try DeviceProfile(text: text, file: "bad.profile") }
         #expect(error?.file == "bad.profile")
         #expect(error?.line == line)
         #expect(error?.field == field)
-        #expect(error?.description.hasPrefix("bad.profile:\(line): \(field): ") == true)
+        #expect(error?.description.hasPrefix("bad.profile:\(line): \(field.isEmpty ? "" : "\(field): ")") == true)
     }
 
     @Test func theShippedProfilesAllParseAndTheFirstMatchWins() throws {

@@ -36,6 +36,27 @@ import Testing
         #expect(throws: SensorError.self) { try sensor.read(now: clock.now()) }
     }
 
+    @Test(arguments: [
+        (Double.infinity, "timestamp 'inf' is not a finite number of seconds"),
+        (.nan, "timestamp 'nan' is not a finite number of seconds"),
+        (1e300, "row 3 (session a): timestamp 1e+300 is more than 60 s after the one before it"),
+        (0.01, "row 3 (session a): timestamp 0.01 is not after the one before it"),
+    ])
+    func aTimestampNoReplayCanPlayIsAClearError(time: Double, message: String) throws {
+        let file = try writeRecording([("a", 0, 1), ("a", 0.02, 2), ("a", time, 3)])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let error = #expect(throws: SensorError.self) { try ReplaySensor(file: file, clock: ManualClock()) }
+        #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
+    }
+
+    @Test func theRecordedRateIsOneThatCanBeAskedFor() throws {
+        let file = try writeRecording((0..<50).map { ("a", 0.1 + Double($0) * 0.01, 0) })
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let sensor = try ReplaySensor(file: file, clock: ManualClock())
+        #expect(sensor.info.maximumRate == 100)
+        #expect(throws: Never.self) { try sensor.validate(rate: 100) }
+    }
+
     @Test func aFileThatIsNotARecordingIsAClearError() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).csv").path
         try "name,age\nbob,3\n".write(toFile: path, atomically: true, encoding: .utf8)

@@ -35,7 +35,7 @@ public struct ColumnMapping: Sendable, Equatable {
         for (field, column) in columns {
             guard let index = header.firstIndex(of: column) else {
                 throw AnalysisError(
-                    "\(file) has no column '\(column)' (mapped to \(field.rawValue)); its columns are \(header.joined(separator: ", "))",
+                    "\(file) has no column '\(column)' (mapped to \(field.rawValue)); its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
                     setting: .columnMapping)
             }
             positions[field] = index

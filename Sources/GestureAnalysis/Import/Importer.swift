@@ -9,6 +9,8 @@ import struct SystemPackage.FilePath
 public struct ImportSummary: Sendable {
     public var sessions: [SessionRecord]
     public var files: [FilePath]
+    /// Whether the files and the catalog held all of it already: nothing was written.
+    public var wasComplete: Bool
 
     public var users: [UserID] { Set(sessions.map(\.user)).sorted() }
     public var rowCount: Int { sessions.reduce(0) { $0 + $1.sampleCount } }
@@ -21,75 +23,76 @@ public struct ImportSummary: Sendable {
 /// Session IDs are `<source name>:<user>:<session>`. An accelerometer with gravity removed gives
 /// the filter no gravity to level on: gravity and attitude are then integrated from the gyroscope
 /// alone, from an assumed level start, and are not the device's true tilt (see `motion(of:)`).
+///
+/// An import holds its users' locks throughout, writes each user's file whole (renamed into
+/// place), then enters every session in the catalog in one transaction. Repeated after a stop, it
+/// finds the files it wrote and finishes; repeated after it finished, it changes nothing.
 public struct Importer {
     public var folder: RecordingsFolder
     public var mapping: ColumnMapping
     public var options: ImportOptions
+    public var waiting: LockWait
 
-    public init(folder: RecordingsFolder, mapping: ColumnMapping, options: ImportOptions) {
+    public init(folder: RecordingsFolder, mapping: ColumnMapping, options: ImportOptions, waiting: LockWait = .never) {
         self.folder = folder
         self.mapping = mapping
         self.options = options
+        self.waiting = waiting
     }
 
     public func run(_ source: FilePath) throws(AnalysisError) -> ImportSummary {
         let file = try LongFormatFile(path: source, mapping: mapping, options: options)
         guard !file.sessions.isEmpty else { throw AnalysisError("\(source): no samples after the header") }
-        let sourceName = source.stem ?? "import"
+        let users = Dictionary(grouping: file.sessions, by: \.user).sorted { $0.key < $1.key }
         do {
-            try folder.prepare()
+            let locks = try UserLock.all(users.map(\.key), in: folder, for: "importing", wait: waiting)
+            defer { withExtendedLifetime(locks) {} }
             let catalog = try Catalog(path: folder.catalogPath.string)
-            let ids = file.sessions.map { Self.sessionID(source: sourceName, $0) }
-            let existing = try catalog.sessions(SessionFilter(ids: ids))
-            guard existing.isEmpty else {
-                throw AnalysisError(
-                    "\(source) was imported already: the catalog holds \(existing.count) of its sessions, e.g. \(existing[0].id)"
-                )
-            }
-            var summary = ImportSummary(sessions: [], files: [])
-            for (user, sessions) in Dictionary(grouping: file.sessions, by: \.user).sorted(by: { $0.key < $1.key }) {
-                let path = folder.root.appending("\(user)-\(sourceName).csv")
+            var summary = ImportSummary(sessions: [], files: [], wasComplete: true)
+            for (user, sessions) in users {
+                let path = folder.root.appending("\(user)-\(source.stem ?? "import").csv")
+                let (rows, records) = convert(sessions, of: user, file: path, source: source)
+                if try folder.createRecording(rows, at: path) { summary.wasComplete = false }
                 summary.files.append(path)
-                summary.sessions += try write(sessions, of: user, to: path, source: source, catalog: catalog)
+                summary.sessions += records
             }
+            if try catalog.save(summary.sessions) > 0 { summary.wasComplete = false }
             return summary
-        } catch let error as AnalysisError {
-            throw error
         } catch {
             throw AnalysisError("\(error)")
         }
     }
 
-    private func write(
-        _ sessions: [LongFormatFile.Session], of user: UserID, to path: FilePath, source: FilePath,
-        catalog: Catalog
-    ) throws -> [SessionRecord] {
-        let lock = try UserLock(user: user, in: folder, for: "importing", wait: .saying { _ in })
-        defer { withExtendedLifetime(lock) {} }
-        let appender = try RecordingAppender(path: path)
-        let now = WallClock.iso8601(Date())
+    /// A user's sessions as rows and catalog records. Their start and end are the source file's
+    /// modification time, not the import's, so that a repeat gives the same records.
+    private func convert(
+        _ sessions: [LongFormatFile.Session], of user: UserID, file path: FilePath, source: FilePath
+    ) -> (rows: [RecordingRow], records: [SessionRecord]) {
+        let modified = (try? FileManager.default.attributesOfItem(atPath: source.string)[.modificationDate]) as? Date
+        let time = WallClock.iso8601(modified ?? Date(timeIntervalSince1970: 0))
+        var rows: [RecordingRow] = []
         var records: [SessionRecord] = []
         for (take, session) in sessions.enumerated() {
             let id = Self.sessionID(source: source.stem ?? "import", session)
-            let rows = zip(session.samples, zip(session.labels, motion(of: session.samples))).map { sample, labeled in
+            let sessionRows = zip(session.samples, zip(session.labels, motion(of: session.samples))).map {
+                sample, labeled in
                 RecordingRow(
                     session: id, activity: labeled.0, timestamp: sample.time - session.samples[0].time,
-                    motion: labeled.1, rawAcceleration: sample.acceleration,
-                    rawRotationRate: sample.rotationRate)
+                    motion: labeled.1, rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate)
             }
-            try appender.append(rows)
+            rows += sessionRows
             let timing = TimingStats(
-                times: rows.map(\.timestamp), nominalRate: options.sampleRate ?? 1 / (rows.medianInterval ?? .nan))
-            let record = SessionRecord(
-                id: id, user: user, gesture: session.labels[0], take: take + 1,
-                start: now, end: now, device: "import:\(source.lastComponent!.string)",
-                requestedRate: timing.nominalRate, deviceRate: timing.nominalRate, achievedRate: timing.achievedRate,
-                jitterMs: timing.jitter * 1000,
-                sampleCount: rows.count, file: folder.relative(path), status: .kept)
-            try catalog.insert(record)
-            records.append(record)
+                times: sessionRows.map(\.timestamp),
+                nominalRate: options.sampleRate ?? 1 / (sessionRows.medianInterval ?? .nan))
+            records.append(
+                SessionRecord(
+                    id: id, user: user, gesture: session.labels[0], take: take + 1,
+                    start: time, end: time, device: "import:\(source.lastComponent!.string)",
+                    requestedRate: timing.nominalRate, deviceRate: timing.nominalRate,
+                    achievedRate: timing.achievedRate, jitterMs: timing.jitter * 1000,
+                    sampleCount: sessionRows.count, file: folder.relative(path), status: .kept))
         }
-        return records
+        return (rows, records)
     }
 
     /// Device motion for one session, a fresh filter per session. With gravity removed, the filter

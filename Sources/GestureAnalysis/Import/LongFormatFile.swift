@@ -16,13 +16,15 @@ struct LongFormatFile {
 
     init(path: FilePath, mapping: ColumnMapping, options: ImportOptions) throws(AnalysisError) {
         let name = path.lastComponent!.string
-        let text = String(decoding: try RecordingFile.contents(of: path), as: UTF8.self)
+        var text = String(decoding: try RecordingFile.contents(of: path), as: UTF8.self)
+        // Excel writes a byte-order mark before the header.
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var lines = RecordingCSV.lines(of: text).makeIterator()
         guard let headerLine = lines.next() else { throw AnalysisError("\(path): empty file, no header") }
         let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard mapping.columns[.user] != nil || options.user != nil else {
             throw AnalysisError(
-                "\(name) has no user column mapped (user=<column>) and no user was given; its columns are \(header.joined(separator: ", "))",
+                "\(name) has no user column mapped (user=<column>) and no user was given; its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
                 remedy: .user)
         }
         guard mapping.columns[.time] != nil || options.sampleRate != nil else {
@@ -32,7 +34,7 @@ struct LongFormatFile {
         let mirrorColumn = try options.mirror.map { rule throws(AnalysisError) in
             guard let index = header.firstIndex(of: rule.column) else {
                 throw AnalysisError(
-                    "\(path): the rows to mirror are where \(rule.column)=\(rule.value), but \(name) has no column '\(rule.column)'; its columns are \(header.joined(separator: ", "))",
+                    "\(path): the rows to mirror are where \(rule.column)=\(rule.value), but \(name) has no column '\(rule.column)'; its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
                     setting: .mirror)
             }
             return index
@@ -86,9 +88,13 @@ private struct LineReader {
         }
         let session = text(.session)!
         guard !session.isEmpty else { throw fail("the session column is empty") }
+        guard !session.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw fail("the session '\(session.quoted())' holds a control character")
+        }
         func number(_ field: ColumnMapping.Field) throws(AnalysisError) -> Double {
-            guard let value = Double(text(field)!) else {
-                throw fail("\(field.rawValue) '\(text(field)!)' is not a number")
+            // Double(String) reads a C string: it would stop at a NUL and take the digits before it.
+            guard !text(field)!.contains("\0"), let value = Double(text(field)!), value.isFinite else {
+                throw fail("\(field.rawValue) '\(text(field)!.quoted())' is not a finite number")
             }
             return value
         }

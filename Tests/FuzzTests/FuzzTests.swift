@@ -1,0 +1,127 @@
+import Foundation
+import GestureCore
+import GestureSensors
+import GestureTestSupport
+import Testing
+
+import struct SystemPackage.FilePath
+
+@testable import GestureAnalysis
+@testable import GestureLearning
+
+/// Mutated inputs for every format GestureLab reads from a user, from the seeds in
+/// Tests/Fixtures/fuzz and devices/: each must be read, or refused with the parser's own error;
+/// never a crash. What is read must also say the same when written back and read again.
+/// `GESTURE_FUZZ_INPUTS` sets how many inputs per format (10,000 unless set).
+@Suite struct FuzzTests {
+    static let inputs = ProcessInfo.processInfo.environment["GESTURE_FUZZ_INPUTS"].flatMap(Int.init) ?? 10_000
+
+    private func seeds(_ names: [String]) throws -> [[UInt8]] {
+        try names.map { Array(try Data(contentsOf: URL(fileURLWithPath: Repository.path($0)))) }
+    }
+
+    /// Runs `body` on `inputs` mutations of the seeds; returns how many it read and how many it refused.
+    private func fuzz(
+        _ format: String, seeds: [[UInt8]], _ body: ([UInt8]) throws -> Bool
+    ) rethrows -> (read: Int, refused: Int) {
+        var mutator = Mutator(seed: 1, format: format)
+        var read = 0
+        for index in 0..<Self.inputs {
+            if try body(mutator.mutate(seeds[index % seeds.count])) { read += 1 }
+        }
+        print("fuzz \(format): \(Self.inputs) inputs, \(read) read, \(Self.inputs - read) refused, none crashed")
+        return (read, Self.inputs - read)
+    }
+
+    @Test func recordingCSV() throws {
+        let counts = try fuzz("recording", seeds: seeds(["Tests/Fixtures/fuzz/recording.csv"])) {
+            (bytes: [UInt8]) throws -> Bool in
+            guard let rows = try? RecordingCSV.rows(in: String(decoding: bytes, as: UTF8.self), file: "f.csv") else {
+                return false
+            }
+            let lines = rows.map(RecordingCSV.line(for:))
+            let again = try RecordingCSV.rows(in: ([RecordingCSV.header] + lines).joined(separator: "\n"), file: "f")
+            #expect(again.map(RecordingCSV.line(for:)) == lines)
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    @Test func manifest() throws {
+        let counts = try fuzz("manifest", seeds: seeds(["Tests/Fixtures/fuzz/manifest.txt"])) {
+            (bytes: [UInt8]) throws -> Bool in
+            guard let manifest = try? Manifest(text: String(decoding: bytes, as: UTF8.self), file: "m") else {
+                return false
+            }
+            let again = try Manifest(text: manifest.text, file: "again")
+            #expect(
+                again == manifest,
+                "\(String(decoding: bytes, as: UTF8.self).debugDescription) read as \(manifest), again as \(again)")
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    @Test func deviceProfile() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Repository.path("devices"))
+            .filter { $0.hasSuffix(".profile") }.sorted().map { "devices/\($0)" }
+        let sample = RawSample(time: 1, acceleration: [0.1, -0.2, 1], rotationRate: [1, 2, 3])
+        let counts = try fuzz("profile", seeds: try seeds(names)) { (bytes: [UInt8]) throws -> Bool in
+            guard let profile = try? DeviceProfile(text: String(decoding: bytes, as: UTF8.self), file: "p") else {
+                return false
+            }
+            let applied = profile.apply(sample, mounting: true)
+            #expect((0..<3).allSatisfy { applied.acceleration[$0].isFinite && applied.rotationRate[$0].isFinite })
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    @Test func longFormatImport() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path.appending("other.csv")
+        let mapping = try ColumnMapping(
+            "user=who,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let counts = try fuzz("long format", seeds: seeds(["Tests/Fixtures/fuzz/long-format.csv"])) {
+            (bytes: [UInt8]) throws -> Bool in
+            try Data(bytes).write(to: URL(fileURLWithPath: path.string))
+            guard let file = try? LongFormatFile(path: path, mapping: mapping, options: ImportOptions()) else {
+                return false
+            }
+            for session in file.sessions {
+                #expect(session.samples.count == session.labels.count)
+                #expect(!session.key.isEmpty)
+                #expect(session.samples.allSatisfy { $0.time.isFinite })
+            }
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    /// The seed is a small model made here (a trained one is a megabyte of weights, and slow to
+    /// mutate ten thousand times); its layers are few units wide, its header like any other's. Half
+    /// the mutations get a checksum that matches, so that they reach the header and the weights.
+    @Test func modelFile() throws {
+        var architecture = Architecture(windowSize: 10, classes: 2)
+        architecture.convolutionFilters = 4
+        architecture.lstmUnits = 4
+        architecture.denseUnits = 4
+        let count = Network(architecture).parameterCount
+        let seed = GestureModel(
+            featureNames: ["rotX", "rotY"], windowing: Windowing(window: 5), samplingRate: 25,
+            classNames: ["rest", "shake"], normalization: FeatureNormalization(mean: [0, 0], deviation: [1, 1]),
+            architecture: architecture, parameters: (0..<count).map { Float($0 % 7) / 7 - 0.5 })
+        let counts = try fuzz("model", seeds: [seed.serialized()]) { (bytes: [UInt8]) throws -> Bool in
+            var bytes = bytes
+            if bytes.count > 8, bytes.count.isMultiple(of: 2) {
+                let checksum = fnv1a(bytes.dropLast(8))
+                bytes.replaceSubrange(
+                    bytes.count - 8..<bytes.count, with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+            }
+            guard let model = try? GestureModel(serialized: bytes) else { return false }
+            #expect(try GestureModel(serialized: model.serialized()) == model)
+            return true
+        }
+        #expect(counts.refused > 0)
+    }
+}
