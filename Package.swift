@@ -26,7 +26,7 @@ let package = Package(
         .target(
             name: "GestureStore",
             dependencies: [
-                "GestureCore",
+                "GestureCore", "GestureMotion",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

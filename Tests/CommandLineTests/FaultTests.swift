@@ -6,22 +6,6 @@ import Testing
 
 import struct SystemPackage.FilePath
 
-/// Every line of a recordings folder's CSV files, live, discarded and damaged, with how often it occurs.
-private func allLines(in recordings: FilePath) throws -> [Substring: Int] {
-    var counts: [Substring: Int] = [:]
-    for sub in ["", "discarded", "damaged", "damaged/discarded"] {
-        let folder = sub.isEmpty ? recordings : recordings.appending(sub)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
-        where name.hasSuffix(".csv") {
-            let text = try String(contentsOfFile: folder.appending(name).string, encoding: .utf8)
-            for line in text.split(separator: "\n") where line != Substring(RecordingCSV.header) {
-                counts[line, default: 0] += 1
-            }
-        }
-    }
-    return counts
-}
-
 private func environment(crashingAfterStep step: Int) -> [String: String] {
     ProcessInfo.processInfo.environment.merging(["GESTURE_CRASH_AFTER_STEP": "\(step)"]) { $1 }
 }
@@ -55,7 +39,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
         if command == "restore" {
             try Archive(folder: template.recordings).discard([outcome.sessions[1].id], reason: "before")
         }
-        let before = try allLines(in: template.recordings.root)
+        let before = try recordingLines(in: template.recordings)
         let arguments = command == "discard" ? ["discard", target, "--reason", "test"] : ["restore", target]
         var step = 1
         while true {
@@ -69,7 +53,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
             #expect(check.status == 0 || check.output.contains("--repair will"), "step \(step): \(check.output)")
             let repair = try runGesture(["check", "--repair"], in: folder.path)
             #expect(repair.status == 0, "step \(step): \(repair.output)\(repair.error)")
-            #expect(try allLines(in: folder.recordings.root) == before, "step \(step)")
+            #expect(try recordingLines(in: folder.recordings) == before, "step \(step)")
             let sessions = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output
             #expect(sessions.contains(command == "discard" ? "\"discarded\"" : "\"kept\""), "step \(step)")
             step += 1
@@ -103,7 +87,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
         let clean = try TemporaryFolder()
         let arguments = try writeLongFormat(in: clean)
         try runGesture(arguments, in: clean.path).succeeded()
-        let expected = try allLines(in: clean.recordings.root)
+        let expected = try recordingLines(in: clean.recordings)
         let sessions = try runGesture(["sessions", "--json"], in: clean.path).succeeded().output
         var step = 1
         while true {
@@ -115,7 +99,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
             if step < 4 { #expect(try runGesture(["check"], in: folder.path).status == 1, "step \(step)") }
             let again = try runGesture(arguments, in: folder.path).succeeded()
             #expect(again.output.contains(step < 4 ? "imported 6 sessions" : "was imported already"), "step \(step)")
-            #expect(try allLines(in: folder.recordings.root) == expected, "step \(step)")
+            #expect(try recordingLines(in: folder.recordings) == expected, "step \(step)")
             #expect(try runGesture(["sessions", "--json"], in: folder.path).succeeded().output == sessions)
             try runGesture(["check"], in: folder.path).succeeded()
             step += 1
@@ -140,8 +124,8 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
-        #expect(try allLines(in: folder.recordings.root).values.allSatisfy { $0 == 1 })
-        #expect(try allLines(in: folder.recordings.root).count == 120)
+        #expect(try recordingLines(in: folder.recordings).values.allSatisfy { $0 == 1 })
+        #expect(try recordingLines(in: folder.recordings).count == 120)
         try runGesture(["check"], in: folder.path).succeeded()
     }
 

@@ -7,21 +7,6 @@ import Testing
 
 import struct SystemPackage.FilePath
 
-/// Every line of the folder's recording files, live, discarded and damaged, with how often it occurs.
-private func allLines(in folder: RecordingsFolder) throws -> [Substring: Int] {
-    var counts: [Substring: Int] = [:]
-    for sub in ["", "discarded", "damaged", "damaged/discarded"] {
-        let path = sub.isEmpty ? folder.root : folder.root.appending(sub)
-        for file in folder.csvFiles(in: path) {
-            for line in try String(contentsOfFile: file.string, encoding: .utf8).split(separator: "\n")
-            where line != Substring(RecordingCSV.header) {
-                counts[line, default: 0] += 1
-            }
-        }
-    }
-    return counts
-}
-
 /// Makes every later write of the catalog's sessions fail, as a read-only or full catalog would.
 private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) throws {
     let database = try DatabaseQueue(path: folder.catalogPath.string)
@@ -48,13 +33,13 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
         lines[10] = "garbage,line"
         lines += (0..<3).map { "stray-1,shake,\(Double($0) / 50)" + String(repeating: ",0", count: 18) }
         try (lines.joined(separator: "\n") + "\n").write(toFile: outcome.file.string, atomically: true, encoding: .utf8)
-        let before = try allLines(in: folder.recordings)
+        let before = try recordingLines(in: folder.recordings)
 
         let archive = try Archive(folder: folder.recordings)
         let (repaired, after) = try archive.repair()
         #expect(repaired.count == 3)
         #expect(after.isConsistent)
-        #expect(try allLines(in: folder.recordings) == before)
+        #expect(try recordingLines(in: folder.recordings) == before)
         let damaged = folder.recordings.root.appending("damaged/alice-recordings.csv")
         #expect(try String(contentsOfFile: damaged.string, encoding: .utf8) == "garbage,line\n")
         let stray = try #require(try archive.catalog.sessions().first { $0.id.rawValue == "stray-1" })
@@ -72,7 +57,12 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("\(outcome.sessions[0].id),rest,0.5".utf8))
         try handle.close()
-        let (_, after) = try Archive(folder: folder.recordings).repair()
+        let archive = try Archive(folder: folder.recordings)
+        #expect(
+            try archive.check().discrepancies.map(\.description) == [
+                "alice-recordings.csv:702: expected 21 fields, found 3"
+            ])
+        let (_, after) = try archive.repair()
         #expect(after.isConsistent)
         #expect(try String(contentsOfFile: outcome.file.string, encoding: .utf8).hasSuffix("\n"))
         #expect(try readRows(outcome.file).count == 700)
@@ -81,7 +71,7 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
     @Test func twoDiscardsOfTheSameSessionAtOnceLeaveItsRowsInExactlyOneFile() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 3), in: folder.recordings)
-        let before = try allLines(in: folder.recordings)
+        let before = try recordingLines(in: folder.recordings)
         let target = outcome.sessions[1].id
         for round in 0..<10 {
             let recordings = folder.recordings
@@ -98,7 +88,7 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
                 }
                 try await group.waitForAll()
             }
-            #expect(try allLines(in: folder.recordings) == before)
+            #expect(try recordingLines(in: folder.recordings) == before)
             #expect(try Archive(folder: folder.recordings).check().isConsistent)
         }
     }
