@@ -45,7 +45,7 @@ struct Train: AsyncParsableCommand {
     var overfit: Int?
 
     func run() async throws {
-        try checkNumbers()
+        try checkOptions()
         let parts = try analysing {
             try ExperimentData(
                 folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
@@ -88,7 +88,7 @@ struct Train: AsyncParsableCommand {
         AugmentationPlan(augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, seed: seed)
     }
 
-    private func checkNumbers() throws {
+    private func checkOptions() throws {
         for (name, value) in [
             ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1),
         ] where value < 1 {
@@ -99,6 +99,12 @@ struct Train: AsyncParsableCommand {
         }
         guard (0...180).contains(rotation) else {
             throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
+        }
+        let outputFolder = URL(fileURLWithPath: output).deletingLastPathComponent().standardizedFileURL
+        guard outputFolder != URL(fileURLWithPath: folder.path, isDirectory: true).standardizedFileURL else {
+            throw Failure.usage(
+                "--output \(output) would put its history CSV among the recordings, where every .csv is read as "
+                    + "one; write it to a folder of its own, e.g. \(folder.path)/models/")
         }
     }
 

@@ -143,6 +143,10 @@ private func isXML(_ path: FilePath) -> Bool {
                 try recordings(), ["--augment", "rotate", "--rotation", "200"],
                 "--rotation 200.0 is not an angle from 0 to 180 degrees"
             ),
+            (
+                try recordings(), ["--output", "recordings/m.model"],
+                "--output recordings/m.model would put its history CSV among the recordings"
+            ),
         ]
         for (folder, arguments, message) in cases {
             let result = try runGesture(

@@ -3,6 +3,7 @@ import GRDB
 import GestureCore
 import GestureStore
 import GestureTestSupport
+import Synchronization
 import Testing
 
 import struct SystemPackage.FilePath
@@ -165,6 +166,34 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
             ])
         #expect(try archive.repair().after.isConsistent)
         #expect(try readRows(outcome.file).count == 700)
+    }
+
+    @Test func aChangeWaitsForTheUsersLockThenForTheCatalogSayingWhatFor() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
+        let said = Mutex<[String]>([])
+        let archive = try Archive(
+            folder: folder.recordings, waiting: .saying { line in said.withLock { $0.append(line) } })
+        var held: UserLock? = try UserLock(user: UserID("alice"), in: folder.recordings, for: "recording", wait: .never)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let blocker = try DatabaseQueue(path: folder.recordings.catalogPath.string, configuration: configuration)
+        let target = outcome.sessions[0].id
+        let discard = Task.detached { try archive.discard([target], reason: "r") }
+        while said.withLock({ $0.isEmpty }) { usleep(1000) }
+        // The catalog is taken before the user is let go, so the discard must wait for it next.
+        try blocker.inDatabase { try $0.execute(sql: "BEGIN EXCLUSIVE") }
+        held = nil
+        while said.withLock({ $0.count < 2 }) { usleep(1000) }
+        try blocker.inDatabase { try $0.execute(sql: "COMMIT") }
+        #expect(try await discard.value.map(\.status) == [.discarded])
+        let lines = said.withLock { $0 }
+        #expect(
+            lines == [
+                "waiting for another gesture process (recording, pid \(getpid())) to finish with alice's recordings…",
+                "waiting for another gesture process to finish writing the catalog \(folder.recordings.catalogPath)…",
+            ])
+        #expect(held == nil)
     }
 
     @Test func checkLeavesAUserBeingRecordedAlone() async throws {
