@@ -339,22 +339,36 @@ struct FileScan {
         self.problems = problems
     }
 
+    /// Reads the file's bytes line by line, as loading does: a large file is checked at the speed
+    /// it loads, not at the speed of splitting text into characters.
     init(path: FilePath, file: String) {
         self.file = file
-        guard let text = try? String(contentsOfFile: path.string, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path.string),
+            data.withUnsafeBytes({ (raw: UnsafeRawBufferPointer) in
+                String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self)
+            }) != nil
+        else {
             problems.append(.unreadable(file: file, reason: "cannot be read as UTF-8 text"))
             return
         }
-        let lines = RecordingCSV.lines(of: text)
-        var reader = RecordingCSV.Reader(file: file)
-        for (index, line) in lines.enumerated() {
-            do {
-                if let row = try reader.read(line) { sessions[row.session, default: SessionRows()].add(row) }
-            } catch {
-                problems.append(.damaged(file: file, line: index + 1, reason: error.reason))
-                continue
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var reader = RecordingCSV.Reader(file: file)
+            var start = 0
+            var number = 0
+            while start < bytes.count {
+                let newline = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
+                let end = newline.map { UnsafeRawPointer(bytes.baseAddress!).distance(to: $0) } ?? bytes.count
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                number += 1
+                do throws(CSVError) {
+                    if let row = try reader.read(line) { sessions[row.session, default: SessionRows()].add(row) }
+                    if newline == nil { problems.append(.missingNewline(file: file)) }
+                } catch {
+                    problems.append(.damaged(file: file, line: number, reason: error.reason))
+                }
+                start = end + 1
             }
-            if index == lines.count - 1, !line.isEmpty { problems.append(.missingNewline(file: file)) }
         }
     }
 }

@@ -69,6 +69,21 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
         #expect(try readRows(outcome.file).count == 700)
     }
 
+    @Test func aFileOfOneHugeLineIsOneShortFindingAndMovesAsideWhole() async throws {
+        let folder = try TemporaryFolder()
+        try await recordFast(try plan(takes: 1), in: folder.recordings)
+        let huge = folder.recordings.root.appending("junk-recordings.csv")
+        try String(repeating: "a", count: 5_000_000).write(toFile: huge.string, atomically: true, encoding: .utf8)
+        let archive = try Archive(folder: folder.recordings)
+        let found = try archive.check().discrepancies
+        #expect(found.count == 1)
+        #expect(found.first?.description.hasPrefix("junk-recordings.csv:1: header lacks sessionId") == true)
+        #expect((found.first?.description.count ?? .max) < 1000)
+        #expect(try archive.repair().after.isConsistent)
+        let moved = folder.recordings.root.appending("damaged/junk-recordings.csv")
+        #expect(try String(contentsOfFile: moved.string, encoding: .utf8).count == 5_000_001)
+    }
+
     @Test func twoDiscardsOfTheSameSessionAtOnceLeaveItsRowsInExactlyOneFile() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 3), in: folder.recordings)
