@@ -21,7 +21,17 @@ public final class UserLock: Sendable {
     /// Takes the lock for `activity` ("recording", "discarding", …).
     public init(user: UserID, in folder: RecordingsFolder, for activity: String, wait: LockWait) throws(StoreError) {
         try folder.prepare()
-        let path = folder.locksFolder.appending("\(user).lock")
+        descriptor = try Self.open(
+            folder.locksFolder.appending("\(user).lock"), user: user, activity: activity, wait: wait)
+    }
+
+    /// The lock file, locked and naming its holder. The descriptor is closed here on failure, and
+    /// only here: an initializer that threw after setting it would close it again in `deinit`,
+    /// and a second close can close another thread's file.
+    private static func open(
+        _ path: FilePath, user: UserID, activity: String, wait: LockWait
+    ) throws(StoreError) -> FileDescriptor {
+        let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(
                 path, .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
@@ -29,9 +39,10 @@ public final class UserLock: Sendable {
             throw StoreError("cannot open the lock \(path): \(error)")
         }
         do {
-            try Self.lock(descriptor, user: user, path: path, wait: wait)
+            try lock(descriptor, user: user, path: path, wait: wait)
             try descriptor.resize(to: 0)
             _ = try descriptor.writeAll(toAbsoluteOffset: 0, "\(activity), pid \(getpid())\n".utf8)
+            return descriptor
         } catch let error as StoreError {
             try? descriptor.close()
             throw error
