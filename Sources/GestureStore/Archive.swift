@@ -19,11 +19,7 @@ public struct Archive: Sendable {
 
     /// Opens an existing recordings folder's archive.
     public init(folder: RecordingsFolder, waiting: LockWait = .saying { _ in }) throws(StoreError) {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.root.string, isDirectory: &isFolder), isFolder.boolValue
-        else {
-            throw StoreError("no recordings folder at \(folder.root)")
-        }
+        guard folder.rootIsFolder == true else { throw StoreError("no recordings folder at \(folder.root)") }
         self.folder = folder
         self.waiting = waiting
         let say: (@Sendable (String) -> Void)? = if case .saying(let say) = waiting { say } else { nil }

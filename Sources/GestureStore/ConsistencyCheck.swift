@@ -305,9 +305,7 @@ struct SessionRows {
     }
 
     private var medianInterval: Double? {
-        guard times.count > 1 else { return nil }
-        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
-        return intervals[intervals.count / 2]
+        zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }.median
     }
 
     /// A catalog record for rows the catalog did not know: its gesture is the most frequent label

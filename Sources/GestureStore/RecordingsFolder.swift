@@ -33,12 +33,15 @@ public struct RecordingsFolder: Sendable {
 
     public func absolute(_ relative: String) -> FilePath { root.pushing(FilePath(relative)) }
 
+    /// Whether the root is a folder; nil when nothing is there.
+    var rootIsFolder: Bool? {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: root.string, isDirectory: &isFolder) ? isFolder.boolValue : nil
+    }
+
     /// Creates the folder if needed and checks that it can be written to.
     public func prepare() throws(StoreError) {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root.string, isDirectory: &isFolder), !isFolder.boolValue {
-            throw StoreError("the recordings folder \(root) is a file, not a folder")
-        }
+        if rootIsFolder == false { throw StoreError("the recordings folder \(root) is a file, not a folder") }
         do {
             try FileManager.default.createDirectory(atPath: locksFolder.string, withIntermediateDirectories: true)
         } catch {
