@@ -31,3 +31,130 @@ public func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
         bytes += chunk[..<count]
     }
 }
+
+/// A file read from start to end a block at a time, handed over as whole lines, so that memory
+/// holds one block and never the whole file.
+///
+/// Each block ends with a newline, but the file's last, which may lack it. The buffer holds
+/// `blockSize` bytes and grows only for a line longer than that, up to `longestLine`: a line longer
+/// than `longestLine` that does not fit in what is left of a block is handed over as an
+/// `overlong` piece of its first bytes, and the rest of it is skipped.
+public struct LineBlocks: ~Copyable {
+    public enum Block {
+        /// Whole lines, each with its newline (the file's last line perhaps without).
+        case lines(UnsafeBufferPointer<UInt8>)
+        /// The first `longestLine` bytes of a line that is longer.
+        case overlong(UnsafeBufferPointer<UInt8>)
+    }
+
+    public let path: String
+    public let longestLine: Int
+    private let descriptor: Int32
+    private var buffer: UnsafeMutableBufferPointer<UInt8>
+    /// Bytes read into the buffer and not handed over yet: `buffer[pending..<filled]`.
+    private var pending = 0
+    private var filled = 0
+    private var atEnd = false
+    private var skippingOverlong = false
+
+    public init(path: String, blockSize: Int = 4 << 20, longestLine: Int = 1 << 20) throws(FileReadError) {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
+        self.path = path
+        self.longestLine = longestLine
+        buffer = .allocate(capacity: max(blockSize, 1))
+    }
+
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
+
+    /// The next block, valid until the next call; nil at the end of the file.
+    public mutating func next() throws(FileReadError) -> Block? {
+        while pending < filled || !atEnd {
+            if let block = try nextBlock() { return block }
+        }
+        return nil
+    }
+
+    /// A block from what the buffer holds, or nil when it needs more bytes first.
+    private mutating func nextBlock() throws(FileReadError) -> Block? {
+        let waiting = UnsafeBufferPointer(rebasing: buffer[pending..<filled])
+        if skippingOverlong {
+            guard let newline = CSVBytes.index(of: UInt8(ascii: "\n"), in: waiting, from: 0) else {
+                pending = filled
+                if !atEnd { try refill() }
+                return nil
+            }
+            skippingOverlong = false
+            pending += newline + 1
+            return nil
+        }
+        // Searched from the end, where the block's last line is short.
+        if let lastNewline = waiting.lastIndex(of: UInt8(ascii: "\n")) {
+            pending += lastNewline + 1
+            return .lines(UnsafeBufferPointer(rebasing: waiting[...lastNewline]))
+        }
+        if waiting.count > longestLine {
+            pending = filled
+            skippingOverlong = true
+            return .overlong(UnsafeBufferPointer(rebasing: waiting[..<longestLine]))
+        }
+        if atEnd {
+            pending = filled
+            return waiting.isEmpty ? nil : .lines(waiting)
+        }
+        if waiting.count == buffer.count { grow() }
+        try refill()
+        return nil
+    }
+
+    /// Doubles the buffer, up to one byte more than the longest line, for a line that fills it.
+    private mutating func grow() {
+        let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: min(2 * buffer.count, longestLine + 1))
+        _ = larger.initialize(fromContentsOf: buffer[pending..<filled])
+        buffer.deallocate()
+        buffer = larger
+        filled -= pending
+        pending = 0
+    }
+
+    /// Moves the bytes not handed over to the buffer's start and reads after them.
+    private mutating func refill() throws(FileReadError) {
+        let base = buffer.baseAddress!
+        if pending > 0 {
+            memmove(base, base + pending, filled - pending)
+            filled -= pending
+            pending = 0
+        }
+        while filled < buffer.count {
+            let count = read(descriptor, base + filled, buffer.count - filled)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileReadError(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 {
+                atEnd = true
+                return
+            }
+            filled += count
+        }
+    }
+}
+
+/// The lines of a block of text, without their newlines: a last line without one is a line, an
+/// empty text after the last newline is not.
+public struct Lines: Sequence, IteratorProtocol {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var start = 0
+
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    public mutating func next() -> UnsafeBufferPointer<UInt8>? {
+        guard start < bytes.count else { return nil }
+        let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
+        defer { start = end + 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+}

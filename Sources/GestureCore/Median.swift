@@ -10,9 +10,10 @@ extension Collection where Element == Double {
 
 extension Collection where Element == RecordingRow {
     /// The median time between consecutive rows of the same session, in seconds, leaving out
-    /// intervals that are not positive; nil when there are none.
+    /// intervals that are not positive; nil when there are none. Lazy, so that only the intervals
+    /// are held, not pairs of rows.
     public var medianInterval: Double? {
-        zip(dropFirst(), self)
+        zip(dropFirst(), self).lazy
             .filter { $0.session == $1.session }
             .map { $0.timestamp - $1.timestamp }
             .filter { $0 > 0 }

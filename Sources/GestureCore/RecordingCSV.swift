@@ -19,6 +19,19 @@ public struct CSVError: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(file):\(line): \(reason)" }
 }
 
+/// A recording file that cannot be read, or a line of it that is not a row.
+public enum RecordingReadError: Error, Equatable, CustomStringConvertible {
+    case unreadable(FileReadError)
+    case malformed(CSVError)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let error): error.description
+        case .malformed(let error): error.description
+        }
+    }
+}
+
 /// The recording CSV: a header, then one `RecordingRow` per line.
 ///
 /// The reader also takes Machine Learning by Tutorials' headerless 14-column files (sessionId, numeric activity code,
@@ -63,55 +76,54 @@ public enum RecordingCSV {
         return try reader.readLines(of: bytes, from: 0)
     }
 
-    /// Reads a whole file's bytes in `pieces` pieces that `perform` may read at once, e.g. with
+    /// Reads the recording file at `path` a block of lines at a time, so that memory holds its rows
+    /// and one block, never its whole text, and hands `take` each block's rows in file order.
+    ///
+    /// A block is read in `pieces` pieces that `perform` may read at once, e.g. with
     /// `DispatchQueue.concurrentPerform`: `perform(pieces, readPiece)` must call `readPiece` once for
     /// each of 0..<pieces. The book's format, whose timestamps count rows per session through the
-    /// whole file, is read in one piece.
-    public static func rows(
-        inUTF8 bytes: UnsafeBufferPointer<UInt8>, file: String, pieces: Int,
-        perform: (Int, @escaping @Sendable (Int) -> Void) -> Void
-    ) throws(CSVError) -> [RecordingRow] {
-        var reader = Reader(file: file)
-        var first: [RecordingRow] = []
-        var start = 0
-        // The header, or the first row, tells the format.
-        while start < bytes.count, reader.format == nil {
-            let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
-            if let row = try reader.read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { first.append(row) }
-            start = end + 1
+    /// whole file, is read in one piece. A block is `blockSize` bytes, by default 4 MiB a piece; a
+    /// line longer than `longestLine` is an error.
+    public static func read(
+        file path: String, pieces: Int = 1, blockSize: Int? = nil, longestLine: Int = 1 << 20,
+        perform: (Int, @escaping @Sendable (Int) -> Void) -> Void = { count, read in (0..<count).forEach(read) },
+        _ take: ([RecordingRow]) -> Void
+    ) throws(RecordingReadError) {
+        var blocks: LineBlocks
+        do {
+            blocks = try LineBlocks(path: path, blockSize: blockSize ?? max(pieces, 1) << 22, longestLine: longestLine)
+        } catch {
+            throw .unreadable(error)
         }
-        guard case .gestureLab = reader.format, pieces > 1, start < bytes.count else {
-            return first + (try reader.readLines(of: bytes, from: start))
-        }
-        let bounds = pieceBounds(bytes, from: start, pieces: pieces)
-        var results = [Result<[RecordingRow], CSVError>](repeating: .success([]), count: bounds.count)
-        results.withUnsafeMutableBufferPointer { results in
-            // Each piece writes only its own result and reads its own bytes.
-            nonisolated(unsafe) let (output, input, template) = (results, bytes, reader)
-            perform(bounds.count) { piece in
-                var pieceReader = template
-                pieceReader.lineNumber = 0
-                let range = UnsafeBufferPointer(rebasing: input[..<bounds[piece].upperBound])
-                output[piece] = Result { () throws(CSVError) in
-                    try pieceReader.readLines(of: range, from: bounds[piece].lowerBound)
+        var reader = Reader(file: path)
+        while true {
+            let block: LineBlocks.Block?
+            do { block = try blocks.next() } catch { throw .unreadable(error) }
+            switch block {
+            case nil: return
+            case .overlong:
+                reader.skipLine()
+                throw .malformed(
+                    reader.error("the line is longer than \(blocks.longestLine) bytes: not a recording row"))
+            case .lines(let bytes):
+                do { take(try reader.readBlock(bytes, pieces: pieces, perform: perform)) } catch {
+                    throw .malformed(error)
                 }
             }
         }
-        var rows = first
-        rows.reserveCapacity(bytes.count / 300)
-        for (piece, result) in results.enumerated() {
-            switch result {
-            case .success(let pieceRows): rows += pieceRows
-            case .failure(var error):
-                error.line += reader.lineNumber + lineCount(bytes, bounds[0].lowerBound..<bounds[piece].lowerBound)
-                throw error
-            }
-        }
+    }
+
+    /// Every row of the recording file at `path`, read as `read(file:)` reads it.
+    public static func rows(atPath path: String) throws(RecordingReadError) -> [RecordingRow] {
+        var rows: [RecordingRow] = []
+        try read(file: path) { rows += $0 }
         return rows
     }
 
     /// Ranges of about equal size that end at line ends.
-    private static func pieceBounds(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, pieces: Int) -> [Range<Int>] {
+    fileprivate static func pieceBounds(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, pieces: Int
+    ) -> [Range<Int>] {
         var bounds: [Range<Int>] = []
         var lower = start
         for piece in 1...pieces where lower < bytes.count {
@@ -124,10 +136,6 @@ public enum RecordingCSV {
             lower = upper
         }
         return bounds
-    }
-
-    private static func lineCount(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
-        bytes[range].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 
     /// A text's lines, LF or CRLF: "\r\n" is a single Character, so splitting on "\n" alone
@@ -169,6 +177,58 @@ public enum RecordingCSV {
                 start = end + 1
             }
             return rows
+        }
+
+        /// The rows on the lines of `bytes`, read in up to `pieces` pieces once the format is known.
+        mutating func readBlock(
+            _ bytes: UnsafeBufferPointer<UInt8>, pieces: Int,
+            perform: (Int, @escaping @Sendable (Int) -> Void) -> Void
+        ) throws(CSVError) -> [RecordingRow] {
+            var rows: [RecordingRow] = []
+            var start = 0
+            // The header, or the first row, tells the format.
+            while start < bytes.count, format == nil {
+                let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
+                if let row = try read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { rows.append(row) }
+                start = end + 1
+            }
+            guard case .gestureLab = format, pieces > 1, start < bytes.count else {
+                return rows + (try readLines(of: bytes, from: start))
+            }
+            let bounds = RecordingCSV.pieceBounds(bytes, from: start, pieces: pieces)
+            var results = [Result<(rows: [RecordingRow], lines: Int), CSVError>](
+                repeating: .success(([], 0)), count: bounds.count)
+            results.withUnsafeMutableBufferPointer { results in
+                // Each piece writes only its own result and reads its own bytes.
+                nonisolated(unsafe) let (output, input, template) = (results, bytes, self)
+                perform(bounds.count) { piece in
+                    var pieceReader = template
+                    pieceReader.lineNumber = 0
+                    let range = UnsafeBufferPointer(rebasing: input[..<bounds[piece].upperBound])
+                    output[piece] = Result { () throws(CSVError) in
+                        (try pieceReader.readLines(of: range, from: bounds[piece].lowerBound), pieceReader.lineNumber)
+                    }
+                }
+            }
+            rows.reserveCapacity(bytes.count / 300)
+            for result in results {
+                switch result {
+                case .success(let piece):
+                    rows += piece.rows
+                    lineNumber += piece.lines
+                case .failure(var error):
+                    error.line += lineNumber
+                    throw error
+                }
+            }
+            return rows
+        }
+
+        /// Counts a line that was not read, e.g. one too long to be a row, and returns its number.
+        @discardableResult
+        public mutating func skipLine() -> Int {
+            lineNumber += 1
+            return lineNumber
         }
 
         /// The row on the next line, or nil for the header or a blank line.
@@ -291,7 +351,7 @@ public enum RecordingCSV {
             return value
         }
 
-        private func error(_ reason: String) -> CSVError {
+        func error(_ reason: String) -> CSVError {
             CSVError(file: file, line: lineNumber, reason: reason)
         }
     }

@@ -28,8 +28,8 @@ public final class ReplaySensor: MotionSensor {
         let id = "replay:\(file)"
         let rows: [RecordingRow]
         do {
-            rows = try RecordingCSV.rows(in: String(decoding: readFile(file), as: UTF8.self), file: file)
-        } catch let error as CSVError {
+            rows = try RecordingCSV.rows(atPath: file)
+        } catch .malformed(let error) {
             throw SensorError(device: id, reason: "not a recording: \(error)")
         } catch {
             throw SensorError(device: id, reason: "\(error)")

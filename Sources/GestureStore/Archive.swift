@@ -78,90 +78,21 @@ public struct Archive: Sendable {
             let discarded = folder.discardedFile(for: live)
             let inDiscarded = Set(sessions.filter { $0.status == .discarded }.map(\.id))
             let inLive = Set(sessions.map(\.id)).subtracting(inDiscarded)
-            var liveLines = try RecordingLines(path: live)
-            var discardedLines = try RecordingLines(path: discarded)
-            let toDiscarded = liveLines.lines(of: inDiscarded, missingFrom: discardedLines)
-            let toLive = discardedLines.lines(of: inLive, missingFrom: liveLines)
+            let liveLines = RecordingLines(path: live), discardedLines = RecordingLines(path: discarded)
+            let leaving = try liveLines.lines(of: inDiscarded), returning = try discardedLines.lines(of: inLive)
+            let inDiscardedAlready = Set(try discardedLines.lines(of: inDiscarded))
+            let inLiveAlready = Set(try liveLines.lines(of: inLive))
+            let toDiscarded = leaving.filter { !inDiscardedAlready.contains($0) }
+            let toLive = returning.filter { !inLiveAlready.contains($0) }
             if !toDiscarded.isEmpty {
                 try FileManager.default.createDirectoryIfNeeded(folder.discardedFolder)
-                try discardedLines.append(toDiscarded)
+                try discardedLines.rewrite(adding: toDiscarded)
             }
-            try liveLines.append(toLive)
-            try liveLines.remove(inDiscarded)
-            try discardedLines.remove(inLive)
+            if !toLive.isEmpty { try liveLines.rewrite(adding: toLive) }
+            if !leaving.isEmpty { try liveLines.rewrite(removing: inDiscarded) }
+            if !returning.isEmpty { try discardedLines.rewrite(removing: inLive) }
         }
     }
-}
-
-/// A recording file as lines of text, so that rows move between files exactly as written.
-struct RecordingLines {
-    let path: FilePath
-    /// The lines after the header, or all of them if the file does not start with one.
-    private(set) var body: [Substring]
-    private var hadHeader = false
-
-    init(path: FilePath) throws(StoreError) {
-        self.path = path
-        var lines = try Self.lines(of: path)
-        if lines.first == Substring(RecordingCSV.header) {
-            lines.removeFirst()
-            hadHeader = true
-        }
-        body = lines
-    }
-
-    /// A file's lines; none if it does not exist.
-    static func lines(of path: FilePath) throws(StoreError) -> [Substring] {
-        guard FileManager.default.fileExists(atPath: path.string) else { return [] }
-        do {
-            return try String(contentsOfFile: path.string, encoding: .utf8).split(separator: "\n")
-        } catch {
-            throw StoreError("cannot read \(path): \(RecordingsFolder.reason(error))")
-        }
-    }
-
-    static func sessionID(of line: Substring) -> SessionID {
-        SessionID(rawValue: String(line.prefix { $0 != "," }))
-    }
-
-    func lines(of sessions: Set<SessionID>) -> [Substring] {
-        body.filter { sessions.contains(Self.sessionID(of: $0)) }
-    }
-
-    /// The sessions' lines that `other` does not hold.
-    func lines(of sessions: Set<SessionID>, missingFrom other: RecordingLines) -> [Substring] {
-        let present = Set(other.lines(of: sessions))
-        return lines(of: sessions).filter { !present.contains($0) }
-    }
-
-    /// The lines with these numbers, counted from 1 at the file's first line.
-    func lines(numbered numbers: Set<Int>) -> [Substring] {
-        body.indices.filter { numbers.contains(lineNumber(of: $0)) }.map { body[$0] }
-    }
-
-    mutating func append(_ lines: [Substring]) throws(StoreError) {
-        guard !lines.isEmpty else { return }
-        try save(body + lines)
-    }
-
-    mutating func remove(_ sessions: Set<SessionID>) throws(StoreError) {
-        let kept = body.filter { !sessions.contains(Self.sessionID(of: $0)) }
-        guard kept.count < body.count else { return }
-        try save(kept)
-    }
-
-    mutating func remove(numbered numbers: Set<Int>) throws(StoreError) {
-        try save(body.indices.filter { !numbers.contains(lineNumber(of: $0)) }.map { body[$0] })
-    }
-
-    /// Writes the file anew, with a header and a newline after every line.
-    mutating func save(_ lines: [Substring]) throws(StoreError) {
-        try replaceContents(of: path, with: ([Substring(RecordingCSV.header)] + lines).joined(separator: "\n") + "\n")
-        body = lines
-        hadHeader = true
-    }
-
-    private func lineNumber(of index: Int) -> Int { index + (hadHeader ? 2 : 1) }
 }
 
 extension FileManager {

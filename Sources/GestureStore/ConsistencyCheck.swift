@@ -199,8 +199,7 @@ extension Archive {
                     unlink(folder.absolute(file).string)
                     repaired.append(problem)
                 case .missingNewline(let file):
-                    var lines = try RecordingLines(path: folder.absolute(file))
-                    try lines.save(lines.body)
+                    try RecordingLines(path: folder.absolute(file)).rewrite()
                     repaired.append(problem)
                 default: continue
                 }
@@ -216,16 +215,16 @@ extension Archive {
     /// Appends the lines to the same-named file in damaged/ (those not there yet), then takes them
     /// out of their file: a crash in between leaves them in both.
     private func moveDamagedLines(_ numbers: [Int], of file: String) throws(StoreError) {
-        var source = try RecordingLines(path: folder.absolute(file))
+        let source = RecordingLines(path: folder.absolute(file))
         let destination = folder.root.appending(Self.damagedFolderName).pushing(FilePath(file))
-        let quarantined = try RecordingLines.lines(of: destination)
-        let present = Set(quarantined)
-        let moving = source.lines(numbered: Set(numbers)).filter { !present.contains($0) }
+        let quarantine = RecordingLines(path: destination, header: nil)
+        let present = Set(try quarantine.lines())
+        let moving = try source.lines(numbered: Set(numbers)).filter { !present.contains($0) }
         if !moving.isEmpty {
             try FileManager.default.createDirectoryIfNeeded(destination.removingLastComponent())
-            try replaceContents(of: destination, with: (quarantined + moving).map { $0 + "\n" }.joined())
+            try quarantine.rewrite(adding: moving)
         }
-        try source.remove(numbered: Set(numbers))
+        try source.rewrite(numbered: Set(numbers))
     }
 
     /// Catalogues the sessions found in files only: in discarded/ as discarded, elsewhere as
@@ -337,36 +336,46 @@ struct FileScan {
         self.problems = problems
     }
 
-    /// Reads the file's bytes line by line, as loading does: a large file is checked at the speed
-    /// it loads, not at the speed of splitting text into characters.
+    /// Reads the file a block of lines at a time, as loading does: a large file is checked at the
+    /// speed it loads, in the memory of one block and its sessions' timestamps.
     init(path: FilePath, file: String) {
         self.file = file
-        guard let data = FileManager.default.contents(atPath: path.string),
-            data.withUnsafeBytes({ (raw: UnsafeRawBufferPointer) in
-                String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self)
-            }) != nil
-        else {
-            problems.append(.unreadable(file: file, reason: "cannot be read as UTF-8 text"))
-            return
-        }
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var reader = RecordingCSV.Reader(file: file)
-            var start = 0
-            var number = 0
-            while start < bytes.count {
-                let newline = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
-                let end = newline.map { UnsafeRawPointer(bytes.baseAddress!).distance(to: $0) } ?? bytes.count
-                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                number += 1
-                do throws(CSVError) {
-                    if let row = try reader.read(line) { sessions[row.session, default: SessionRows()].add(row) }
-                    if newline == nil { problems.append(.missingNewline(file: file)) }
-                } catch {
-                    problems.append(.damaged(file: file, line: number, reason: error.reason))
+        var reader = RecordingCSV.Reader(file: file)
+        do {
+            var blocks = try LineBlocks(path: path.string)
+            while let block = try blocks.next() {
+                switch block {
+                case .overlong:
+                    let line = reader.skipLine()
+                    problems.append(
+                        .damaged(
+                            file: file, line: line,
+                            reason: "the line is longer than \(blocks.longestLine) bytes: not a recording row"))
+                case .lines(let bytes):
+                    guard String(validating: bytes, as: UTF8.self) != nil else {
+                        problems.append(.unreadable(file: file, reason: "cannot be read as UTF-8 text"))
+                        return
+                    }
+                    scan(bytes, with: &reader)
                 }
-                start = end + 1
+            }
+        } catch {
+            problems.append(.unreadable(file: file, reason: error.reason))
+        }
+    }
+
+    private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, with reader: inout RecordingCSV.Reader) {
+        var lastIsDamaged = false
+        for line in Lines(bytes) {
+            do throws(CSVError) {
+                if let row = try reader.read(line) { sessions[row.session, default: SessionRows()].add(row) }
+                lastIsDamaged = false
+            } catch {
+                problems.append(.damaged(file: file, line: error.line, reason: error.reason))
+                lastIsDamaged = true
             }
         }
+        // A damaged last line moves aside whole; a row without its newline gets one.
+        if bytes.last != UInt8(ascii: "\n"), !lastIsDamaged { problems.append(.missingNewline(file: file)) }
     }
 }

@@ -183,13 +183,34 @@ private let temporarySuffix = ".tmp-"
 
 /// Replaces a file's contents all at once: a crash leaves either the old file or the new one.
 func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
+    try replaceContents(of: path) { output in output.write(text.utf8) }
+}
+
+/// Replaces a file's contents all at once with what `body` writes: a crash, or an error thrown
+/// by `body`, leaves the old file as it was.
+func replaceContents(
+    of path: FilePath, writing body: (inout FileOutput) throws(StoreError) -> Void
+) throws(StoreError) {
     let temporary = FilePath(path.string + temporarySuffix + "\(getpid())")
+    let descriptor: FileDescriptor
     do {
-        let descriptor = try FileDescriptor.open(
+        descriptor = try FileDescriptor.open(
             temporary, .writeOnly, options: [.create, .truncate],
             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+    } catch {
+        throw StoreError("could not rewrite \(path) (\(error)); it was left as it was")
+    }
+    var output = FileOutput(descriptor)
+    do {
+        try body(&output)
+    } catch {
+        try? descriptor.close()
+        unlink(temporary.string)
+        throw error
+    }
+    do {
         try descriptor.closeAfter {
-            _ = try descriptor.writeAll(text.utf8)
+            try output.flush()
             guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
         }
         guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
@@ -199,6 +220,35 @@ func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
         throw StoreError("could not rewrite \(path) (\(error)); it was left as it was")
     }
     CrashPoint.stepCompleted()
+}
+
+/// Bytes written to a file through a buffer of a megabyte. A write that fails is kept and
+/// thrown by the next `flush`, so that writing needs no error handling line by line.
+struct FileOutput {
+    private let descriptor: FileDescriptor
+    private var buffer: [UInt8] = []
+    private var failure: (any Error)?
+
+    init(_ descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    mutating func write(_ bytes: some Sequence<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try? flush() }
+    }
+
+    mutating func flush() throws {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let failure { throw failure }
+        do {
+            _ = try descriptor.writeAll(buffer)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
 }
 
 /// Makes a rename in the file's folder durable.

@@ -256,7 +256,7 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let sent = try InjectedFrames(file: injected)
-        let rows = try RecordingCSV.rows(in: String(contentsOfFile: recorded, encoding: .utf8), file: recorded)
+        let rows = try RecordingCSV.rows(atPath: recorded)
         var matches = try match(rows, to: sent.readings)
         if deviceTimes, startsInASilence(matches, stamps: sent.stamps) { matches[0].held = true }
         let frames = matches.filter { !$0.held }

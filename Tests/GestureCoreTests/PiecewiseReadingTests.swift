@@ -1,7 +1,9 @@
 import GestureCore
+import GestureTestSupport
 import Testing
 
-/// Reading a file in pieces, as the loader does on several processors, gives what reading it whole does.
+/// Reading a file a block at a time, each block in pieces as the loader does on several
+/// processors, gives what reading it whole does.
 @Suite struct PiecewiseReadingTests {
     private func rows(_ count: Int) -> [RecordingRow] {
         (0..<count).map { k in
@@ -13,40 +15,83 @@ import Testing
         }
     }
 
-    private func read(_ text: String, pieces: Int) throws(CSVError) -> [RecordingRow] {
-        var text = text
-        return try text.withUTF8 { bytes in
-            Result { () throws(CSVError) in
-                try RecordingCSV.rows(inUTF8: bytes, file: "f.csv", pieces: pieces) { count, readPiece in
-                    for piece in 0..<count { readPiece(piece) }
-                }
-            }
-        }.get()
+    /// The rows of `text` read from a file in blocks of `blockSize` bytes, each in `pieces` pieces,
+    /// and how many batches `read(file:)` handed over.
+    private func read(
+        _ text: String, pieces: Int, blockSize: Int = 1 << 16, longestLine: Int = 2000
+    ) throws -> (rows: [RecordingRow], batches: Int) {
+        let folder = try TemporaryFolder()
+        let path = folder.path.appending("f.csv").string
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        var rows: [RecordingRow] = []
+        var batches = 0
+        try RecordingCSV.read(file: path, pieces: pieces, blockSize: blockSize, longestLine: longestLine) {
+            count, readPiece in
+            for piece in 0..<count { readPiece(piece) }
+        } _: {
+            rows += $0
+            batches += 1
+        }
+        return (rows, batches)
+    }
+
+    private func text(_ rows: [RecordingRow], separator: String = "\n") -> String {
+        ([RecordingCSV.header] + rows.map(RecordingCSV.line(for:))).joined(separator: separator) + separator
     }
 
     @Test(arguments: [1, 2, 3, 7, 1000])
     func piecesTogetherAreTheWholeFile(pieces: Int) throws {
         let original = rows(250)
-        let text = ([RecordingCSV.header] + original.map(RecordingCSV.line(for:))).joined(separator: "\r\n") + "\r\n"
-        #expect(try read(text, pieces: pieces) == original)
+        let text = text(original, separator: "\r\n")
+        #expect(try read(text, pieces: pieces).rows == original)
         // Without the last line end ("\r\n" is one Character).
-        #expect(try read(String(text.dropLast()), pieces: pieces) == original)
+        #expect(try read(String(text.dropLast()), pieces: pieces).rows == original)
     }
 
-    @Test(arguments: [1, 2, 5])
-    func anErrorInALaterPieceNamesTheLineInTheWholeFile(pieces: Int) throws {
+    @Test(arguments: [1, 3])
+    func blocksSmallerThanTheFileGiveTheSameRows(pieces: Int) throws {
+        let original = rows(250)
+        let read = try read(text(original), pieces: pieces, blockSize: 5000)
+        #expect(read.rows == original)
+        #expect(read.batches > 10)
+    }
+
+    @Test(arguments: [(1, 1 << 16), (2, 1 << 16), (5, 1 << 16), (1, 3000), (4, 3000)])
+    func anErrorInALaterBlockOrPieceNamesTheLineInTheWholeFile(pieces: Int, blockSize: Int) throws {
         var lines = [RecordingCSV.header] + rows(100).map(RecordingCSV.line(for:))
         lines[87] += ",extra"
-        let error = try #require(throws: CSVError.self) { try read(lines.joined(separator: "\n"), pieces: pieces) }
-        #expect(error.line == 88)
-        #expect(error.reason.contains("found 22"))
+        let error = try #require(throws: RecordingReadError.self) {
+            try read(lines.joined(separator: "\n"), pieces: pieces, blockSize: blockSize)
+        }
+        guard case .malformed(let csv) = error else {
+            Issue.record("\(error)")
+            return
+        }
+        #expect(csv.line == 88)
+        #expect(csv.reason.contains("found 22"))
+    }
+
+    @Test func aLineTooLongToBeARowIsAnErrorNamingItWithoutReadingItWhole() throws {
+        var lines = [RecordingCSV.header] + rows(30).map(RecordingCSV.line(for:))
+        lines[20] = String(repeating: "9", count: 50_000)
+        let error = try #require(throws: RecordingReadError.self) {
+            try read(lines.joined(separator: "\n"), pieces: 2, blockSize: 4000, longestLine: 2000)
+        }
+        #expect(error.description.hasSuffix("f.csv:21: the line is longer than 2000 bytes: not a recording row"))
     }
 
     @Test func theBooksFormatIsReadInOnePieceSoItsTimestampsCountThroughTheFile() throws {
         let features = Array(repeating: "0.5", count: 12).joined(separator: ",")
         let text = (0..<40).map { "s-\($0 % 3),1,\(features)" }.joined(separator: "\n")
         let whole = try RecordingCSV.rows(in: text, file: "f.csv")
-        #expect(try read(text, pieces: 4) == whole)
+        #expect(try read(text, pieces: 4, blockSize: 300).rows == whole)
         #expect(whole.last?.timestamp == 13 / 25.0)
+    }
+
+    @Test func aMissingFileIsUnreadableByName() throws {
+        let error = try #require(throws: RecordingReadError.self) {
+            try RecordingCSV.rows(atPath: "/nonexistent/alice.csv")
+        }
+        #expect(error.description == "cannot read /nonexistent/alice.csv: No such file or directory")
     }
 }

@@ -30,6 +30,50 @@ import Testing
         #expect(try archive.check().isConsistent)
     }
 
+    @Test func rowsMoveByteForByteAndAFileWithoutAHeaderGetsNone() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 3), in: folder.recordings)
+        var lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+        lines.removeFirst()
+        lines[3] += "\r"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: outcome.file.string, atomically: true, encoding: .utf8)
+        let before = try recordingLines(in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        try archive.discard([outcome.sessions[0].id], reason: "test")
+        let discarded = try String(
+            contentsOfFile: folder.recordings.discardedFile(for: outcome.file).string, encoding: .utf8)
+        #expect(discarded.hasPrefix(RecordingCSV.header + "\n"))
+        try archive.restore([outcome.sessions[0].id])
+        #expect(try recordingLines(in: folder.recordings) == before)
+        let live = try String(contentsOfFile: outcome.file.string, encoding: .utf8)
+        #expect(!live.hasPrefix(RecordingCSV.header))
+        #expect(live.contains(lines[3] + "\n"))
+    }
+
+    /// The file spans three of the blocks it is read in: rows move, and damaged lines are found
+    /// and moved, by their numbers in the whole file.
+    @Test func aFileOfSeveralBlocksMovesAndRepairsByLine() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 3, take: 100), in: folder.recordings)
+        var lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count * 370 > 3 * (4 << 20) / 2)
+        let damagedLine = lines.count - 5
+        lines[damagedLine - 1] = "not,a,row"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: outcome.file.string, atomically: true, encoding: .utf8)
+        let before = try recordingLines(in: folder.recordings)
+        let archive = try Archive(folder: folder.recordings)
+        #expect(
+            try archive.check().discrepancies.first?.description
+                == "alice-recordings.csv:\(damagedLine): expected 21 fields, found 3")
+        #expect(try archive.repair().after.isConsistent)
+        try archive.discard([outcome.sessions[1].id], reason: "test")
+        try archive.restore([outcome.sessions[1].id])
+        #expect(try archive.check().isConsistent)
+        #expect(try recordingLines(in: folder.recordings) == before)
+        let damaged = folder.recordings.root.appending("damaged/alice-recordings.csv")
+        #expect(try String(contentsOfFile: damaged.string, encoding: .utf8) == "not,a,row\n")
+    }
+
     @Test func discardingTwiceChangesNothing() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)

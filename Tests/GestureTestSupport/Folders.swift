@@ -45,7 +45,7 @@ public func recordFast(
 }
 
 public func readRows(_ path: FilePath) throws -> [RecordingRow] {
-    try RecordingCSV.rows(in: String(contentsOfFile: path.string, encoding: .utf8), file: path.string)
+    try RecordingCSV.rows(atPath: path.string)
 }
 
 /// Every line of a recordings folder's CSV files, live, discarded and damaged, with how often it

@@ -51,7 +51,7 @@ public struct DatasetLoader: Sendable {
             throw AnalysisError("\(path): the file's name does not start with a user ID: \(error)")
         }
         let relative = folder.relative(discarded ? folder.root.appending(path.lastComponent!) : path)
-        return Self.group(try RecordingFile.rows(at: path)).map { id, rows in
+        return try RecordingFile.sessions(at: path).map { id, rows in
             let record = catalog[id]
             return RecordedSession(
                 id: id, user: user,
@@ -59,22 +59,6 @@ public struct DatasetLoader: Sendable {
                 file: relative, device: record?.device, requestedRate: record?.requestedRate,
                 discarded: discarded, rows: rows)
         }
-    }
-
-    /// Rows grouped by session, sessions in order of first appearance, rows in file order.
-    static func group(_ rows: [RecordingRow]) -> [(SessionID, [RecordingRow])] {
-        var order: [SessionID] = []
-        var groups: [SessionID: [RecordingRow]] = [:]
-        var start = rows.startIndex
-        // Rows of a session are usually consecutive: group runs rather than single rows.
-        while start < rows.endIndex {
-            let id = rows[start].session
-            let end = rows[start...].firstIndex { $0.session != id } ?? rows.endIndex
-            if groups[id] == nil { order.append(id) }
-            groups[id, default: []] += rows[start..<end]
-            start = end
-        }
-        return order.map { ($0, groups[$0]!) }
     }
 
     static func gesture(of rows: [RecordingRow]) -> ActivityLabel {

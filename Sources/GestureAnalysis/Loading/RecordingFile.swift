@@ -4,52 +4,42 @@ import GestureCore
 import struct SystemPackage.FileDescriptor
 import struct SystemPackage.FilePath
 
-/// Reads a recording file's rows: GestureLab's format or Machine Learning by Tutorials'.
+/// Reads a recording file's rows, GestureLab's format or Machine Learning by Tutorials', a block
+/// at a time on every processor: memory holds the rows and a few blocks, never the file's text.
 public enum RecordingFile {
-    public static func rows(at path: FilePath) throws(AnalysisError) -> [RecordingRow] {
-        let result: Result<[RecordingRow], CSVError> = try mapped(path) { bytes in
-            Result { () throws(CSVError) in
-                try RecordingCSV.rows(inUTF8: bytes, file: path.string, pieces: pieces(for: bytes.count)) {
-                    count, readPiece in
-                    DispatchQueue.concurrentPerform(iterations: count, execute: readPiece)
-                }
+    /// The file's rows grouped by session, sessions in order of first appearance, rows in file order.
+    public static func sessions(at path: FilePath) throws(AnalysisError) -> [(id: SessionID, rows: [RecordingRow])] {
+        var order: [SessionID] = []
+        var groups: [SessionID: [RecordingRow]] = [:]
+        try read(path) { rows in
+            var start = rows.startIndex
+            // Rows of a session are usually consecutive: group runs rather than single rows.
+            while start < rows.endIndex {
+                let id = rows[start].session
+                let end = rows[start...].firstIndex { $0.session != id } ?? rows.endIndex
+                if groups[id] == nil { order.append(id) }
+                groups[id, default: []] += rows[start..<end]
+                start = end
             }
         }
+        return order.map { ($0, groups.removeValue(forKey: $0)!) }
+    }
+
+    /// The file's rows in file order.
+    public static func rows(at path: FilePath) throws(AnalysisError) -> [RecordingRow] {
+        var rows: [RecordingRow] = []
+        try read(path) { rows += $0 }
+        return rows
+    }
+
+    private static func read(_ path: FilePath, _ take: ([RecordingRow]) -> Void) throws(AnalysisError) {
         do {
-            return try result.get()
+            try RecordingCSV.read(
+                file: path.string, pieces: ProcessInfo.processInfo.activeProcessorCount,
+                perform: { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }, take)
         } catch {
             throw AnalysisError(error.description)
         }
-    }
-
-    /// One piece per processor for files big enough to be worth it.
-    private static func pieces(for size: Int) -> Int {
-        size < 4 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount
-    }
-
-    /// Calls `body` with the file's bytes mapped into memory: the page cache's pages themselves,
-    /// with no copy into a buffer of our own.
-    private static func mapped<T>(
-        _ path: FilePath, _ body: (UnsafeBufferPointer<UInt8>) -> T
-    ) throws(AnalysisError) -> T {
-        let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor.open(path, .readOnly) } catch {
-            throw AnalysisError("cannot read \(path): \(error)")
-        }
-        defer { try? descriptor.close() }
-        var status = stat()
-        guard fstat(descriptor.rawValue, &status) == 0 else {
-            throw AnalysisError("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        let size = Int(status.st_size)
-        guard size > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor.rawValue, 0),
-            address != MAP_FAILED
-        else {
-            throw AnalysisError("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { munmap(address, size) }
-        return body(UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size))
     }
 
     /// A whole file, read with one system call per chunk and no text decoding.
