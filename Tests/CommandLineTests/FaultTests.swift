@@ -197,3 +197,61 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
         try runGesture(record + ["--append"], in: folder.path).succeeded()
     }
 }
+
+/// A file system of the test's own that fills up: a small tmpfs mounted in a private mount
+/// namespace (`unshare`), where the machine allows it, as root or as a user with user namespaces.
+private let mountsOfItsOwn =
+    (try? runGesture(
+        ["--map-root-user", "--mount", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"], in: FilePath("/"),
+        executable: "/usr/bin/unshare"))?.status == 0
+
+@Suite struct FullDiskTests {
+    /// The disk fills up in the middle of a recording: the command says how many rows it saved,
+    /// exactly as many as the file holds, never half a row; once there is room again, `check
+    /// --repair` brings the catalog into line with the file.
+    @Test(.enabled(if: mountsOfItsOwn, "this machine lets no test mount a file system of its own"))
+    func aDiskThatFillsDuringARecordingLosesNoRowAndMiscountsNone() throws {
+        let folder = try TemporaryFolder()
+        let disk = folder.path.appending("disk"), kept = folder.path.appending("kept")
+        try FileManager.default.createDirectory(atPath: disk.string, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: kept.string, withIntermediateDirectories: true)
+        // What happens on the small disk is copied out before its namespace, and the disk, go away.
+        let script = """
+            set -e
+            mount -t tmpfs -o size=1m tmpfs "$DISK"
+            cd "$DISK"
+            "$GESTURE" record --user ann --gesture shake --takes 1 --fast --quiet </dev/null >/dev/null
+            free=$(df -k --output=avail . | tail -1)
+            dd if=/dev/zero of=filler bs=1k count=$((free - 200)) 2>/dev/null
+            set +e
+            "$GESTURE" record --user ann --gesture shake --takes 3 --fast --quiet --append </dev/null \
+                >"$KEPT/record.out" 2>"$KEPT/record.err"
+            echo $? >"$KEPT/record.status"
+            rm filler
+            "$GESTURE" check --repair >"$KEPT/repair.out" 2>&1
+            echo $? >"$KEPT/repair.status"
+            cp -r recordings "$KEPT/"
+            """
+        let environment = ProcessInfo.processInfo.environment.merging(
+            ["DISK": disk.string, "KEPT": kept.string, "GESTURE": gestureExecutable]) { $1 }
+        try runGesture(
+            ["--map-root-user", "--mount", "sh", "-c", script], in: folder.path, environment: environment,
+            executable: "/usr/bin/unshare"
+        ).succeeded()
+        let read = { (name: String) in try String(contentsOfFile: kept.appending(name).string, encoding: .utf8) }
+        #expect(try read("record.status") == "1\n")
+        let error = try read("record.err")
+        #expect(error.contains("No space left on device"), "\(error)")
+        let saved = try #require(error.firstMatch(of: /(\d+) rows saved/).flatMap { Int($0.1) }, "\(error)")
+        let recordings = RecordingsFolder(kept.appending("recordings"))
+        let rows = try readRows(recordings.root.appending("ann-recordings.csv"))
+        let first = rows[0].session
+        #expect(rows.filter { $0.session != first }.count == saved)
+        let repair = try read("repair.out")
+        #expect(try read("repair.status") == "0\n", "\(repair)")
+        let sessions = try Archive(folder: recordings).catalog.sessions()
+        #expect(
+            sessions.map(\.sampleCount) == Dictionary(grouping: rows, by: \.session).values.map(\.count).sorted(by: >))
+        #expect(try Archive(folder: recordings).check().isConsistent)
+    }
+}

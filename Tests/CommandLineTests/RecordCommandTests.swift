@@ -116,6 +116,37 @@ import struct SystemPackage.FilePath
         #expect(try runGesture(["check"], in: folder.path).status == 0)
     }
 
+    /// A `--fast` recording runs far ahead of real time: the signal must stop it within a few
+    /// readings of being delivered, not after a backlog (it once went on for 2–3 times the rows
+    /// written before it), and long before its hour-long take would end.
+    @Test func aSignalStopsAFastRecordingAtOnce() throws {
+        let folder = try TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = [
+            "record", "--user", "ann", "--gesture", "shake", "--takes", "1", "--take", "3600", "--fast", "--quiet",
+            "--keep",
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let file = folder.path.appending("recordings/ann-recordings.csv")
+        var written = 0
+        while process.isRunning, written < 1_000_000 {
+            usleep(10_000)
+            written = (try? FileManager.default.attributesOfItem(atPath: file.string)[.size] as? Int) ?? 0
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT)
+        let rows = try readRows(file).count
+        let rowsBefore = written / 380
+        #expect(rows < rowsBefore + 2_000, "\(rowsBefore) rows before the signal, \(rows) after")
+        let records = try Catalog(path: folder.path.appending("recordings/catalog.sqlite").string).sessions()
+        #expect(records.map(\.sampleCount) == [rows])
+    }
+
     @Test func aFullDiskEndsTheRecordingWithoutAHalfLine() throws {
         let folder = try TemporaryFolder()
         // The shell limits files to 100 blocks and ignores SIGXFSZ, so writes past it fail like a full disk.

@@ -15,12 +15,37 @@ struct LongFormatFile {
     var sessions: [Session] = []
 
     init(path: FilePath, mapping: ColumnMapping, options: ImportOptions) throws(AnalysisError) {
+        var reader: LineReader?
+        var index: [String: Int] = [:]
+        try Self.forEachLine(of: path) { line, lineNumber throws(AnalysisError) in
+            guard let lineReader = reader else {
+                // Excel writes a byte-order mark before the header.
+                let header = line.hasPrefix("\u{FEFF}") ? line.dropFirst() : line
+                reader = try Self.reader(header: header, path: path, mapping: mapping, options: options)
+                return
+            }
+            if line.isEmpty { return }
+            let (user, key, label, sample) = try lineReader.read(line, lineNumber: lineNumber)
+            let id = "\(user)\u{0}\(key)"
+            if index[id] == nil {
+                index[id] = sessions.count
+                sessions.append(Session(user: user, key: key))
+            }
+            sessions[index[id]!].labels.append(label)
+            sessions[index[id]!].samples.append(sample)
+        }
+        guard reader != nil else { throw AnalysisError("\(path): empty file, no header") }
+        if let rate = options.sampleRate, mapping.columns[.time] == nil {
+            for s in sessions.indices {
+                for k in sessions[s].samples.indices { sessions[s].samples[k].time = Double(k) / rate }
+            }
+        }
+    }
+
+    private static func reader(
+        header headerLine: Substring, path: FilePath, mapping: ColumnMapping, options: ImportOptions
+    ) throws(AnalysisError) -> LineReader {
         let name = path.lastComponent!.string
-        var text = String(decoding: try RecordingFile.contents(of: path), as: UTF8.self)
-        // Excel writes a byte-order mark before the header.
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        var lines = RecordingCSV.lines(of: text).makeIterator()
-        guard let headerLine = lines.next() else { throw AnalysisError("\(path): empty file, no header") }
         let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard mapping.columns[.user] != nil || options.user != nil else {
             throw AnalysisError(
@@ -39,28 +64,32 @@ struct LongFormatFile {
             }
             return index
         }
-        let reader = try LineReader(
+        return try LineReader(
             positions: mapping.positions(in: header, file: path.string), mirrorColumn: mirrorColumn,
             width: header.count, options: options, file: path.string)
-        var index: [String: Int] = [:]
-        var lineNumber = 1
-        while let line = lines.next() {
-            lineNumber += 1
-            if line.isEmpty { continue }
-            let (user, key, label, sample) = try reader.read(line, lineNumber: lineNumber)
-            let id = "\(user)\u{0}\(key)"
-            if index[id] == nil {
-                index[id] = sessions.count
-                sessions.append(Session(user: user, key: key))
+    }
+
+    /// Calls `body` with each line of the file, LF or CRLF, and its number, a block at a time.
+    private static func forEachLine(
+        of path: FilePath, _ body: (Substring, Int) throws(AnalysisError) -> Void
+    ) throws(AnalysisError) {
+        var blocks: LineBlocks
+        do { blocks = try LineBlocks(path: path.string) } catch { throw AnalysisError(error.description) }
+        var number = 0
+        while let block = try next(of: &blocks) {
+            guard case .lines(let bytes) = block else {
+                throw AnalysisError("\(path):\(number + 1): the line is longer than \(blocks.longestLine) bytes")
             }
-            sessions[index[id]!].labels.append(label)
-            sessions[index[id]!].samples.append(sample)
-        }
-        if let rate = options.sampleRate, mapping.columns[.time] == nil {
-            for s in sessions.indices {
-                for k in sessions[s].samples.indices { sessions[s].samples[k].time = Double(k) / rate }
+            for line in Lines(bytes) {
+                number += 1
+                let text = line.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
+                try body(Substring(String(decoding: text, as: UTF8.self)), number)
             }
         }
+    }
+
+    private static func next(of blocks: inout LineBlocks) throws(AnalysisError) -> LineBlocks.Block? {
+        do { return try blocks.next() } catch { throw AnalysisError(error.description) }
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import GestureCore
 
-import struct SystemPackage.FileDescriptor
 import struct SystemPackage.FilePath
 
 /// Reads a recording file's rows, GestureLab's format or Machine Learning by Tutorials', a block
@@ -39,22 +38,6 @@ public enum RecordingFile {
                 perform: { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }, take)
         } catch {
             throw AnalysisError(error.description)
-        }
-    }
-
-    /// A whole file, read with one system call per chunk and no text decoding.
-    public static func contents(of path: FilePath) throws(AnalysisError) -> [UInt8] {
-        do {
-            let descriptor = try FileDescriptor.open(path, .readOnly)
-            return try descriptor.closeAfter {
-                let size = Int(try descriptor.seek(offset: 0, from: .end))
-                var bytes = [UInt8](repeating: 0, count: size)
-                let read = try bytes.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }
-                bytes.removeLast(size - read)
-                return bytes
-            }
-        } catch {
-            throw AnalysisError("cannot read \(path): \(error)")
         }
     }
 }
