@@ -36,15 +36,14 @@ public func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
 /// holds one block and never the whole file.
 ///
 /// Each block ends with a newline, but the file's last, which may lack it. The buffer holds
-/// `blockSize` bytes and grows only for a line longer than that, up to `longestLine`: a line longer
-/// than `longestLine` that does not fit in what is left of a block is handed over as an
-/// `overlong` piece of its first bytes, and the rest of it is skipped.
+/// `blockSize` bytes and grows for a longer line up to `longestLine`; a line that would need more
+/// is skipped, and handed over as its length alone.
 public struct LineBlocks: ~Copyable {
     public enum Block {
         /// Whole lines, each with its newline (the file's last line perhaps without).
         case lines(UnsafeBufferPointer<UInt8>)
-        /// The first `longestLine` bytes of a line that is longer.
-        case overlong(UnsafeBufferPointer<UInt8>)
+        /// A line too long to hold, skipped: its length without the newline.
+        case overlong(length: Int)
     }
 
     public let path: String
@@ -55,7 +54,8 @@ public struct LineBlocks: ~Copyable {
     private var pending = 0
     private var filled = 0
     private var atEnd = false
-    private var skippingOverlong = false
+    /// The bytes of an overlong line skipped so far, while skipping one.
+    private var skipped: Int?
 
     public init(path: String, blockSize: Int = 4 << 20, longestLine: Int = 1 << 20) throws(FileReadError) {
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -72,7 +72,7 @@ public struct LineBlocks: ~Copyable {
 
     /// The next block, valid until the next call; nil at the end of the file.
     public mutating func next() throws(FileReadError) -> Block? {
-        while pending < filled || !atEnd {
+        while pending < filled || !atEnd || skipped != nil {
             if let block = try nextBlock() { return block }
         }
         return nil
@@ -81,15 +81,20 @@ public struct LineBlocks: ~Copyable {
     /// A block from what the buffer holds, or nil when it needs more bytes first.
     private mutating func nextBlock() throws(FileReadError) -> Block? {
         let waiting = UnsafeBufferPointer(rebasing: buffer[pending..<filled])
-        if skippingOverlong {
+        if let skipped {
             guard let newline = CSVBytes.index(of: UInt8(ascii: "\n"), in: waiting, from: 0) else {
                 pending = filled
-                if !atEnd { try refill() }
+                self.skipped = skipped + waiting.count
+                if atEnd {
+                    self.skipped = nil
+                    return .overlong(length: skipped + waiting.count)
+                }
+                try refill()
                 return nil
             }
-            skippingOverlong = false
+            self.skipped = nil
             pending += newline + 1
-            return nil
+            return .overlong(length: skipped + newline)
         }
         // Searched from the end, where the block's last line is short.
         if let lastNewline = waiting.lastIndex(of: UInt8(ascii: "\n")) {
@@ -98,8 +103,8 @@ public struct LineBlocks: ~Copyable {
         }
         if waiting.count > longestLine {
             pending = filled
-            skippingOverlong = true
-            return .overlong(UnsafeBufferPointer(rebasing: waiting[..<longestLine]))
+            skipped = waiting.count
+            return nil
         }
         if atEnd {
             pending = filled

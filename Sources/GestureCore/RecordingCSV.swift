@@ -83,7 +83,7 @@ public enum RecordingCSV {
     /// `DispatchQueue.concurrentPerform`: `perform(pieces, readPiece)` must call `readPiece` once for
     /// each of 0..<pieces. The book's format, whose timestamps count rows per session through the
     /// whole file, is read in one piece. A block is `blockSize` bytes, by default 4 MiB a piece; a
-    /// line longer than `longestLine` is an error.
+    /// line longer than a block and than `longestLine` is an error, without being read into memory.
     public static func read(
         file path: String, pieces: Int = 1, blockSize: Int? = nil, longestLine: Int = 1 << 20,
         perform: (Int, @escaping @Sendable (Int) -> Void) -> Void = { count, read in (0..<count).forEach(read) },
@@ -101,10 +101,9 @@ public enum RecordingCSV {
             do { block = try blocks.next() } catch { throw .unreadable(error) }
             switch block {
             case nil: return
-            case .overlong:
+            case .overlong(let length):
                 reader.skipLine()
-                throw .malformed(
-                    reader.error("the line is longer than \(blocks.longestLine) bytes: not a recording row"))
+                throw .malformed(reader.error("the line is \(length) bytes long: not a recording row"))
             case .lines(let bytes):
                 do { take(try reader.readBlock(bytes, pieces: pieces, perform: perform)) } catch {
                     throw .malformed(error)

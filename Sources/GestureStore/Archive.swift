@@ -16,6 +16,9 @@ public struct Archive: Sendable {
     public let catalog: Catalog
     /// Told what a change waits for before it waits.
     public let waiting: LockWait
+    /// The longest line that moves between files; a longer one is left for the user to move.
+    public var longestLineToMove = Self.defaultLongestLineToMove
+    public static let defaultLongestLineToMove = 1 << 28
 
     /// Opens an existing recordings folder's archive.
     public init(folder: RecordingsFolder, waiting: LockWait = .saying { _ in }) throws(StoreError) {
@@ -78,7 +81,8 @@ public struct Archive: Sendable {
             let discarded = folder.discardedFile(for: live)
             let inDiscarded = Set(sessions.filter { $0.status == .discarded }.map(\.id))
             let inLive = Set(sessions.map(\.id)).subtracting(inDiscarded)
-            let liveLines = RecordingLines(path: live), discardedLines = RecordingLines(path: discarded)
+            let liveLines = RecordingLines(path: live, longestLine: longestLineToMove)
+            let discardedLines = RecordingLines(path: discarded, longestLine: longestLineToMove)
             let leaving = try liveLines.lines(of: inDiscarded), returning = try discardedLines.lines(of: inLive)
             let inDiscardedAlready = Set(try discardedLines.lines(of: inDiscarded))
             let inLiveAlready = Set(try liveLines.lines(of: inLive))

@@ -16,6 +16,8 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
     case uncatalogued([SessionID], file: String)
     /// A line that is not a row.
     case damaged(file: String, line: Int, reason: String)
+    /// A line that is not a row, too long to move.
+    case tooLongToMove(file: String, line: Int, bytes: Int)
     /// The last row has no newline after it.
     case missingNewline(file: String)
     /// A file that cannot be read as text at all.
@@ -35,6 +37,8 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
             "\(file) holds \(ids.count) sessions the catalog does not know: "
                 + ids.prefix(5).map(\.rawValue).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
         case .damaged(let file, let line, let reason): "\(file):\(line): \(reason)"
+        case .tooLongToMove(let file, let line, let bytes):
+            "\(file):\(line): the line is \(bytes) bytes long, not a recording row and too long for repair to move; take it out of the file by hand"
         case .missingNewline(let file): "\(file): the last line has no newline"
         case .unreadable(let file, let reason): "\(file): \(reason)"
         case .leftover(let file): "\(file) is left over from a rewrite that was stopped"
@@ -50,7 +54,7 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
         case .uncatalogued: "add them to the catalog as recovered"
         case .damaged(let file, _, _): "move the line to \(Archive.damagedFolderName)/\(file)"
         case .missingNewline: "add the newline"
-        case .unreadable: nil
+        case .unreadable, .tooLongToMove: nil
         case .leftover: "remove it"
         }
     }
@@ -177,7 +181,7 @@ extension Archive {
         for folder in [folder.root, folder.discardedFolder] {
             for path in self.folder.csvFiles(in: folder) {
                 if let user = try? UserID(fileName: path.lastComponent!.string), busy[user] != nil { continue }
-                let scan = FileScan(path: path, file: self.folder.relative(path))
+                let scan = FileScan(path: path, file: self.folder.relative(path), longestLineToMove: longestLineToMove)
                 scans[scan.file] = scan
             }
             for path in self.folder.leftovers(in: folder) {
@@ -199,7 +203,7 @@ extension Archive {
                     unlink(folder.absolute(file).string)
                     repaired.append(problem)
                 case .missingNewline(let file):
-                    try RecordingLines(path: folder.absolute(file)).rewrite()
+                    try RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove).rewrite()
                     repaired.append(problem)
                 default: continue
                 }
@@ -215,9 +219,9 @@ extension Archive {
     /// Appends the lines to the same-named file in damaged/ (those not there yet), then takes them
     /// out of their file: a crash in between leaves them in both.
     private func moveDamagedLines(_ numbers: [Int], of file: String) throws(StoreError) {
-        let source = RecordingLines(path: folder.absolute(file))
+        let source = RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove)
         let destination = folder.root.appending(Self.damagedFolderName).pushing(FilePath(file))
-        let quarantine = RecordingLines(path: destination, header: nil)
+        let quarantine = RecordingLines(path: destination, header: nil, longestLine: longestLineToMove)
         let present = Set(try quarantine.lines())
         let moving = try source.lines(numbered: Set(numbers)).filter { !present.contains($0) }
         if !moving.isEmpty {
@@ -338,19 +342,21 @@ struct FileScan {
 
     /// Reads the file a block of lines at a time, as loading does: a large file is checked at the
     /// speed it loads, in the memory of one block and its sessions' timestamps.
-    init(path: FilePath, file: String) {
+    init(path: FilePath, file: String, longestLineToMove: Int) {
         self.file = file
         var reader = RecordingCSV.Reader(file: file)
         do {
             var blocks = try LineBlocks(path: path.string)
             while let block = try blocks.next() {
                 switch block {
-                case .overlong:
+                case .overlong(let length):
                     let line = reader.skipLine()
                     problems.append(
-                        .damaged(
-                            file: file, line: line,
-                            reason: "the line is longer than \(blocks.longestLine) bytes: not a recording row"))
+                        length > longestLineToMove
+                            ? .tooLongToMove(file: file, line: line, bytes: length)
+                            : .damaged(
+                                file: file, line: line, reason: "the line is \(length) bytes long: not a recording row")
+                    )
                 case .lines(let bytes):
                     guard String(validating: bytes, as: UTF8.self) != nil else {
                         problems.append(.unreadable(file: file, reason: "cannot be read as UTF-8 text"))

@@ -9,14 +9,14 @@ struct RecordingLines {
     let path: FilePath
     /// What a new file starts with: the recording header, or nothing for a file of damaged lines.
     var header: String? = RecordingCSV.header
-    /// The longest line that can move whole.
-    static let longestLine = 1 << 28
+    /// The longest line that can move; a longer one is an error.
+    var longestLine = Archive.defaultLongestLineToMove
 
     /// The lines of these sessions, in file order, without their newlines.
     func lines(of sessions: Set<SessionID>) throws(StoreError) -> [String] {
         var lines: [String] = []
         var member = SessionMembership(sessions)
-        try forEachLine { _, line in
+        try forEachLine(skippingOverlong: true) { _, line in
             if member.contains(line) { lines.append(String(decoding: line, as: UTF8.self)) }
         }
         return lines
@@ -55,18 +55,22 @@ struct RecordingLines {
     }
 
     /// Calls `body` with each line's number and bytes, without its newline; none if the file does
-    /// not exist.
-    private func forEachLine(_ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError) {
+    /// not exist. A line longer than `longestLine` is an error, or passed over if `skippingOverlong`.
+    private func forEachLine(
+        skippingOverlong: Bool = false, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(StoreError) {
         guard access(path.string, F_OK) == 0 else { return }
         var blocks: LineBlocks
-        do { blocks = try LineBlocks(path: path.string, longestLine: Self.longestLine) } catch {
+        do { blocks = try LineBlocks(path: path.string, longestLine: longestLine) } catch {
             throw StoreError(error.description)
         }
         var number = 0
         while let block = try next(of: &blocks) {
             guard case .lines(let bytes) = block else {
+                number += 1
+                if skippingOverlong { continue }
                 throw StoreError(
-                    "\(path):\(number + 1) is longer than \(Self.longestLine) bytes, too long to move; take that line out of the file by hand"
+                    "\(path):\(number) is longer than \(longestLine) bytes, too long to move; take that line out of the file by hand"
                 )
             }
             for line in Lines(bytes) {

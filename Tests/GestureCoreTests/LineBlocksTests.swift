@@ -7,7 +7,7 @@ import Testing
 @Suite struct LineBlocksTests {
     private enum Piece: Equatable {
         case lines(String)
-        case overlong(String)
+        case overlong(Int)
     }
 
     private func blocks(of text: String, blockSize: Int, longestLine: Int) throws -> [Piece] {
@@ -19,7 +19,7 @@ import Testing
         while let block = try blocks.next() {
             switch block {
             case .lines(let bytes): pieces.append(.lines(String(decoding: bytes, as: UTF8.self)))
-            case .overlong(let bytes): pieces.append(.overlong(String(decoding: bytes, as: UTF8.self)))
+            case .overlong(let length): pieces.append(.overlong(length))
             }
         }
         return pieces
@@ -39,12 +39,16 @@ import Testing
         }
     }
 
-    @Test func aLineLongerThanTheLongestIsHandedOverAsItsStartAndTheRestSkipped() throws {
+    @Test(arguments: [11, 20, 50])
+    func aLineLongerThanTheLongestIsSkippedAndHandedOverAsItsLength(blockSize: Int) throws {
         let long = String(repeating: "a", count: 95)
-        let pieces = try blocks(of: "one\n\(long)\ntwo\nthree\n", blockSize: 20, longestLine: 10)
-        #expect(pieces == [.lines("one\n"), .overlong("aaaaaaaaaa"), .lines("two\nthree\n")])
-        let atTheEnd = try blocks(of: "one\n" + long, blockSize: 20, longestLine: 10)
-        #expect(atTheEnd == [.lines("one\n"), .overlong("aaaaaaaaaa")])
+        let pieces = try blocks(of: "one\n\(long)\ntwo\nthree\n", blockSize: blockSize, longestLine: 10)
+        let lines = pieces.compactMap { if case .lines(let text) = $0 { text } else { nil } }
+        #expect(pieces.filter { if case .overlong = $0 { true } else { false } } == [.overlong(95)])
+        #expect(lines.joined() == "one\ntwo\nthree\n")
+        let atTheEnd = try blocks(of: "one\n" + long, blockSize: blockSize, longestLine: 10)
+        #expect(atTheEnd.last == .overlong(95))
+        #expect(try blocks(of: long, blockSize: blockSize, longestLine: 10) == [.overlong(95)])
     }
 
     @Test func anEmptyFileHasNoBlocks() throws {

@@ -77,7 +77,7 @@ import Testing
         let error = try #require(throws: RecordingReadError.self) {
             try read(lines.joined(separator: "\n"), pieces: 2, blockSize: 4000, longestLine: 2000)
         }
-        #expect(error.description.hasSuffix("f.csv:21: the line is longer than 2000 bytes: not a recording row"))
+        #expect(error.description.hasSuffix("f.csv:21: the line is 50000 bytes long: not a recording row"))
     }
 
     @Test func theBooksFormatIsReadInOnePieceSoItsTimestampsCountThroughTheFile() throws {

@@ -79,10 +79,28 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
         #expect(found.count == 1)
         #expect(
             found.first?.description
-                == "junk-recordings.csv:1: the line is longer than 1048576 bytes: not a recording row")
+                == "junk-recordings.csv:1: the line is 5000000 bytes long: not a recording row")
         #expect(try archive.repair().after.isConsistent)
         let moved = folder.recordings.root.appending("damaged/junk-recordings.csv")
         #expect(try String(contentsOfFile: moved.string, encoding: .utf8).count == 5_000_001)
+    }
+
+    @Test func aLineTooLongToMoveIsNamedAndLeftForTheUserWithEveryRow() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
+        var lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+        lines.insert(Substring(String(repeating: "x", count: 5_000_000)), at: 300)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: outcome.file.string, atomically: true, encoding: .utf8)
+        let before = try String(contentsOfFile: outcome.file.string, encoding: .utf8)
+        var archive = try Archive(folder: folder.recordings)
+        archive.longestLineToMove = 2 << 20
+        let finding =
+            "alice-recordings.csv:301: the line is 5000000 bytes long, not a recording row and too long for repair to move; take it out of the file by hand"
+        #expect(try archive.check().discrepancies.map(\.description) == [finding])
+        let (repaired, after) = try archive.repair()
+        #expect(repaired.isEmpty)
+        #expect(after.discrepancies.map(\.description) == [finding])
+        #expect(try String(contentsOfFile: outcome.file.string, encoding: .utf8) == before)
     }
 
     @Test func twoDiscardsOfTheSameSessionAtOnceLeaveItsRowsInExactlyOneFile() async throws {
