@@ -43,7 +43,7 @@ public struct Split: Sendable {
         let shared = users(.test).intersection(users(.train)).sorted()
         if !shared.isEmpty {
             warnings.append(
-                "the test set shares \(shared.count) users with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split by user for that"
+                "the test set shares \(shared.count.counting("user")) with training (\(shared.prefix(6).map(\.rawValue).joined(separator: ", "))): it measures known people, not new ones; split by user for that"
             )
         }
         return (entries, warnings)
@@ -65,11 +65,11 @@ public struct Split: Sendable {
         if users.count - testCount - validationCount < 1 {
             validationCount = max(0, users.count - testCount - 1)
             warnings.append(
-                "only \(users.count) users: \(validationCount) for validation, \(testCount) for test, the rest for training"
+                "only \(users.count.counting("user")): \(validationCount) for validation, \(testCount) for test, the rest for training"
             )
         } else if users.count < 5 {
             warnings.append(
-                "only \(users.count) users: the test set measures \(testCount) person\(testCount == 1 ? "" : "s"), a noisy estimate"
+                "only \(users.count.counting("user")): the test set measures \(testCount.counting("person", plural: "people")), a noisy estimate"
             )
         }
         var partOfUser: [UserID: Manifest.Part] = [:]

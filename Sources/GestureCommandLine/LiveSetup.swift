@@ -52,7 +52,7 @@ public struct LiveSetup {
         if detector.rateMatch.resamples {
             Terminal.warn(
                 "\(device.info.id) runs at \(rate.shortText) Hz, the model at \(model.samplingRate.shortText) Hz: "
-                    + "every \(detector.rateMatch.keepEvery). reading is used")
+                    + "one reading in \(detector.rateMatch.keepEvery) is used")
         }
     }
 
@@ -60,16 +60,18 @@ public struct LiveSetup {
     public var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
 
     /// Samples the sensor on this thread until `duration` passes, the sampler is stopped, or a
-    /// replay ends; `each` sees every reading.
-    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws {
+    /// replay ends; `each` sees every reading. Returns the signal that stopped it, if one did.
+    @discardableResult
+    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws -> Int32? {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
-        defer { withExtendedLifetime(watch) {} }
         do {
             try sampler.run(from: clock.now(), duration: duration) { each(sampler, $0.sample) }
         } catch {
-            if let replay = device as? ReplaySensor, replay.isFinished { return }
-            throw Failure.failed(error.description)
+            guard let replay = device as? ReplaySensor, replay.isFinished else {
+                throw Failure.failed(error.description)
+            }
         }
+        return watch.received
     }
 }

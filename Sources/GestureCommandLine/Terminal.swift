@@ -16,9 +16,15 @@ public struct Failure: Error {
     }
 
     /// Bad input found before anything was recorded or changed.
-    public static func usage(_ message: String) -> Failure { Failure(message: message, code: 2) }
+    public static func usage(_ message: String) -> Failure { Failure(message: message, code: usageCode) }
     public static func failed(_ message: String) -> Failure { Failure(message: message, code: 1) }
+
+    /// The exit code of bad input or usage, whichever check finds it.
+    public static let usageCode: Int32 = 2
 }
+
+/// The exit code of a command a signal stopped: 128 plus the signal's number, as a shell reports it.
+public func interrupted(by signal: Int32) -> ExitCode { ExitCode(128 + signal) }
 
 /// Lines for the person at the terminal, each written at once (no buffering: scripts read them live).
 public enum Terminal {
@@ -50,7 +56,7 @@ public enum Terminal {
         return answer.hasPrefix("y")
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
+    fileprivate static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
             var offset = 0
@@ -67,7 +73,8 @@ public enum Terminal {
 
 extension AsyncParsableCommand {
     /// Parses the arguments and runs the command they name. A `Failure` is one line and its own
-    /// exit code; any other error is ArgumentParser's to report.
+    /// exit code; any other error is ArgumentParser's to report, bad usage with exit code 2 (where
+    /// ArgumentParser would use 64), as every other check of the input does.
     public static func mainReportingFailures() async {
         // A closed output is an EPIPE for `Terminal` to act on, not a silent death mid-write.
         signal(SIGPIPE, SIG_IGN)
@@ -81,6 +88,9 @@ extension AsyncParsableCommand {
         } catch let failure as Failure {
             Terminal.error(failure.message)
             Glibc.exit(failure.code)
+        } catch  where exitCode(for: error) == .validationFailure {
+            Terminal.write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
+            Glibc.exit(Failure.usageCode)
         } catch {
             exit(withError: error)
         }

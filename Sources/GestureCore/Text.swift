@@ -25,6 +25,13 @@ extension StringProtocol {
     }
 }
 
+extension Int {
+    /// The count with its noun, singular for one: "1 take", "3 takes", "2 false detections".
+    public func counting(_ noun: String, plural: String? = nil) -> String {
+        "\(self) \(self == 1 ? noun : plural ?? noun + "s")"
+    }
+}
+
 extension Double {
     /// Six significant digits at most, without a trailing ".0", as "%g" prints a rate: 100, 0.5, 33.3333.
     public var shortText: String {

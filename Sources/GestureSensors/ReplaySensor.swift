@@ -63,7 +63,7 @@ public final class ReplaySensor: MotionSensor {
             return (start, state.next)
         }
         guard index < readings.count else {
-            throw SensorError(device: info.id, reason: "the recording ended after \(readings.count) samples")
+            throw SensorError(device: info.id, reason: "the recording ended after \(readings.count.counting("sample"))")
         }
         let time = start + offsets[index]
         clock.sleep(until: time)

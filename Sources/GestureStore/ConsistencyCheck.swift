@@ -30,11 +30,11 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
         case .misplaced(let id, let status, let rows, let file):
             "session \(id) is \(status.rawValue), but \(file) holds \(rows) of its rows"
         case .countDiffers(let id, let catalog, let found, let file):
-            "session \(id): the catalog says \(catalog) rows, \(file) holds \(found)"
+            "session \(id): the catalog says \(catalog.counting("row")), \(file) holds \(found)"
         case .unfinished(let id, let rows):
-            "session \(id) is still marked as being recorded, but no gesture process records it (\(rows) rows)"
+            "session \(id) is still marked as being recorded, but no gesture process records it (\(rows.counting("row")))"
         case .uncatalogued(let ids, let file):
-            "\(file) holds \(ids.count) sessions the catalog does not know: "
+            "\(file) holds \(ids.count.counting("session")) the catalog does not know: "
                 + ids.prefix(5).map(\.rawValue).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
         case .damaged(let file, let line, let reason): "\(file):\(line): \(reason)"
         case .tooLongToMove(let file, let line, let bytes):

@@ -10,7 +10,8 @@ struct Detect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture detect",
         abstract: "Detect gestures in live sensor data with a trained model.",
-        discussion: "Prints each detection: time, gesture, probability and the runner-up. Ctrl-C stops.")
+        discussion: "Prints each detection: time, gesture, probability and the runner-up. Ctrl-C stops.",
+        version: gestureLabVersion)
 
     @OptionGroup var options: DetectionOptions
     @OptionGroup var sensor: SensorOptions
@@ -34,9 +35,13 @@ struct Detect: AsyncParsableCommand {
         }
         let script = try performances(on: setup)
         var detections: [Prediction] = []
-        var first: Double?
-        try setup.run(for: duration ?? script ?? .infinity) { _, sample in
+        var first: Double?, last: Double?
+        Terminal.note(
+            "listening to \(setup.device.info.id) at \(setup.rate.shortText) Hz for "
+                + "\(setup.gestures.joined(separator: ", ")); Ctrl-C stops")
+        let signal = try setup.run(for: duration ?? script ?? .infinity) { _, sample in
             first = first ?? sample.time
+            last = sample.time
             let (prediction, detection) = setup.detector.add(sample)
             guard
                 let shown = (predictions ? prediction : detection).map({
@@ -57,6 +62,11 @@ struct Detect: AsyncParsableCommand {
                         detections: detections, events: GestureEvent.events(in: replay.timeline),
                         minutes: (replay.timeline.last?.time ?? 0) / 60)))
         }
+        let seconds = (last ?? 0) - (first ?? 0)
+        Terminal.note(
+            "\(signal.map { _ in "stopped: " } ?? "")\(detections.count.counting("detection")) in \(seconds.fixed(1)) s"
+        )
+        if let signal { throw interrupted(by: signal) }
     }
 
     /// Cues the simulated person's gestures; returns how long they take, if there are any.
@@ -109,9 +119,9 @@ struct Detect: AsyncParsableCommand {
                 + "from \(delays.first!.fixed(2)) to \(delays.last!.fixed(2)) s"
         return """
 
-            \(score.events) gestures: \(score.found) found, \(score.missed) missed; \(score.falseDetections) false detections \
+            \(score.events.counting("gesture")): \(score.found) found, \(score.missed) missed; \(score.falseDetections.counting("false detection")) \
             (\(score.falseDetectionsPerMinute.fixed(2)) per minute over \(score.minutes.fixed(1)) min); \
-            \(score.repeats) repeats of a found gesture
+            \(score.repeats.counting("repeat")) of a found gesture
             \(delay)
             """
     }

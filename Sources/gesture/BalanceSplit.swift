@@ -34,7 +34,7 @@ struct BalanceCommand: ParsableCommand {
             entries: ids.map { Manifest.Entry(part: .sessions, session: $0) })
         try write(manifest.text, to: output)
         Terminal.say(
-            "wrote \(output): \(ids.count) sessions (\(Set(ids).count) distinct), \(method.rawValue)sampled with seed \(seed)"
+            "wrote \(output): \(ids.count.counting("session")) (\(Set(ids).count) distinct), \(method.rawValue)sampled with seed \(seed)"
         )
     }
 }

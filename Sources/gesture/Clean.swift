@@ -30,7 +30,9 @@ struct Clean: ParsableCommand {
             for session in bad {
                 Terminal.say("\(session.session)  \(session.user)  \(session.gesture)  \(session.reasons)")
             }
-            Terminal.say("\(bad.count) of \(dataset.sessions.count) sessions look bad")
+            Terminal.say(
+                "\(bad.count) of \(dataset.sessions.count.counting("session")) \(bad.count == 1 ? "looks" : "look") bad"
+            )
         }
         guard apply, !bad.isEmpty else { return }
         let outside = try analysing { try Cleaner(rules: rules).discard(bad, archive: folder.archive()) }

@@ -6,6 +6,7 @@ struct Gesture: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gesture",
         abstract: "Record labeled motion from an accelerometer and gyroscope, and learn gestures from it.",
+        version: gestureLabVersion,
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,

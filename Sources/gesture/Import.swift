@@ -75,7 +75,7 @@ struct Import: ParsableCommand {
         }
         Terminal.say(
             (summary.wasComplete ? "\(file) was imported already: " : "imported ")
-                + "\(summary.sessions.count) sessions, \(summary.users.count) users, \(summary.rowCount) samples from \(file)"
+                + "\(summary.sessions.count.counting("session")), \(summary.users.count.counting("user")), \(summary.rowCount.counting("sample")) from \(file)"
         )
         Terminal.say(
             Summary.table(

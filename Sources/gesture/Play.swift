@@ -35,7 +35,7 @@ struct Play: AsyncParsableCommand {
         let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
         var started = false
         var ending: String?
-        try setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) { sampler, sample in
+        let signal = try setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) { sampler, sample in
             var events: [GestureGame.Event] = []
             if !started {
                 started = true
@@ -65,5 +65,6 @@ struct Play: AsyncParsableCommand {
         }
         await speech.finish()
         Terminal.say("final score \(game.score)\(ending.map { " (\($0))" } ?? "")")
+        if let signal { throw interrupted(by: signal) }
     }
 }

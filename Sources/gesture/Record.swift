@@ -108,7 +108,7 @@ struct RecordingRun {
         await speech.finish()
         if outcome.lostReadings > 0 {
             Terminal.warn(
-                "\(device.info.id): \(outcome.lostReadings) readings were lost: not read in time, or delivered too late"
+                "\(device.info.id): \(outcome.lostReadings.counting("reading")) lost: not read in time, or delivered too late"
             )
         }
         return (outcome, signals.received)
@@ -120,7 +120,7 @@ struct RecordingRun {
             let ids = outcome.unsaved.map(\.id.rawValue).joined(separator: ", ")
             let rows = outcome.unsaved.map(\.sampleCount).reduce(0, +)
             Terminal.warn(
-                "\(error); the catalog lacks the last state of \(ids), whose \(rows) rows are in \(outcome.file): "
+                "\(error); the catalog lacks the last state of \(ids), whose \(rows.counting("row")) are in \(outcome.file): "
                     + "`gesture check --repair` counts them once the catalog can be written")
         }
         if let interruption = outcome.interruption {
@@ -132,7 +132,9 @@ struct RecordingRun {
             switch decision {
             case .keep: true
             case .discard: false
-            case nil: Terminal.ask("Keep these \(ids.count) takes?", default: true) ?? true
+            case nil:
+                Terminal.ask(ids.count == 1 ? "Keep this take?" : "Keep these \(ids.count) takes?", default: true)
+                    ?? true
             }
         guard !keep else { return }
         do {
@@ -141,7 +143,7 @@ struct RecordingRun {
             throw Failure.failed(error.description)
         }
         Terminal.say(
-            "Discarded \(ids.count) takes; `gesture restore \(ids.map(\.rawValue).joined(separator: " "))` brings them back."
+            "Discarded \(ids.count.counting("take")); `gesture restore \(ids.map(\.rawValue).joined(separator: " "))` brings them back."
         )
     }
 }

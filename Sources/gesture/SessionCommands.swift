@@ -28,7 +28,7 @@ struct Sessions: ParsableCommand {
             for record in records { Terminal.say(String(decoding: try encoder.encode(record), as: UTF8.self)) }
         } else {
             Terminal.say(Summary.sessions(records))
-            Terminal.say("\(records.count) sessions")
+            Terminal.say(records.count.counting("session"))
         }
     }
 }
@@ -90,11 +90,11 @@ struct Check: ParsableCommand {
         guard report.isConsistent else {
             let repairable = report.discrepancies.contains { $0.repair != nil }
             throw Failure.failed(
-                "\(report.discrepancies.count) problems in \(folder.path)"
+                "\(report.discrepancies.count.counting("problem")) in \(folder.path)"
                     + (repairable && !repair ? "; `gesture check --repair` repairs those it names" : ""))
         }
         Terminal.say(
-            "ok: \(report.sessionsChecked) sessions and \(report.rowsChecked) rows agree with \(folder.folder.catalogPath)"
+            "ok: \(report.sessionsChecked.counting("session")) and \(report.rowsChecked.counting("row")) agree with \(folder.folder.catalogPath)"
         )
     }
 }

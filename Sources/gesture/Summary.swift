@@ -8,7 +8,7 @@ enum Summary {
     static func recording(_ outcome: RecordingOutcome, folder: RecordingsFolder) -> String {
         """
 
-        \(outcome.sessions.count) takes, \(outcome.rowCount) rows appended to \(outcome.file)
+        \(outcome.sessions.count.counting("take")), \(outcome.rowCount.counting("row")) appended to \(outcome.file)
         catalog: \(folder.catalogPath)
         \(sessions(outcome.sessions))
         """
@@ -17,7 +17,6 @@ enum Summary {
     /// Why a recording ended early and what it kept: "interrupted by SIGINT; 2 takes, 1400 rows
     /// saved, take 2 marked incomplete".
     static func interrupted(_ outcome: RecordingOutcome, because reason: String) -> String {
-        let takes = outcome.sessions.count == 1 ? "1 take" : "\(outcome.sessions.count) takes"
         let incomplete = outcome.sessions.filter { $0.status == .incomplete }.map { "\($0.take)" }
         let marked =
             switch incomplete.count {
@@ -25,7 +24,8 @@ enum Summary {
             case 1: ", take \(incomplete[0]) marked incomplete"
             default: ", takes \(incomplete.joined(separator: ", ")) marked incomplete"
             }
-        return "\(reason); \(takes), \(outcome.rowCount) rows saved\(marked)"
+        return
+            "\(reason); \(outcome.sessions.count.counting("take")), \(outcome.rowCount.counting("row")) saved\(marked)"
     }
 
     static func sessions(_ records: [SessionRecord]) -> String {

@@ -74,7 +74,7 @@ struct Train: AsyncParsableCommand {
             options: TrainingOptions(
                 epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
         Terminal.say(
-            "training on \(training.sequences.count) sessions (\(training.classNames.joined(separator: ", "))), "
+            "training on \(training.sequences.count.counting("session")) (\(training.classNames.joined(separator: ", "))), "
                 + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz"
         )
         if overfit != nil {
@@ -127,7 +127,8 @@ struct Train: AsyncParsableCommand {
                 format: "%@: %.3f of the windows of %d sessions right after %d epochs",
                 result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
         if !result.fits {
-            throw Failure.failed("the model cannot fit \(result.sessions) sessions; check the labels and features")
+            throw Failure.failed(
+                "the model cannot fit \(result.sessions.counting("session")); check the labels and features")
         }
     }
 
@@ -141,7 +142,6 @@ struct Train: AsyncParsableCommand {
                 onEpoch: { print(epoch: $0, at: started) },
                 isCancelled: { stop.load(ordering: .relaxed) })
         }
-        withExtendedLifetime(signals) {}
         do {
             try result.model.write(to: output)
         } catch {
@@ -153,6 +153,7 @@ struct Train: AsyncParsableCommand {
         Terminal.say(
             "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
                 + "history in \(base).history.csv and .svg")
+        if let signal = signals.received { throw interrupted(by: signal) }
     }
 
     private func print(epoch report: EpochReport, at started: Date) {

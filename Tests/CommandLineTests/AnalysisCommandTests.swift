@@ -33,7 +33,7 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
 
         let split = try runGesture(["split", "--by", "session", "--seed", "4", "-o", "split.txt"], in: temporary.path)
         #expect(split.status == 0, "\(split.error)")
-        #expect(split.error.contains("warning: the test set shares 1 users with training"))
+        #expect(split.error.contains("warning: the test set shares 1 user with training"))
         let manifest = try Manifest(
             text: String(contentsOfFile: temporary.path.appending("split.txt").string, encoding: .utf8),
             file: "split.txt")

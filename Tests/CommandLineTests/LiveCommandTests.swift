@@ -33,6 +33,30 @@ private var trained: TemporaryFolder {
 }
 
 @Suite struct LiveCommandTests {
+    /// Synchronous, as the recording signal tests are: the detector runs in real time on the
+    /// simulated sensor, and the signal comes once it says what it listens to.
+    @Test func detectSaysWhatItListensToAndCtrlCEndsItWithTheSignalsExitCode() throws {
+        let folder = try trained
+        let log = folder.path.appending("detect-\(UUID().uuidString).log").string
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = ["detect", "--model", "m.model"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+        while process.isRunning, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("Ctrl-C") ?? false) {
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT)
+        let notes = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(notes.first == "gesture: listening to sim at 25 Hz for chop, drive, shake; Ctrl-C stops")
+        #expect(notes.last?.hasPrefix("gesture: stopped: ") == true, "\(notes)")
+    }
+
     private func detect(_ arguments: [String]) throws -> ProcessResult {
         try runGesture(["detect", "--model", "m.model", "--fast"] + arguments, in: trained.path)
     }
@@ -79,7 +103,7 @@ private var trained: TemporaryFolder {
     @Test func aSensorAtAWholeMultipleOfTheModelsRateIsResampledWithAWarning() throws {
         let result = try detect(["--device", "replay:unseen/fast-recordings.csv", "--evaluate"])
         #expect(result.status == 0)
-        #expect(result.error.contains("100 Hz, the model at 25 Hz: every 4. reading is used"))
+        #expect(result.error.contains("100 Hz, the model at 25 Hz: one reading in 4 is used"))
         #expect(result.output.contains("2 gestures:"))
     }
 

@@ -88,7 +88,7 @@ import Testing
         return entries.flatMap { entry -> [Option] in
             let head = entry.trimmingCharacters(in: .whitespaces).prefix { $0 != " " }
             let stated = entry.firstMatch(of: /\(default: ([^)]*)\)/).map { String($0.1) }
-            return flags(in: String(head)).filter { $0 != "help" }.map { name in
+            return flags(in: String(head)).filter { $0 != "help" && $0 != "version" }.map { name in
                 Option(name: name, defaultValue: required.contains(name) ? "(required)" : stated)
             }
         }

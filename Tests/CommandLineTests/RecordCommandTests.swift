@@ -65,7 +65,7 @@ import struct SystemPackage.FilePath
         #expect(!clean.warnings.contains("lost"))
         let lossy = try record("bob", ["--sim-faults", "dropped"])
         #expect(lossy.rows < clean.rows)
-        #expect(lossy.warnings.contains("sim: \(clean.rows - lossy.rows) readings were lost"))
+        #expect(lossy.warnings.contains("sim: \(clean.rows - lossy.rows) readings lost"))
     }
 
     @Test func discardAtTheEndMovesTheTakesAside() throws {

@@ -178,7 +178,7 @@ private func isXML(_ path: FilePath) -> Bool {
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(process.terminationStatus == 128 + SIGINT)
         let output = try String(contentsOfFile: log, encoding: .utf8)
         let epochs = output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count
         #expect(epochs >= 1 && epochs < 10000)

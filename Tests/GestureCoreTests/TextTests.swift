@@ -36,3 +36,13 @@ import Testing
         }
     }
 }
+
+@Suite struct CountingTests {
+    @Test func oneIsSingularAndEveryOtherCountPlural() {
+        #expect(1.counting("take") == "1 take")
+        #expect(0.counting("take") == "0 takes")
+        #expect(2.counting("false detection") == "2 false detections")
+        #expect(1.counting("person", plural: "people") == "1 person")
+        #expect(3.counting("person", plural: "people") == "3 people")
+    }
+}

@@ -113,7 +113,7 @@ import Testing
             report.discrepancies.map(\.description) == [
                 "alice-recordings.csv:11: expected 21 fields, found 2",
                 "session \(first): the catalog says 700 rows, alice-recordings.csv holds 698",
-                "alice-recordings.csv holds 1 sessions the catalog does not know: stray-1",
+                "alice-recordings.csv holds 1 session the catalog does not know: stray-1",
             ])
     }
 }

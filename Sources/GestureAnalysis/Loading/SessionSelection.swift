@@ -28,7 +28,7 @@ public struct SessionSelection: Sendable {
             let missing = manifest.filter { byID[$0] == nil }
             guard missing.isEmpty else {
                 throw AnalysisError(
-                    "the manifest names \(missing.count) sessions the recordings do not hold, e.g. \(missing[0]) (discarded?)",
+                    "the manifest names \(missing.count.counting("session")) the recordings do not hold, e.g. \(missing[0]) (discarded?)",
                     remedy: .includeDiscarded)
             }
             selected = manifest.map { byID[$0]! }
