@@ -9,7 +9,8 @@ public struct DetectionOptions: ParsableArguments {
     @Option(help: "The model file `gesture train` wrote.") public var model: String
     @Option(help: "The probability a gesture needs to be reported.") public var threshold = 0.9
     @Option(help: "Samples between predictions; must divide the model's window.") public var offset = 5
-    @Option(help: "Seconds after a detection during which no other is reported.") public var cooldown = 1.0
+    @Option(help: "Seconds after a detection during which no other is reported: one gesture's length.")
+    public var cooldown = DetectionSettings().cooldown
     @Option(help: "Average this many of the latest predictions.") public var averaging = 1
     @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") public var fast = false
 

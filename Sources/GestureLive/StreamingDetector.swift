@@ -13,7 +13,8 @@ public struct DetectionSettings: Sendable, Equatable {
     public var offset: Int
     /// The probability a gesture needs to be reported.
     public var threshold: Double
-    /// Seconds after a detection during which no other is reported.
+    /// Seconds after a detection during which no other is reported; by default as long as a take
+    /// of `gesture record`, so that one gesture is reported once.
     public var cooldown: Double
     /// How many of the latest predictions are averaged; 1 averages none.
     public var averaging: Int
@@ -21,7 +22,7 @@ public struct DetectionSettings: Sendable, Equatable {
     public var rest: String
 
     public init(
-        offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 1, averaging: Int = 1, rest: String = "rest"
+        offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 4, averaging: Int = 1, rest: String = "rest"
     ) {
         self.offset = offset
         self.threshold = threshold

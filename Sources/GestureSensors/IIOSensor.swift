@@ -189,7 +189,8 @@ final class IIOStream {
         for channel in primary.channels + (secondary?.channels ?? []) + [timestamp] { iio_channel_enable(channel) }
         guard let buffer = iio_device_create_buffer(device, 1, false) else {
             let code = errno
-            let advice = code == EACCES ? "; give your user access to /dev/iio:device* (a udev rule, see README)" : ""
+            let advice =
+                code == EACCES ? "; give your user access to /dev/iio:device* (a udev rule, see docs/sensors.md)" : ""
             throw Failure(reason: "cannot open \(name)'s buffer: \(String(cString: strerror(code)))\(advice)")
         }
         _ = iio_buffer_set_blocking_mode(buffer, false)

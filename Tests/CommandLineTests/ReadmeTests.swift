@@ -2,7 +2,7 @@ import Foundation
 import GestureTestSupport
 import Testing
 
-/// README.md says what the executables do; these keep what it says true.
+/// README.md and docs/ say what the executables do; these keep what they say true.
 @Suite struct ReadmeTests {
     /// One option as README's table or `--help` gives it.
     struct Option: Equatable, CustomStringConvertible {
@@ -22,8 +22,8 @@ import Testing
     }
 
     @Test func theRecordOptionTableAgreesWithHelp() throws {
-        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
-        let table = try #require(Self.table(after: "<!-- options of: gesture record", in: readme))
+        let page = try String(contentsOfFile: Repository.path("docs/recording.md"), encoding: .utf8)
+        let table = try #require(Self.table(after: "<!-- options of: gesture record", in: page))
         let help = try runGesture(["record", "--help"], in: .init(Repository.root.path)).succeeded().output
         let documented = table.flatMap(Self.options(inRow:)).sorted { $0.name < $1.name }
         let offered = Self.options(inHelp: help).sorted { $0.name < $1.name }
@@ -31,10 +31,10 @@ import Testing
         #expect(documented == offered)
     }
 
-    /// `gesture-bench sampling` accepts its options as README's synopsis writes them.
+    /// `gesture-bench sampling` accepts its options as docs/sensors.md's synopsis writes them.
     @Test func theSamplingBenchTakesItsOptionsAsWritten() throws {
-        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
-        let synopsis = try #require(readme.split(separator: "\n").first { $0.contains("gesture-bench sampling [") })
+        let page = try String(contentsOfFile: Repository.path("docs/sensors.md"), encoding: .utf8)
+        let synopsis = try #require(page.split(separator: "\n").first { $0.contains("gesture-bench sampling [") })
         let written = synopsis.split(separator: "[").dropFirst().map { $0.prefix { $0 != "]" } }
         var arguments = ["sampling"] + written.flatMap { $0.split(separator: " ").map(String.init) }
         for (option, short) in [("--seconds", "0.2"), ("--repeats", "1")] {
@@ -48,6 +48,93 @@ import Testing
             $0.split(separator: " ").first.map(String.init)
         }
         #expect(["25", "100", "400"].allSatisfy(rates.contains))
+    }
+
+    /// Every `gesture` and `gesture-bench` command in the code blocks of README.md and docs/ names
+    /// a subcommand that exists and options its `--help` lists.
+    @Test func everyCommandInTheDocsNamesOptionsThatExist() throws {
+        let pages =
+            try ["README.md"]
+            + FileManager.default.contentsOfDirectory(atPath: Repository.path("docs")).filter { $0.hasSuffix(".md") }
+            .map { "docs/" + $0 }
+        var helps: [[String]: Set<String>] = [:]
+        var checked = 0
+        for page in pages {
+            let text = try String(contentsOfFile: Repository.path(page), encoding: .utf8)
+            for command in Self.commands(inCodeBlocksOf: text) {
+                let executable =
+                    command.executable == "gesture-bench" ? builtExecutable("gesture-bench") : gestureExecutable
+                let subcommand = command.words.first.map { $0.hasPrefix("-") ? [] : [$0] } ?? []
+                let key = [command.executable] + subcommand
+                if helps[key] == nil {
+                    let help = try runGesture(
+                        subcommand + ["--help"], in: .init(Repository.root.path), executable: executable)
+                    #expect(help.status == 0, "\(page): \(key.joined(separator: " ")): \(help.error)")
+                    helps[key] = Set(help.output.matches(of: /(?:^|[\s,\[(])(--?[a-z][a-z0-9-]*)/).map { String($0.1) })
+                }
+                let options = command.words.filter { $0.hasPrefix("-") && $0.count > 1 }.map {
+                    String($0.prefix { $0 != "=" })
+                }
+                for option in options where !helps[key]!.contains(option) {
+                    Issue.record("\(page): `\(command.line)`: \(key.joined(separator: " ")) has no option \(option)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 40)
+    }
+
+    /// README's five-minute tour, run as written (but for building), finds the three gestures the
+    /// simulated person performs, in order.
+    @Test func theTourRunsAsWritten() throws {
+        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
+        let tour = try #require(
+            readme.firstRange(of: "## Five minutes").flatMap { start in
+                readme[start.upperBound...].firstRange(of: "\n## ").map { readme[start.upperBound..<$0.lowerBound] }
+            })
+        let blocks = tour.split(separator: "```", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 && $0.element.hasPrefix("sh\n") }.map { $0.element.dropFirst(3) }
+        let script = blocks.joined().split(separator: "\n")
+            .filter { !$0.hasPrefix("swift build") && !$0.hasPrefix("export PATH") }.joined(separator: "\n")
+        let folder = try TemporaryFolder()
+        let binaries = (gestureExecutable as NSString).deletingLastPathComponent
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = binaries + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try runGesture(
+            ["-euo", "pipefail", "-c", script], in: folder.path, environment: environment, executable: "/bin/bash")
+        #expect(result.status == 0, "\(result.error)")
+        let detections = result.output.split(separator: "\n").suffix(3).map { $0.split(separator: " ")[2] }
+        #expect(detections == ["shake", "chop", "drive"], "\(result.output.suffix(500))")
+    }
+
+    /// The commands on the lines of a text's code blocks: continuation lines joined, split at `;`,
+    /// `&&` and `|`, comments cut, shell words such as `do` skipped, those that run `gesture` or
+    /// `gesture-bench` (by any path) kept, with the words after the executable.
+    static func commands(inCodeBlocksOf text: String) -> [(line: String, executable: String, words: [String])] {
+        var inBlock = false
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+            } else if inBlock {
+                if lines.last?.hasSuffix("\\") == true {
+                    lines[lines.count - 1] = String(lines[lines.count - 1].dropLast()) + line
+                } else {
+                    lines.append(String(line))
+                }
+            }
+        }
+        let segments = lines.flatMap { line in
+            line.split(separator: " #").first.map { $0.split(whereSeparator: { ";|&".contains($0) }) } ?? []
+        }
+        return segments.compactMap { segment in
+            let words = segment.split(separator: " ").map(String.init)
+                .drop { ["do", "then", "time", "sudo", "$"].contains($0) || $0.contains("=") }
+            guard let first = words.first, let name = first.split(separator: "/").last.map(String.init),
+                ["gesture", "gesture-bench"].contains(name)
+            else { return nil }
+            return (segment.trimmingCharacters(in: .whitespaces), name, Array(words.dropFirst()))
+        }
     }
 
     /// The rows of the Markdown table that follows the line starting with `marker`, header excluded.
