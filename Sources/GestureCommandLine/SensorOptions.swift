@@ -1,10 +1,15 @@
 import ArgumentParser
+import Foundation
 import GestureCore
 import GestureSensors
 import GestureSimulation
 
 public struct SensorOptions: ParsableArguments {
-    @Option(help: "The sensor to read, as `gesture devices` lists it, or replay:FILE.csv to play a recording back.")
+    @Option(
+        help: "The sensor to read, as `gesture devices` lists it, or replay:FILE.csv to play a recording back.",
+        completion: .custom { _, _, _ in
+            DeviceDirectory(profiles: []).available().sensors.map(\.id) + [DeviceDirectory.replayPrefix]
+        })
     public var device = SimulatedSensor.id
 
     @Option(help: "Sampling rate in Hz (default: the device profile's, else 100).")
@@ -47,17 +52,34 @@ public struct SensorOptions: ParsableArguments {
 }
 
 public struct ProfileOptions: ParsableArguments {
-    @Option(name: .customLong("profiles"), help: "The folder of device profiles.")
-    public var folder = "devices"
+    @Option(
+        name: .customLong("profiles"),
+        help: """
+            The folder of device profiles; without it, those of ~/.config/gesturelab/devices, \
+            <prefix>/share/gesturelab/devices and ./devices that exist, the first match winning.
+            """)
+    public var folder: String?
 
     public init() {}
 
+    /// The folders profiles are read from: the one given, or those of the search path that exist.
+    public func folders() throws -> [String] {
+        guard let folder else { return DeviceProfile.searchPath().filter(isFolder) }
+        guard isFolder(folder) else { throw Failure.usage("no device profiles folder at \(folder)") }
+        return [folder]
+    }
+
     public func load() throws -> [DeviceProfile] {
         do {
-            return try DeviceProfile.load(from: folder)
-        } catch {
+            return try folders().flatMap { folder throws(ProfileError) in try DeviceProfile.load(from: folder) }
+        } catch let error as ProfileError {
             throw Failure.usage(error.description)
         }
+    }
+
+    private func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
 

@@ -136,6 +136,21 @@ extension DeviceProfile {
     }
 
     /// Every *.profile in a folder, sorted by file name; the first that matches a device wins.
+    /// Where profiles are looked for when no folder is given, in order, the first match winning:
+    /// the user's (`$XDG_CONFIG_HOME/gesturelab/devices`, by default under `~/.config`), those
+    /// installed beside the executable (`<prefix>/share/gesturelab/devices` for `<prefix>/bin/gesture`),
+    /// and `devices` in the current folder (a checkout of GestureLab).
+    public static func searchPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String = CommandLine.arguments[0]
+    ) -> [String] {
+        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let config = xdg ?? environment["HOME"].map { $0 + "/.config" }
+        let bin = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let share = bin.deletingLastPathComponent().appendingPathComponent("share/gesturelab/devices").path
+        return (config.map { [$0 + "/gesturelab/devices"] } ?? []) + [share, "devices"]
+    }
+
     public static func load(from folder: String) throws(ProfileError) -> [DeviceProfile] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
             $0.hasSuffix(".profile")

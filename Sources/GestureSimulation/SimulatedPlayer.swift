@@ -16,17 +16,20 @@ public struct SimulatedPlayer {
         random = SeededRandom(seed: seed, "player")
     }
 
-    /// Makes `called`, or with chance `mistakes` another of the gestures, starting 0.6 s after `time`.
-    public mutating func perform(_ called: String, at time: Double) {
-        guard let performer else { return }
+    /// Makes `called`, or with chance `mistakes` another of the gestures, starting 0.6 s after `time`;
+    /// returns the gesture it makes.
+    @discardableResult
+    public mutating func perform(_ called: String, at time: Double) -> String? {
+        guard let performer else { return nil }
         turn += 1
         let others = gestures.filter { $0 != called }
         let made = random.uniform(0...1) < mistakes ? others.randomElement(using: &random) ?? called : called
-        guard let user = try? UserID("player"), let gesture = try? ActivityLabel(made) else { return }
+        guard let user = try? UserID("player"), let gesture = try? ActivityLabel(made) else { return nil }
         let go = time + 0.6
         performer.perform(
             Performance(
                 user: user, gesture: gesture, take: turn, sessionStart: time,
                 sessionEnd: go + 3, go: go, stop: go + 2.5))
+        return made
     }
 }

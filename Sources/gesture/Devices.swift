@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GestureCommandLine
 import GestureSensors
+import GestureSimulation
 
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the accelerometers and gyroscopes found.")
@@ -10,10 +11,21 @@ struct Devices: ParsableCommand {
     @OptionGroup var profiles: ProfileOptions
 
     func run() throws {
+        let folders = try profiles.folders()
         let directory = DeviceDirectory(profiles: try profiles.load())
         let (devices, unreadable) = directory.available()
+        Terminal.note(
+            folders.isEmpty
+                ? "no device profiles: none in \(DeviceProfile.searchPath().joined(separator: ", "))"
+                : "device profiles from \(folders.joined(separator: ", "))")
         for path in unreadable {
             Terminal.warn("cannot open \(path); if it is a sensor, \(EvdevSensor.accessAdvice)")
+        }
+        if devices.allSatisfy({ $0.id == SimulatedSensor.id }) && unreadable.isEmpty {
+            Terminal.note(
+                "no accelerometer or gyroscope found: looked in /sys/bus/iio/devices for IIO devices with "
+                    + "accel_x/y/z channels, and in /dev/input for input devices with ABS_X/Y/Z and ABS_RX/RY/RZ axes; "
+                    + "is the sensor's kernel driver loaded (dmesg, lsmod)? See docs/sensors.md")
         }
         if json {
             let objects = devices.map {

@@ -13,14 +13,14 @@ struct Play: AsyncParsableCommand {
         abstract: "The game: it calls out a gesture, you make it; a point when the model agrees.",
         discussion: """
             The game ends on a wrong gesture or when no gesture comes in time. On the simulated sensor a \
-            simulated player performs each gesture called out, now and then the wrong one (--mistakes).
+            simulated player performs each gesture called out; with --mistakes, now and then the wrong one, and says so.
             """)
 
     @OptionGroup var options: DetectionOptions
     @OptionGroup var sensor: SensorOptions
     @Option(help: "Seconds to make each gesture.") var timeout = 5.0
     @Option(help: "The game is won at this many points.") var rounds = 10
-    @Option(help: "Simulated player: the chance of making the wrong gesture.") var mistakes = 0.1
+    @Option(help: "Simulated player: the chance of making the wrong gesture on purpose.") var mistakes = 0.0
     @Flag(help: "Print the calls instead of speaking them.") var quiet = false
     @Option(name: .customLong("speech-to"), help: "Write each call as a WAV file into this folder.") var speechTo:
         String?
@@ -49,7 +49,9 @@ struct Play: AsyncParsableCommand {
                 case .prompt(let gesture):
                     speech.say("\(gesture.capitalized) it!")
                     setup.detector.reset()
-                    player.perform(gesture, at: sample.time)
+                    if let made = player.perform(gesture, at: sample.time), made != gesture {
+                        Terminal.say("» (the simulated player makes \(made) instead, on purpose: --mistakes)")
+                    }
                 case .scored(let score):
                     speech.say(score == rounds ? "\(score) points. You win!" : "Point! \(score)")
                     if score == rounds {

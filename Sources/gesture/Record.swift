@@ -14,10 +14,10 @@ struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record takes of a gesture, labeled, into the user's CSV and the catalog.")
 
-    @Option(help: "Who is recording: names their file, so no '-', '/' or spaces.")
+    @Option(help: "Who is recording: names their file, so no '-', '/' or spaces.", completion: Completions.users)
     var user: String
 
-    @Option(help: "The gesture to perform, e.g. shake, chop, drive.")
+    @Option(help: "The gesture to perform, e.g. shake, chop, drive.", completion: Completions.gestures)
     var gesture: String
 
     @Option(help: "How many takes to record.")

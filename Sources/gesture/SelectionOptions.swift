@@ -6,13 +6,15 @@ import GestureCore
 
 /// Which recorded sessions an analysis command works on.
 struct SelectionOptions: ParsableArguments {
-    @Option(name: .customLong("gesture"), help: "Only sessions of this gesture (repeatable).")
+    @Option(
+        name: .customLong("gesture"), help: "Only sessions of this gesture (repeatable).",
+        completion: Completions.gestures)
     var gestures: [String] = []
 
-    @Option(name: .customLong("user"), help: "Only this user's sessions (repeatable).")
+    @Option(name: .customLong("user"), help: "Only this user's sessions (repeatable).", completion: Completions.users)
     var users: [String] = []
 
-    @Option(name: .customLong("session"), help: "Only this session (repeatable).")
+    @Option(name: .customLong("session"), help: "Only this session (repeatable).", completion: Completions.sessions)
     var sessions: [String] = []
 
     @Option(help: "Only the sessions a manifest names (from `gesture split` or `gesture balance`).")

@@ -8,8 +8,8 @@ struct Sessions: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the sessions in the catalog.")
 
     @OptionGroup var folder: FolderOptions
-    @Option(help: "Only this user's sessions.") var user: String?
-    @Option(help: "Only sessions of this gesture.") var gesture: String?
+    @Option(help: "Only this user's sessions.", completion: Completions.users) var user: String?
+    @Option(help: "Only sessions of this gesture.", completion: Completions.gestures) var gesture: String?
     @Option(help: "Only sessions with this status: kept, discarded or incomplete.") var status: SessionStatus?
     @Flag(help: "One JSON object per line.") var json = false
 
@@ -41,7 +41,8 @@ struct Discard: ParsableCommand {
 
     @OptionGroup var folder: FolderOptions
     @Option(help: "Why, kept in the catalog.") var reason: String
-    @Argument(help: "Session IDs, as `gesture sessions` lists them.") var ids: [String]
+    @Argument(help: "Session IDs, as `gesture sessions` lists them.", completion: Completions.keptSessions)
+    var ids: [String]
 
     func run() throws {
         let records = try changing { try folder.archive().discard(ids.map(SessionID.init(rawValue:)), reason: reason) }
@@ -53,7 +54,10 @@ struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Put discarded sessions back into their users' files.")
 
     @OptionGroup var folder: FolderOptions
-    @Argument(help: "Session IDs, as `gesture sessions --status discarded` lists them.") var ids: [String]
+    @Argument(
+        help: "Session IDs, as `gesture sessions --status discarded` lists them.",
+        completion: Completions.discardedSessions)
+    var ids: [String]
 
     func run() throws {
         let records = try changing { try folder.archive().restore(ids.map(SessionID.init(rawValue:))) }

@@ -13,6 +13,7 @@ import struct SystemPackage.FilePath
         (["train", "--epochs", "x"], "Error: The value 'x' is invalid for '--epochs <epochs>'"),
         (["record", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
+        (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
     ])
     func badUsageExitsTwo(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()

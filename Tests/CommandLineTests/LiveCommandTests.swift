@@ -133,11 +133,10 @@ private var trained: TemporaryFolder {
         #expect(result.error.hasPrefix("gesture: bad.model: "))
     }
 
-    @Test func theSimulatedPlayerWinsWhenItMakesNoMistakes() throws {
+    @Test func theSimulatedPlayerMakesNoMistakesUnlessAskedAndWins() throws {
         let result = try runGesture(
             [
-                "play", "--model", "m.model", "--fast", "--quiet", "--rounds", "3", "--mistakes", "0",
-                "--seed", "1",
+                "play", "--model", "m.model", "--fast", "--quiet", "--rounds", "3", "--seed", "1",
             ], in: trained.path)
         #expect(result.status == 0)
         #expect(result.output.contains("» 3 points. You win!"))
@@ -151,6 +150,7 @@ private var trained: TemporaryFolder {
         #expect(result.status == 0)
         let last = try #require(result.output.split(separator: "\n").last)
         #expect(last.hasPrefix("final score 0 (saw "))
+        #expect(result.output.contains("» (the simulated player makes "))
         #expect(result.output.contains("» Game over. Score: 0"))
     }
 }

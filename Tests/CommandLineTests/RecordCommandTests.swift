@@ -246,7 +246,7 @@ import struct SystemPackage.FilePath
 
     @Test func devicesListsTheSimulatedSensorAsJSON() throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["devices", "--json", "--profiles", "none"], in: folder.path)
+        let result = try runGesture(["devices", "--json"], in: folder.path)
         #expect(result.status == 0)
         let devices = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
         #expect(devices?.first?["id"] as? String == "sim")
