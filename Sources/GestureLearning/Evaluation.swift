@@ -1,8 +1,8 @@
 import GestureCore
 
 /// How a model does on labeled sessions it did not train on, per window, per session and per user.
-public struct Evaluation: Sendable, Equatable {
-    public struct ClassFigures: Sendable, Equatable {
+public struct Evaluation: Sendable, Equatable, Encodable {
+    public struct ClassFigures: Sendable, Equatable, Encodable {
         public var name: String
         public var precision: Double
         public var recall: Double
@@ -11,7 +11,7 @@ public struct Evaluation: Sendable, Equatable {
         public var support: Int
     }
 
-    public struct SessionResult: Sendable, Equatable {
+    public struct SessionResult: Sendable, Equatable, Encodable {
         public var session: SessionID
         public var user: UserID
         /// The most frequent target and predicted class of its windows (a tie to the lowest class).
@@ -20,7 +20,7 @@ public struct Evaluation: Sendable, Equatable {
         public var windowAccuracy: Double
     }
 
-    public struct UserResult: Sendable, Equatable {
+    public struct UserResult: Sendable, Equatable, Encodable {
         public var user: UserID
         public var windows: Int
         public var accuracy: Double

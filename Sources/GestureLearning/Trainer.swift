@@ -43,7 +43,7 @@ public enum LearningRateSchedule: String, Sendable, CaseIterable {
 
 /// One epoch's figures. Training figures come from the training passes themselves (with dropout);
 /// validation figures from the inference pass, over real windows only.
-public struct EpochReport: Sendable, Equatable {
+public struct EpochReport: Sendable, Equatable, Encodable {
     public var epoch: Int
     public var trainingLoss: Float
     public var trainingAccuracy: Double
@@ -267,7 +267,7 @@ private struct EpochTally {
 }
 
 /// Machine Learning by Tutorials' first check: can the model fit a handful of sessions at all?
-public struct OverfitResult: Sendable, Equatable {
+public struct OverfitResult: Sendable, Equatable, Encodable {
     public var sessions: Int
     public var epochs: Int
     /// Window accuracy on the sessions themselves, without dropout.

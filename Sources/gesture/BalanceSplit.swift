@@ -57,6 +57,7 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "Fraction for test.") var test = 0.15
     @Option(help: "Seed of the split.") var seed: UInt64 = 1
     @Option(name: [.short, .customLong("output")], help: "The manifest to write.") var output: String
+    @Flag(help: "The parts as one JSON object.") var json = false
 
     func run() throws {
         let dataset = try selection.dataset(in: folder)
@@ -66,13 +67,17 @@ struct SplitCommand: ParsableCommand {
         warnings.forEach(Terminal.warn)
         try write(Manifest(recordings: folder.path, rate: selection.rate, entries: entries).text, to: output)
         let sessions = Dictionary(grouping: entries, by: \.part)
-        let rows = Manifest.Part.allCases.compactMap { part -> [String]? in
+        let parts = Manifest.Part.allCases.compactMap { part -> SplitPart? in
             guard let members = sessions[part] else { return nil }
             let users = Set(members.compactMap { dataset.session($0.session)?.user }).sorted()
-            return [
-                part.rawValue, "\(members.count)", "\(users.count)",
-                users.prefix(8).map(\.rawValue).joined(separator: " "),
-            ]
+            return SplitPart(part: part.rawValue, sessions: members.count, users: users.map(\.rawValue))
+        }
+        if json {
+            Terminal.say(try jsonLine(SplitReport(manifest: output, parts: parts, warnings: warnings)))
+            return
+        }
+        let rows = parts.map {
+            [$0.part, "\($0.sessions)", "\($0.users.count)", $0.users.prefix(8).joined(separator: " ")]
         }
         Terminal.say(Summary.table(header: ["part", "sessions", "users", ""], rows: rows))
         Terminal.say("wrote \(output)")
@@ -81,3 +86,16 @@ struct SplitCommand: ParsableCommand {
 
 extension Balance.Method: ExpressibleByArgument {}
 extension Split.Strategy: ExpressibleByArgument {}
+
+/// `gesture split --json`: the manifest written and what each part holds.
+private struct SplitReport: Encodable {
+    var manifest: String
+    var parts: [SplitPart]
+    var warnings: [String]
+}
+
+private struct SplitPart: Encodable {
+    var part: String
+    var sessions: Int
+    var users: [String]
+}

@@ -17,7 +17,7 @@ struct Clean: ParsableCommand {
     @Flag(help: "Discard the bad sessions through the catalog.")
     var apply = false
 
-    @Flag(help: "JSON, for scripts.") var json = false
+    @Flag(help: "One JSON object per bad session, per line.") var json = false
 
     func run() throws {
         var rules = CleaningRules(ranges: DeviceDirectory.knownRanges)
@@ -25,7 +25,7 @@ struct Clean: ParsableCommand {
         let dataset = try selection.dataset(in: folder)
         let bad = Cleaner(rules: rules).badSessions(in: dataset)
         if json {
-            Terminal.say(try jsonText(bad))
+            for session in bad { Terminal.say(try jsonLine(session)) }
         } else {
             for session in bad {
                 Terminal.say("\(session.session)  \(session.user)  \(session.gesture)  \(session.reasons)")

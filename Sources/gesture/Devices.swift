@@ -7,7 +7,7 @@ import GestureSimulation
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the accelerometers and gyroscopes found.")
 
-    @Flag(help: "JSON, for scripts.") var json = false
+    @Flag(help: "One JSON object per device, per line.") var json = false
     @OptionGroup var profiles: ProfileOptions
 
     func run() throws {
@@ -28,14 +28,13 @@ struct Devices: ParsableCommand {
                     + "is the sensor's kernel driver loaded (dmesg, lsmod)? See docs/sensors.md")
         }
         if json {
-            let objects = devices.map {
-                [
-                    "id": $0.id, "name": $0.name, "maximumRate": $0.maximumRate, "location": $0.location,
-                    "profile": directory.profile(for: $0)?.file ?? "",
-                ] as [String: Any]
+            for device in devices {
+                Terminal.say(
+                    try jsonLine(
+                        DeviceEntry(
+                            id: device.id, name: device.name, maximumRate: device.maximumRate,
+                            location: device.location, profile: directory.profile(for: device)?.file)))
             }
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
-            Terminal.say(String(decoding: data, as: UTF8.self))
         } else {
             Terminal.say(
                 Summary.table(
@@ -48,4 +47,13 @@ struct Devices: ParsableCommand {
                     }))
         }
     }
+}
+
+/// A device as `gesture devices --json` gives it.
+private struct DeviceEntry: Encodable {
+    var id: String
+    var name: String
+    var maximumRate: Double
+    var location: String
+    var profile: String?
 }

@@ -16,6 +16,7 @@ struct Evaluate: AsyncParsableCommand {
     @Option(name: .customLong("gesture"), help: "Without --test: only sessions of this gesture (repeatable).")
     var gestures: [String] = []
     @Option(help: "The confusion matrix as an SVG heatmap (default: beside the model).") var confusion: String?
+    @Flag(help: "The figures as one JSON object.") var json = false
 
     func run() async throws {
         let loaded: GestureModel
@@ -44,9 +45,19 @@ struct Evaluate: AsyncParsableCommand {
             }
         }
         let evaluation = Evaluation(model: loaded, sequences: data.sequences)
-        Terminal.say(Reports.evaluationText(evaluation))
         let heatmap = confusion ?? (model as NSString).deletingPathExtension + ".confusion.svg"
         try write(Reports.confusionSVG(evaluation), to: heatmap)
-        Terminal.say("\nconfusion matrix drawn in \(heatmap)")
+        if json {
+            Terminal.say(try jsonLine(EvaluationReport(evaluation: evaluation, confusionSVG: heatmap)))
+        } else {
+            Terminal.say(Reports.evaluationText(evaluation))
+            Terminal.say("\nconfusion matrix drawn in \(heatmap)")
+        }
     }
+}
+
+/// `gesture evaluate --json`: the evaluation, and where its confusion matrix was drawn.
+private struct EvaluationReport: Encodable {
+    var evaluation: Evaluation
+    var confusionSVG: String
 }

@@ -106,9 +106,10 @@ func write(_ text: String, to path: String) throws {
 }
 
 /// Encodes a value as JSON text, keys sorted.
-func jsonText(_ value: some Encodable) throws -> String {
+/// One line of JSON Lines, every command's `--json` output: keys sorted, infinities and NaN as strings.
+func jsonLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
         positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return String(decoding: try encoder.encode(value), as: UTF8.self)

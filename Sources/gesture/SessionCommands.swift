@@ -23,9 +23,7 @@ struct Sessions: ParsableCommand {
             throw Failure.failed(error.description)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            for record in records { Terminal.say(String(decoding: try encoder.encode(record), as: UTF8.self)) }
+            for record in records { Terminal.say(try jsonLine(record)) }
         } else {
             Terminal.say(Summary.sessions(records))
             Terminal.say(records.count.counting("session"))
@@ -77,19 +75,24 @@ struct Check: ParsableCommand {
 
     @OptionGroup var folder: FolderOptions
     @Flag(help: "Repair what can be repaired without deleting a row.") var repair = false
+    @Flag(help: "What was found (and repaired) as one JSON object.") var json = false
 
     func run() throws {
         var report: CheckReport
+        var repaired: [Discrepancy] = []
         if repair {
-            let (repaired, after) = try changing { try folder.archive().repair() }
-            for discrepancy in repaired { Terminal.say("repaired: \(discrepancy)") }
-            report = after
+            (repaired, report) = try changing { try folder.archive().repair() }
         } else {
             report = try changing { try folder.archive().check() }
         }
         for busy in report.busy { Terminal.note("not checked: \(busy)") }
-        for discrepancy in report.discrepancies {
-            Terminal.say(discrepancy.description + (discrepancy.repair.map { " (--repair will \($0))" } ?? ""))
+        if json {
+            Terminal.say(try jsonLine(CheckJSON(report: report, repaired: repaired)))
+        } else {
+            for discrepancy in repaired { Terminal.say("repaired: \(discrepancy)") }
+            for discrepancy in report.discrepancies {
+                Terminal.say(discrepancy.description + (discrepancy.repair.map { " (--repair will \($0))" } ?? ""))
+            }
         }
         guard report.isConsistent else {
             let repairable = report.discrepancies.contains { $0.repair != nil }
@@ -97,6 +100,7 @@ struct Check: ParsableCommand {
                 "\(report.discrepancies.count.counting("problem")) in \(folder.path)"
                     + (repairable && !repair ? "; `gesture check --repair` repairs those it names" : ""))
         }
+        guard !json else { return }
         Terminal.say(
             "ok: \(report.sessionsChecked.counting("session")) and \(report.rowsChecked.counting("row")) agree with \(folder.folder.catalogPath)"
         )
@@ -108,5 +112,29 @@ private func changing<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as StoreError {
         throw Failure.failed(error.description)
+    }
+}
+
+/// `gesture check --json`: whether the folder is consistent, what disagrees and what was repaired.
+private struct CheckJSON: Encodable {
+    struct Finding: Encodable {
+        var problem: String
+        var repair: String?
+    }
+
+    var consistent: Bool
+    var sessionsChecked: Int
+    var rowsChecked: Int
+    var busy: [String]
+    var discrepancies: [Finding]
+    var repaired: [String]
+
+    init(report: CheckReport, repaired: [Discrepancy]) {
+        consistent = report.isConsistent
+        sessionsChecked = report.sessionsChecked
+        rowsChecked = report.rowsChecked
+        busy = report.busy
+        discrepancies = report.discrepancies.map { Finding(problem: $0.description, repair: $0.repair) }
+        self.repaired = repaired.map(\.description)
     }
 }

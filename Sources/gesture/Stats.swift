@@ -11,12 +11,12 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
-    @Flag(help: "JSON, for scripts.") var json = false
+    @Flag(help: "The figures as one JSON object.") var json = false
 
     func run() throws {
         let stats = DatasetStats(try selection.dataset(in: folder))
         if json {
-            Terminal.say(try jsonText(stats))
+            Terminal.say(try jsonLine(stats))
             return
         }
         Terminal.say("Sessions per gesture and user\n" + Summary.counts(stats) + "\n")

@@ -44,6 +44,8 @@ struct Train: AsyncParsableCommand {
     @Option(help: "Only check that the model can fit this many sessions, as Machine Learning by Tutorials' first step.")
     var overfit: Int?
 
+    @Flag(help: "One JSON object per epoch, per line, then one for the result.") var json = false
+
     func run() async throws {
         try checkOptions()
         let parts = try analysing {
@@ -73,7 +75,7 @@ struct Train: AsyncParsableCommand {
                 samplingRate: training.rate, classNames: training.classNames),
             options: TrainingOptions(
                 epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
-        Terminal.say(
+        (json ? Terminal.note : Terminal.say)(
             "training on \(training.sequences.count.counting("session")) (\(training.classNames.joined(separator: ", "))), "
                 + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz"
         )
@@ -123,9 +125,11 @@ struct Train: AsyncParsableCommand {
     private func check(_ trainer: Trainer, fitting sessions: [LabeledSequence]) throws {
         let result = try learning { try trainer.overfit(sessions, onEpoch: { print(epoch: $0, at: Date()) }) }
         Terminal.say(
-            String(
-                format: "%@: %.3f of the windows of %d sessions right after %d epochs",
-                result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
+            json
+                ? try jsonLine(result)
+                : String(
+                    format: "%@: %.3f of the windows of %d sessions right after %d epochs",
+                    result.fits ? "fits" : "does not fit", result.accuracy, result.sessions, result.epochs))
         if !result.fits {
             throw Failure.failed(
                 "the model cannot fit \(result.sessions.counting("session")); check the labels and features")
@@ -150,16 +154,24 @@ struct Train: AsyncParsableCommand {
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
         try write(Reports.historySVG(result.history), to: base + ".history.svg")
-        Terminal.say(
-            "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
-                + "history in \(base).history.csv and .svg")
+        if json {
+            Terminal.say(
+                try jsonLine(
+                    TrainingReport(
+                        model: output, keptEpoch: result.bestEpoch, epochs: result.history.count,
+                        stopped: result.wasCancelled, history: base + ".history.csv")))
+        } else {
+            Terminal.say(
+                "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
+                    + "history in \(base).history.csv and .svg")
+        }
         if let signal = signals.received { throw interrupted(by: signal) }
     }
 
     private func print(epoch report: EpochReport, at started: Date) {
         let elapsed = Date().timeIntervalSince(started)
         let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
-        Terminal.say(Reports.epochLine(report, of: epochs, secondsLeft: left))
+        Terminal.say(json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: epochs, secondsLeft: left))
     }
 
     private func learning<T>(_ body: () throws -> T) throws -> T {
@@ -172,3 +184,12 @@ struct Train: AsyncParsableCommand {
 }
 extension Augmentation: ExpressibleByArgument {}
 extension LearningRateSchedule: ExpressibleByArgument {}
+
+/// `gesture train --json`'s last line: the model written and the epoch it keeps.
+private struct TrainingReport: Encodable {
+    var model: String
+    var keptEpoch: Int
+    var epochs: Int
+    var stopped: Bool
+    var history: String
+}

@@ -27,4 +27,42 @@ import struct SystemPackage.FilePath
         let result = try runGesture(arguments, in: FilePath("/")).succeeded()
         #expect(result.output.wholeMatch(of: /\d+\.\d+\.\d+\n/) != nil, "\(result.output)")
     }
+
+    /// `--json` prints JSON Lines in every command that has it: each line one object.
+    @Test func everyJSONOutputIsOneObjectPerLine() throws {
+        let folder = try TemporaryFolder()
+        for (user, gesture) in [("ann", "shake"), ("ann", "chop"), ("ben", "shake"), ("ben", "chop"), ("cat", "shake")]
+        {
+            try runGesture(
+                [
+                    "record", "--user", user, "--gesture", gesture, "--takes", "2", "--fast", "--quiet", "--keep",
+                    "--append",
+                ],
+                in: folder.path
+            ).succeeded()
+        }
+        let commands: [(arguments: [String], lines: ClosedRange<Int>)] = [
+            (["sessions"], 10...10),
+            (["devices"], 1...10),
+            (["stats"], 1...1),
+            (["clean"], 0...10),
+            (["check"], 1...1),
+            (["split", "--by", "user", "--seed", "2", "-o", "split.txt"], 1...1),
+            (["train", "--manifest", "split.txt", "--epochs", "2", "--output", "m.model"], 3...3),
+            (["evaluate", "m.model", "--test", "split.txt"], 1...1),
+            (
+                ["detect", "--model", "m.model", "--fast", "--perform", "shake", "--threshold", "0", "--predictions"],
+                1...10_000
+            ),
+        ]
+        for (arguments, lines) in commands {
+            let result = try runGesture(arguments + ["--json"], in: folder.path)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            let objects = try result.output.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(lines.contains(objects.count), "\(arguments): \(objects.count) lines")
+            #expect(objects.allSatisfy { $0 != nil }, "\(arguments): \(result.output.prefix(300))")
+        }
+    }
 }

@@ -248,7 +248,8 @@ import struct SystemPackage.FilePath
         let folder = try TemporaryFolder()
         let result = try runGesture(["devices", "--json"], in: folder.path)
         #expect(result.status == 0)
-        let devices = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
-        #expect(devices?.first?["id"] as? String == "sim")
+        let first = try #require(result.output.split(separator: "\n").first)
+        let device = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+        #expect(device?["id"] as? String == "sim")
     }
 }
