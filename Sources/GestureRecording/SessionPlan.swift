@@ -41,7 +41,10 @@ public struct SessionPlan: Sendable, Equatable {
                 throw PlanError("\(name) must be from 0 to \(Int(Self.maximumSeconds)) seconds, not \(seconds)")
             }
         }
-        guard take > 0 else { throw PlanError("take must last more than 0 seconds") }
+        guard take >= Self.shortestTake else {
+            throw PlanError(
+                "take must last at least \(Int(Self.shortestTake)) second, long enough to make a gesture, not \(take)")
+        }
         guard (0...Int(Self.maximumSeconds)).contains(countdown) else {
             throw PlanError("countdown must be from 0 to \(Int(Self.maximumSeconds)) seconds, not \(countdown)")
         }
@@ -51,6 +54,8 @@ public struct SessionPlan: Sendable, Equatable {
     /// an hour each is more than anyone records at once.
     public static let maximumTakes = 1000
     public static let maximumSeconds = 3600.0
+    /// The shortest take: a second is about the shortest gesture a person makes.
+    public static let shortestTake = 1.0
 
     public var cycle: Double { getReady + Double(countdown) + take + rest }
     public var duration: Double { sessionEnd(take: takes) }

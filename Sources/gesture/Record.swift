@@ -51,6 +51,9 @@ struct Record: AsyncParsableCommand {
 
     func run() async throws {
         let plan: SessionPlan
+        let known = RecordedNames(folder: folder.folder)
+        let user = RecordedNames.spelled(user, among: known.users, what: "user")
+        let gesture = RecordedNames.spelled(gesture, among: known.gestures, what: "gesture")
         do {
             plan = try SessionPlan(
                 user: try userID(user), gesture: try activityLabel(gesture), takes: takes, take: take, rest: rest)

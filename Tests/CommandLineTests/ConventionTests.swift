@@ -14,6 +14,10 @@ import struct SystemPackage.FilePath
         (["record", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
         (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
+        (
+            ["record", "--user", "ann", "--gesture", "shake", "--take", "0.1"],
+            "gesture: take must last at least 1 second"
+        ),
     ])
     func badUsageExitsTwo(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
@@ -64,5 +68,32 @@ import struct SystemPackage.FilePath
             #expect(lines.contains(objects.count), "\(arguments): \(objects.count) lines")
             #expect(objects.allSatisfy { $0 != nil }, "\(arguments): \(result.output.prefix(300))")
         }
+    }
+
+    /// `Ann` recording where `ann` has recorded records as `ann`, and says so: one person, one file.
+    @Test func namesThatDifferOnlyInCaseAreTheNamesRecordedAlready() throws {
+        let folder = try TemporaryFolder()
+        let record = { (user: String, gesture: String) in
+            try runGesture(
+                [
+                    "record", "--user", user, "--gesture", gesture, "--takes", "1", "--fast", "--quiet", "--keep",
+                    "--append",
+                ],
+                in: folder.path
+            ).succeeded()
+        }
+        _ = try record("ann", "shake")
+        let again = try record("Ann", "Shake")
+        #expect(again.error.contains("gesture: warning: user 'Ann' is 'ann' in the recordings already; using 'ann'"))
+        #expect(again.error.contains("gesture: warning: gesture 'Shake' is 'shake' in the recordings already"))
+        #expect(
+            folder.recordings.csvFiles(in: folder.recordings.root).map(\.lastComponent!.string) == [
+                "ann-recordings.csv"
+            ])
+        let sessions = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output
+        #expect(
+            sessions.split(separator: "\n").allSatisfy {
+                $0.contains("\"user\":\"ann\"") && $0.contains("\"gesture\":\"shake\"")
+            })
     }
 }
