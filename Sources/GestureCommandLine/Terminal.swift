@@ -56,7 +56,7 @@ public enum Terminal {
         return answer.hasPrefix("y")
     }
 
-    fileprivate static func write(_ text: String, to descriptor: Int32) {
+    static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
             var offset = 0

@@ -48,6 +48,8 @@ public struct LineBlocks: ~Copyable {
 
     public let path: String
     public let longestLine: Int
+    /// The file's size when it was opened, in bytes; 0 if it is not a regular file.
+    public let size: Int
     private let descriptor: Int32
     private var buffer: UnsafeMutableBufferPointer<UInt8>
     /// Bytes read into the buffer and not handed over yet: `buffer[pending..<filled]`.
@@ -60,6 +62,8 @@ public struct LineBlocks: ~Copyable {
     public init(path: String, blockSize: Int = 4 << 20, longestLine: Int = 1 << 20) throws(FileReadError) {
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
+        var status = stat()
+        size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
         self.path = path
         self.longestLine = longestLine
         buffer = .allocate(capacity: max(blockSize, 1))

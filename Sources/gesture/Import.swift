@@ -68,11 +68,19 @@ struct Import: ParsableCommand {
         if let sampleRate, !(sampleRate > 0) {
             throw Failure.usage("--sample-rate \(sampleRate) is not a positive number")
         }
+        var progress = ProgressLine()
         let summary = try analysing {
             try Importer(
                 folder: folder.folder, mapping: ColumnMapping(map), options: options, waiting: .saying(Terminal.note)
-            ).run(FilePath(file))
+            ).run(FilePath(file)) { step in
+                switch step {
+                case .reading(let fraction): progress.show("reading \(file): \(Int(fraction * 100)) %")
+                case .converting(let user, let index, let count):
+                    progress.show("computing device motion and writing \(user)'s sessions (\(index + 1) of \(count))")
+                }
+            }
         }
+        progress.clear()
         Terminal.say(
             (summary.wasComplete ? "\(file) was imported already: " : "imported ")
                 + "\(summary.sessions.count.counting("session")), \(summary.users.count.counting("user")), \(summary.rowCount.counting("sample")) from \(file)"

@@ -16,6 +16,14 @@ public struct ImportSummary: Sendable {
     public var rowCount: Int { sessions.reduce(0) { $0 + $1.sampleCount } }
 }
 
+/// Where an import is, for a person waiting on a large file.
+public enum ImportStep: Sendable, Equatable {
+    /// Reading the source file: the share of its bytes read.
+    case reading(fraction: Double)
+    /// Computing device motion for a user's sessions and writing their file: user `index` of `of`.
+    case converting(user: UserID, index: Int, of: Int)
+}
+
 /// Imports a long-format CSV from another tool into a recordings folder: one GestureLab file per
 /// user (`<user>-<source name>.csv`), the twelve device-motion features computed from the raw
 /// readings with `AttitudeFilter`, and one catalog entry per session with device `import:<file>`.
@@ -40,8 +48,13 @@ public struct Importer {
         self.waiting = waiting
     }
 
-    public func run(_ source: FilePath) throws(AnalysisError) -> ImportSummary {
-        let file = try LongFormatFile(path: source, mapping: mapping, options: options)
+    /// Imports the file; `progress` is told each step as it comes, for a person waiting.
+    public func run(
+        _ source: FilePath, progress: (ImportStep) -> Void = { _ in }
+    ) throws(AnalysisError) -> ImportSummary {
+        let file = try LongFormatFile(path: source, mapping: mapping, options: options) {
+            progress(.reading(fraction: $0))
+        }
         guard !file.sessions.isEmpty else { throw AnalysisError("\(source): no samples after the header") }
         let users = Dictionary(grouping: file.sessions, by: \.user).sorted { $0.key < $1.key }
         do {
@@ -49,7 +62,8 @@ public struct Importer {
             defer { withExtendedLifetime(locks) {} }
             let catalog = try Catalog(path: folder.catalogPath.string)
             var summary = ImportSummary(sessions: [], files: [], wasComplete: true)
-            for (user, sessions) in users {
+            for (index, (user, sessions)) in users.enumerated() {
+                progress(.converting(user: user, index: index, of: users.count))
                 let path = folder.root.appending("\(user)-\(source.stem ?? "import").csv")
                 let (rows, records) = convert(sessions, of: user, file: path, source: source)
                 if try folder.createRecording(rows, at: path) { summary.wasComplete = false }

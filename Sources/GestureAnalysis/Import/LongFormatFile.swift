@@ -14,10 +14,13 @@ struct LongFormatFile {
 
     var sessions: [Session] = []
 
-    init(path: FilePath, mapping: ColumnMapping, options: ImportOptions) throws(AnalysisError) {
+    /// Reads the file; `reading` is told the share of its bytes read so far, block by block.
+    init(
+        path: FilePath, mapping: ColumnMapping, options: ImportOptions, reading: (Double) -> Void = { _ in }
+    ) throws(AnalysisError) {
         var reader: LineReader?
         var index: [String: Int] = [:]
-        try Self.forEachLine(of: path) { line, lineNumber throws(AnalysisError) in
+        try Self.forEachLine(of: path, reading: reading) { line, lineNumber throws(AnalysisError) in
             guard let lineReader = reader else {
                 // Excel writes a byte-order mark before the header.
                 let header = line.hasPrefix("\u{FEFF}") ? line.dropFirst() : line
@@ -69,17 +72,20 @@ struct LongFormatFile {
             width: header.count, options: options, file: path.string)
     }
 
-    /// Calls `body` with each line of the file, LF or CRLF, and its number, a block at a time.
+    /// Calls `body` with each line of the file, LF or CRLF, and its number, a block at a time, and
+    /// `reading` with the share of the file read after each block.
     private static func forEachLine(
-        of path: FilePath, _ body: (Substring, Int) throws(AnalysisError) -> Void
+        of path: FilePath, reading: (Double) -> Void, _ body: (Substring, Int) throws(AnalysisError) -> Void
     ) throws(AnalysisError) {
         var blocks: LineBlocks
         do { blocks = try LineBlocks(path: path.string) } catch { throw AnalysisError(error.description) }
-        var number = 0
+        var number = 0, read = 0
         while let block = try next(of: &blocks) {
             guard case .lines(let bytes) = block else {
                 throw AnalysisError("\(path):\(number + 1): the line is longer than \(blocks.longestLine) bytes")
             }
+            read += bytes.count
+            reading(blocks.size > 0 ? min(Double(read) / Double(blocks.size), 1) : 1)
             for line in Lines(bytes) {
                 number += 1
                 let text = line.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: line.dropLast()) : line

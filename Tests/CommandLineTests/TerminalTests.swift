@@ -1,0 +1,53 @@
+import Foundation
+import GestureTestSupport
+import Testing
+
+import struct SystemPackage.FilePath
+
+/// Runs `command` with `sh` in a real terminal (a tmux session of its own, 120 columns) and returns
+/// every byte it drew there, once it has ended.
+private func drawnInTerminal(_ command: String, in folder: FilePath) throws -> String {
+    // tmux's server must not hold this process's pipes, hence the redirections; the command waits
+    // for `go`, so that every byte it draws is logged.
+    let script = """
+        set -e
+        socket=gesturelab-$$
+        tmux -L "$socket" new-session -d -x 120 -y 20 \
+            "while [ ! -e go ]; do sleep 0.05; done; $0; touch finished; sleep 600" </dev/null >/dev/null 2>&1
+        tmux -L "$socket" pipe-pane -o 'cat >> terminal.log' </dev/null >/dev/null 2>&1
+        touch go
+        while [ ! -e finished ]; do sleep 0.05; done
+        tmux -L "$socket" kill-server </dev/null >/dev/null 2>&1 || true
+        cat terminal.log
+        """
+    return try runGesture(["-c", script, command], in: folder, executable: "/bin/sh").succeeded().output
+}
+
+@Suite struct TerminalTests {
+    /// A file large enough to be read in two blocks: progress is drawn while it is read, on a
+    /// terminal only, and cleared before the summary.
+    @Test func importShowsProgressOnATerminalOnly() throws {
+        let folder = try TemporaryFolder()
+        var text = "who,take,what,x,y,z,gx,gy,gz\n"
+        for k in 0..<120_000 { text += "ann,\(k / 1000),wave,0,\(Double(k % 1000) / 1000),1,0,0,0\n" }
+        try text.write(toFile: folder.path.appending("big.csv").string, atomically: true, encoding: .utf8)
+        let arguments = [
+            "import", "big.csv", "--sample-rate", "50",
+            "--map", "user=who,session=take,label=what,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz",
+        ]
+        let drawn = try drawnInTerminal(
+            "GESTURE_PROGRESS_DELAY=0 \(gestureExecutable) \(arguments.joined(separator: " "))", in: folder.path)
+        let progress = try #require(drawn.range(of: "reading big.csv: "), "\(drawn.prefix(500))")
+        let summary = try #require(drawn.range(of: "imported 120 sessions"), "\(drawn.suffix(500))")
+        #expect(progress.upperBound < summary.lowerBound)
+        #expect(drawn[progress.upperBound..<summary.lowerBound].contains("\r\u{1B}[K"))
+
+        let again = try TemporaryFolder()
+        try FileManager.default.copyItem(
+            atPath: folder.path.appending("big.csv").string, toPath: again.path.appending("big.csv").string)
+        var environment = ProcessInfo.processInfo.environment
+        environment["GESTURE_PROGRESS_DELAY"] = "0"
+        let piped = try runGesture(arguments, in: again.path, environment: environment).succeeded()
+        #expect(!piped.error.contains("reading"))
+    }
+}
