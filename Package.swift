@@ -176,8 +176,7 @@ let package = Package(
             name: "GestureExperimentsTests",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis",
-                "GestureExperiments",
-                "GestureTestSupport",
+                "GestureLearning", "GestureExperiments", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureLiveTests",

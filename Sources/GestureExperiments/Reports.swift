@@ -28,22 +28,24 @@ public enum Reports {
     }
 
     /// Loss and accuracy over the epochs, training and validation, on two panels.
-    public static func historySVG(_ history: [EpochReport]) -> String {
+    /// Loss and accuracy by epoch, with the epoch the model keeps marked, if any.
+    public static func historySVG(_ history: [EpochReport], kept: Int? = nil) -> String {
         func series(_ name: String, _ value: (EpochReport) -> Double?) -> LineChart.Series? {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
+        let markers = kept.map { [LineChart.Marker(x: Double($0), label: "kept epoch \($0)")] } ?? []
         let loss = LineChart(
             title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",
             series: [
                 series("training", { Double($0.trainingLoss) }),
                 series("validation", { $0.validationLoss.map(Double.init) }),
-            ].compactMap { $0 })
+            ].compactMap { $0 }, markers: markers)
         let accuracy = LineChart(
             title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy",
             series: [
                 series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
-            ].compactMap { $0 })
+            ].compactMap { $0 }, markers: markers)
         return ChartPage(charts: [loss, accuracy]).svg.text
     }
 
@@ -80,16 +82,12 @@ public enum Reports {
         return lines.joined(separator: "\n")
     }
 
-    /// The confusion matrix as a heatmap: each row as shares of its target's windows.
+    /// The confusion matrix as a heatmap: each cell its share of the target's windows, and their count.
     public static func confusionSVG(_ evaluation: Evaluation) -> String {
-        let shares = evaluation.confusion.map { row in
-            let total = max(1, row.reduce(0, +))
-            return row.map { Double($0) / Double(total) }
-        }
-        return Heatmap(
-            title: "Confusion matrix: target × predicted (share of the target's windows)",
-            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares
-        ).svg().text
+        Heatmap(
+            title: "Confusion matrix: windows of each target gesture, by the gesture predicted",
+            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, counts: evaluation.confusion
+        ).svg.text
     }
 
     /// Columns padded to their widest cell, left-aligned, two spaces apart.

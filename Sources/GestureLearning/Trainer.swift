@@ -50,6 +50,18 @@ public struct EpochReport: Sendable, Equatable, Encodable {
     public var validationLoss: Float?
     public var validationAccuracy: Double?
     public var seconds: Double
+
+    public init(
+        epoch: Int, trainingLoss: Float, trainingAccuracy: Double, validationLoss: Float?,
+        validationAccuracy: Double?, seconds: Double
+    ) {
+        self.epoch = epoch
+        self.trainingLoss = trainingLoss
+        self.trainingAccuracy = trainingAccuracy
+        self.validationLoss = validationLoss
+        self.validationAccuracy = validationAccuracy
+        self.seconds = seconds
+    }
 }
 
 public struct TrainingResult: Sendable {

@@ -19,7 +19,7 @@ struct Plot: ParsableCommand {
     @Option(help: "First sample of a slice of the selection's samples, sessions one after the other.")
     var from: Int?
 
-    @Option(help: "End of the slice (exclusive).")
+    @Option(help: "End of the slice (exclusive); alone, the slice starts at the first sample.")
     var to: Int?
 
     @Option(help: "At most this many session panels.")
@@ -32,18 +32,22 @@ struct Plot: ParsableCommand {
     var output: String
 
     func run() throws {
+        guard panels >= 1 else { throw Failure.usage("--panels must be at least 1, not \(panels)") }
         let dataset = try selection.dataset(in: folder)
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
-        let slice: Range<Int>? =
-            switch (from, to) {
-            case (nil, nil): nil
-            case (let from?, let to?) where from < to: from..<to
-            default: throw Failure.usage("--from and --to go together, with --from below --to")
-            }
+        let slice: Range<Int>?
+        switch (from, to) {
+        case (nil, nil): slice = nil
+        case (let from, let to) where (from ?? 0) < (to ?? Int.max): slice = (from ?? 0)..<(to ?? dataset.rowCount)
+        default: throw Failure.usage("--from must be below --to")
+        }
         let charts = try analysing {
             try GesturePlot(features: chosen, slice: slice, maximumPanels: panels).charts(for: dataset)
         }
         try write(ChartPage(charts: charts, width: width).svg.text, to: output)
         Terminal.say("wrote \(output): \(charts.count) panels of \(chosen.map(\.name).joined(separator: ", "))")
+        if slice == nil, dataset.sessions.count > panels {
+            Terminal.say("drew \(panels) of \(dataset.sessions.count.counting("session")); --panels to draw more")
+        }
     }
 }

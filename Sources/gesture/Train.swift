@@ -153,7 +153,9 @@ struct Train: AsyncParsableCommand {
         }
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
-        try write(Reports.historySVG(result.history), to: base + ".history.svg")
+        try write(
+            Reports.historySVG(result.history, kept: result.bestEpoch > 0 ? result.bestEpoch : nil),
+            to: base + ".history.svg")
         if json {
             Terminal.say(
                 try jsonLine(

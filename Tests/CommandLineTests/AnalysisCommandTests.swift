@@ -16,6 +16,21 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
 @Suite struct AnalysisCommandTests {
     private let mapping = Fixtures.basicMotionsMapping
 
+    @Test func plotSaysWhichSessionsItLeftOutAndTakesAnOpenEndedSlice() throws {
+        let folder = try TemporaryFolder()
+        try runGesture(
+            ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
+            in: folder.path
+        ).succeeded()
+        let some = try runGesture(["plot", "--panels", "1", "-o", "some.svg"], in: folder.path).succeeded()
+        #expect(some.output.hasSuffix("drew 1 of 3 sessions; --panels to draw more\n"))
+        let all = try runGesture(["plot", "-o", "all.svg"], in: folder.path).succeeded()
+        #expect(!all.output.contains("drew"))
+        try runGesture(["plot", "--to", "100", "-o", "start.svg"], in: folder.path).succeeded()
+        try runGesture(["plot", "--from", "3000", "-o", "end.svg"], in: folder.path).succeeded()
+        #expect(try runGesture(["plot", "--from", "9", "--to", "9", "-o", "x.svg"], in: folder.path).status == 2)
+    }
+
     @Test func importThenAnalyseWithoutChangingTheRecordings() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions

@@ -92,16 +92,30 @@ private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
         #expect(size.width == 900 && size.height == 260)
     }
 
+    /// rad/s and g never share an axis: a session's features of each unit get a panel of their own.
+    @Test func eachUnitHasAPanelOfItsOwn() throws {
+        let sessions = try syntheticDataset()
+        let charts = try GesturePlot(
+            features: ["rotX", "accelX", "rotY"].map { try Feature(named: $0) }, maximumPanels: 2
+        ).charts(for: Dataset(sessions: sessions))
+        #expect(charts.map(\.yLabel) == ["rad/s", "g", "rad/s", "g"])
+        #expect(charts.map { $0.series.map(\.name) } == [["rotX", "rotY"], ["accelX"], ["rotX", "rotY"], ["accelX"]])
+        #expect(charts.map(\.title.isEmpty) == [false, true, false, true])
+    }
+
     @Test func aSliceOfSamplesIsOnePanelWithBandsWhereTheLabelChanges() throws {
         let sessions = try syntheticDataset()
         let chart = try #require(
             try GesturePlot(features: [Feature(named: "rotZ")], slice: 250..<400).charts(
                 for: Dataset(sessions: sessions)
             ).first)
-        #expect(chart.xLabel == "sample")
-        // Session 1 has 300 rows: its gesture ends at row 250, session 2's starts at row 300 + 50.
+        #expect(chart.xLabel == "time (s)")
+        // Session 1 has 300 rows: its gesture ends at row 250, session 2's starts at row 300 + 50;
+        // sessions follow one another one interval apart, so the slice's seconds run evenly.
+        let interval = sessions[0].rows[1].timestamp - sessions[0].rows[0].timestamp
         #expect(chart.bands.map(\.label) == ["wave"])
-        #expect(chart.bands.first?.from == 350 && chart.bands.first?.to == 399)
+        let band = try #require(chart.bands.first)
+        #expect(abs(band.from - 100 * interval) < 1e-9 && abs(band.to - 149 * interval) < 1e-9)
         let error = #expect(throws: AnalysisError.self) {
             try GesturePlot(features: [Feature(named: "rotZ")], slice: 0..<10_000).charts(
                 for: Dataset(sessions: sessions))
@@ -109,15 +123,41 @@ private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
         #expect(error?.description.contains("outside the selection's 7200 samples") == true)
     }
 
-    @Test func aHeatmapRendersItsCellsAndEscapesLabels() throws {
+    @Test func aConfusionMatrixShowsSharesAndCountsWithinItsCanvas() throws {
+        let long = "a-very-long-gesture-name"
         let heatmap = Heatmap(
-            title: "confusion <test>", rowLabels: ["shake", "chop"], columnLabels: ["shake", "chop"],
-            values: [[18, 2], [1, 19]])
-        let svg = heatmap.svg(cell: 50).text
-        let reader = try SVGReader.read(svg)
-        #expect(reader.elements.filter { $0 == "rect" }.count == 1 + 4)
-        #expect(svg.contains("confusion &lt;test&gt;"))
-        let size = try renderedSize(svg)
-        #expect(size.width == 110 + 100 + 20 && size.height == 70 + 100 + 20)
+            title: "confusion <test>", rowLabels: ["shake", long], columnLabels: ["shake", long],
+            counts: [[18, 2], [1, 2]])
+        let svg = heatmap.svg
+        let text = svg.text
+        #expect(text.contains(">confusion &lt;test&gt;<"))
+        for shown in ["0.9", "(18)", "0.1", "(2)", "0.33", "0.67", "target", "predicted", "share of the row"] {
+            #expect(text.contains(">\(shown)<"), "\(shown)")
+        }
+        // Every text that is not turned lies within the canvas, at 0.62 em a character.
+        let texts = text.matches(
+            of:
+                /<text x="([\d.]+)" y="[\d.]+" font-family="sans-serif" font-size="([\d.]+)" text-anchor="(\w+)" fill="[^"]*">([^<]*)<\/text>/
+        )
+        #expect(texts.count > 10)
+        for match in texts {
+            let x = Double(match.1)!, width = Double(match.4.count) * Double(match.2)! * 0.62
+            let left = match.3 == "start" ? x : match.3 == "middle" ? x - width / 2 : x - width
+            #expect(
+                left >= 0 && left + width <= svg.width, "\(match.4) from \(left) to \(left + width) of \(svg.width)")
+        }
+        let reader = try SVGReader.read(text)
+        #expect(reader.elements.filter { $0 == "rect" }.count == 1 + 4 + 50)
+        let size = try renderedSize(text)
+        #expect(size.width == Int(svg.width.rounded()) && size.height == Int(svg.height.rounded()))
+    }
+
+    @Test func sharesHaveTwoSignificantDigitsAndTheScaleRunsFromLightToDark() {
+        #expect(
+            Heatmap(title: "", rowLabels: ["a"], columnLabels: ["a", "b", "c"], counts: [[953, 42, 5]]).shares[0].map {
+                String(format: "%.2g", $0)
+            } == ["0.95", "0.042", "0.005"])
+        let cells = Heatmap(title: "", rowLabels: ["a"], columnLabels: ["a", "b"], counts: [[1, 0]]).svg.text
+        #expect(cells.contains("fill=\"#08306b\"") && cells.contains("fill=\"#f7fbff\""))
     }
 }

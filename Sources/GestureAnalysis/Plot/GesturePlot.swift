@@ -14,13 +14,12 @@ public struct GesturePlot: Sendable {
         self.maximumPanels = maximumPanels
     }
 
+    /// The panels: for each session drawn (or the slice), one per unit of the features, so that
+    /// rad/s never flattens g.
     public func charts(for dataset: Dataset) throws(AnalysisError) -> [LineChart] {
         guard let slice else {
-            return dataset.sessions.prefix(maximumPanels).map { session in
-                let times = session.rows.map { $0.timestamp - (session.rows.first?.timestamp ?? 0) }
-                return chart(
-                    title: "\(session.id)  \(session.user)  \(session.gesture)", xLabel: "time (s)",
-                    x: times, rows: session.rows[...])
+            return dataset.sessions.prefix(maximumPanels).flatMap { session in
+                charts(title: "\(session.id)  \(session.user)  \(session.gesture)", rows: session.rows[...])
             }
         }
         let rows = dataset.sessions.flatMap(\.rows)
@@ -28,21 +27,39 @@ public struct GesturePlot: Sendable {
             throw AnalysisError(
                 "samples \(slice.lowerBound)..<\(slice.upperBound) lie outside the selection's \(rows.count) samples")
         }
-        return [
-            chart(
-                title: "samples \(slice.lowerBound)..<\(slice.upperBound) of \(rows.count)", xLabel: "sample",
-                x: slice.map(Double.init), rows: rows[slice])
-        ]
+        return charts(
+            title: "samples \(slice.lowerBound) to \(slice.upperBound - 1) of \(rows.count)", rows: rows[slice])
     }
 
-    private func chart(title: String, xLabel: String, x: [Double], rows: ArraySlice<RecordingRow>) -> LineChart {
-        let series = features.map { feature in
-            LineChart.Series(name: feature.name, points: zip(x, rows).map { ($0, feature.value(of: $1)) })
-        }
+    private func charts(title: String, rows: ArraySlice<RecordingRow>) -> [LineChart] {
+        let x = Self.seconds(of: rows)
         let units = features.map(\.unit).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        return LineChart(
-            title: title, xLabel: xLabel, yLabel: units.joined(separator: ", "), series: series,
-            bands: bands(x: x, rows: rows))
+        return units.enumerated().map { index, unit in
+            let series = features.filter { $0.unit == unit }.map { feature in
+                LineChart.Series(name: feature.name, points: zip(x, rows).map { ($0, feature.value(of: $1)) })
+            }
+            return LineChart(
+                title: index == 0 ? title : "", xLabel: "time (s)", yLabel: unit, series: series,
+                bands: bands(x: x, rows: rows))
+        }
+    }
+
+    /// Seconds from the first row, each session's rows at their own times and the next session one
+    /// interval after the last row of the one before.
+    static func seconds(of rows: ArraySlice<RecordingRow>) -> [Double] {
+        var times: [Double] = []
+        times.reserveCapacity(rows.count)
+        var previous: RecordingRow?
+        var interval = 0.01
+        for row in rows {
+            if let previous, previous.session == row.session, row.timestamp > previous.timestamp {
+                interval = row.timestamp - previous.timestamp
+            }
+            let step = previous.map { $0.session == row.session ? row.timestamp - $0.timestamp : interval } ?? 0
+            times.append((times.last ?? 0) + step)
+            previous = row
+        }
+        return times
     }
 
     /// A band over each run of samples labeled with a gesture, so label changes show.

@@ -24,18 +24,32 @@ public struct LineChart: Sendable {
         }
     }
 
+    /// A vertical line at a place on the x axis, named in the legend, such as the epoch a model keeps.
+    public struct Marker: Sendable {
+        public var x: Double
+        public var label: String
+        public init(x: Double, label: String) {
+            self.x = x
+            self.label = label
+        }
+    }
+
     public var title: String
     public var xLabel: String
     public var yLabel: String
     public var series: [Series]
     public var bands: [Band]
+    public var markers: [Marker]
 
-    public init(title: String, xLabel: String, yLabel: String, series: [Series], bands: [Band] = []) {
+    public init(
+        title: String, xLabel: String, yLabel: String, series: [Series], bands: [Band] = [], markers: [Marker] = []
+    ) {
         self.title = title
         self.xLabel = xLabel
         self.yLabel = yLabel
         self.series = series
         self.bands = bands
+        self.markers = markers
     }
 
     static let margin = (left: 64.0, right: 120.0, top: 24.0, bottom: 40.0)
@@ -65,12 +79,24 @@ public struct LineChart: Sendable {
                 $0.x.isFinite && $0.y.isFinite
             }
             svg.polyline(points.map { (xs($0.x), ys($0.y)) }, stroke: Palette.color(index))
-            let legendY = plot.top + 6 + Double(index) * 16
-            svg.line(
-                x1: plot.right + 12, y1: legendY, x2: plot.right + 30, y2: legendY, stroke: Palette.color(index),
-                width: 2.5)
-            svg.text(line.name, x: plot.right + 34, y: legendY + 4)
+            drawLegendEntry(line.name, color: Palette.color(index), at: index, plot: plot, into: &svg)
         }
+        for (index, marker) in markers.enumerated() where xs.domain.contains(marker.x) {
+            svg.line(
+                x1: xs(marker.x), y1: plot.top, x2: xs(marker.x), y2: plot.bottom, stroke: Self.markerColor, width: 1.5)
+            drawLegendEntry(marker.label, color: Self.markerColor, at: series.count + index, plot: plot, into: &svg)
+        }
+    }
+
+    static let markerColor = "#555"
+
+    private func drawLegendEntry(
+        _ name: String, color: String, at index: Int, plot: (left: Double, right: Double, top: Double, bottom: Double),
+        into svg: inout SVGDocument
+    ) {
+        let y = plot.top + 6 + Double(index) * 16
+        svg.line(x1: plot.right + 12, y1: y, x2: plot.right + 30, y2: y, stroke: color, width: 2.5)
+        svg.text(name, x: plot.right + 34, y: y + 4)
     }
 
     private func drawAxes(
