@@ -27,24 +27,27 @@ public enum Reports {
             .joined(separator: "\n") + "\n"
     }
 
-    /// Loss and accuracy over the epochs, training and validation, on two panels.
-    public static func historySVG(_ history: [EpochReport]) -> String {
+    /// Loss and accuracy over the epochs, training and validation, on two panels, the kept epoch
+    /// (the lowest validation loss, or training loss without validation) marked on both.
+    public static func historySVG(_ history: [EpochReport], keptEpoch: Int) -> String {
         func series(_ name: String, _ value: (EpochReport) -> Double?) -> LineChart.Series? {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
+        let epochs = 0.7...(Double(history.count) + 0.3)
+        let kept = keptEpoch > 0 ? [LineChart.Marker(x: Double(keptEpoch), label: "kept epoch \(keptEpoch)")] : []
         let loss = LineChart(
             title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",
             series: [
                 series("training", { Double($0.trainingLoss) }),
                 series("validation", { $0.validationLoss.map(Double.init) }),
-            ].compactMap { $0 })
+            ].compactMap { $0 }, markers: kept, xTickStep: 1, xRange: epochs)
         let accuracy = LineChart(
             title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy",
             series: [
                 series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
-            ].compactMap { $0 })
-        return ChartPage(charts: [loss, accuracy]).svg.text
+            ].compactMap { $0 }, markers: kept, xTickStep: 1, xRange: epochs)
+        return ChartPage(charts: [loss, accuracy], width: 760).svg.text
     }
 
     /// The evaluation as text: accuracy, per-class figures, the confusion matrix, sessions and users.
@@ -80,15 +83,12 @@ public enum Reports {
         return lines.joined(separator: "\n")
     }
 
-    /// The confusion matrix as a heatmap: each row as shares of its target's windows.
+    /// The confusion matrix as a heatmap: each cell's count and its share of the target's windows.
     public static func confusionSVG(_ evaluation: Evaluation) -> String {
-        let shares = evaluation.confusion.map { row in
-            let total = max(1, row.reduce(0, +))
-            return row.map { Double($0) / Double(total) }
-        }
-        return Heatmap(
-            title: "Confusion matrix: target × predicted (share of the target's windows)",
-            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, values: shares
+        Heatmap(
+            title: "Confusion matrix", rowTitle: "target", columnTitle: "predicted",
+            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, counts: evaluation.confusion,
+            scaleTitle: "share of the target's windows"
         ).svg().text
     }
 
