@@ -176,7 +176,7 @@ let package = Package(
             name: "GestureExperimentsTests",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis",
-                "GestureExperiments",
+                "GestureLearning", "GestureExperiments",
                 "GestureTestSupport",
             ]),
         .testTarget(

@@ -34,7 +34,7 @@ public enum Reports {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
-        let epochs = 0.7...(Double(history.count) + 0.3)
+        let epochs = 0.7...(Double(max(1, history.count)) + 0.3)
         let kept = keptEpoch > 0 ? [LineChart.Marker(x: Double(keptEpoch), label: "kept epoch \(keptEpoch)")] : []
         let loss = LineChart(
             title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",

@@ -48,6 +48,35 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
         #expect(try snapshot(temporary.path.appending("recordings")) == before)
     }
 
+    @Test func plotSaysWhatItLeavesOutRefusesNoPanelsAndTakesEitherEndOfASlice() throws {
+        let temporary = try TemporaryFolder()
+        let imported = try runGesture(
+            ["import", Fixtures.basicMotions, "--map", mapping, "--user", "bm", "--sample-rate", "10"],
+            in: temporary.path)
+        #expect(imported.status == 0, "\(imported.error)")
+
+        let two = try runGesture(
+            ["plot", "--panels", "2", "--features", "accelX,rotX", "-o", "two.svg"], in: temporary.path)
+        #expect(two.status == 0, "\(two.error)")
+        let note = "2 of 16 sessions drawn; --panels to draw more"
+        #expect(two.output == "wrote two.svg: 4 panels of accelX, rotX; \(note)\n")
+        let svg = try String(contentsOfFile: temporary.path.appending("two.svg").string, encoding: .utf8)
+        #expect(svg.contains(">\(note)</text>"))
+
+        let none = try runGesture(["plot", "--panels", "0", "-o", "none.svg"], in: temporary.path)
+        #expect(none.status == 2)
+        #expect(none.error == "gesture: --panels 0: draw at least 1 session\n")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path.appending("none.svg").string))
+
+        for (bounds, status) in [(["--to", "50"], 0), (["--from", "50"], 0), (["--from", "50", "--to", "10"], 2)] {
+            let slice = try runGesture(["plot"] + bounds + ["-o", "slice.svg"], in: temporary.path)
+            #expect(slice.status == status, "\(bounds): \(slice.error)")
+        }
+        let beyond = try runGesture(["plot", "--from", "1000000", "-o", "slice.svg"], in: temporary.path)
+        #expect(beyond.status == 2)
+        #expect(beyond.error.hasPrefix("gesture: --from 1000000 must be below --to "))
+    }
+
     @Test func importMirrorsTheRowsItIsToldTo() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions

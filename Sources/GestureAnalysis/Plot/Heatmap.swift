@@ -115,7 +115,8 @@ public struct Heatmap: Sendable {
 }
 
 /// Where the parts of a heatmap go: the grid after the row labels, the scale after the grid, the
-/// column labels below it, upright when they are wider than a cell; the page as wide as its title.
+/// column labels below it, upright when they are wider than a cell; the grid as tall as the scale's
+/// title, the page as wide as its own.
 struct HeatmapLayout {
     let cell: Double
     let grid: Rect
@@ -132,9 +133,11 @@ struct HeatmapLayout {
             texts.map { SVGDocument.textWidth($0, size: size) }.max() ?? 0
         }
         let cellTexts = heatmap.counts.flatMap { $0.map(String.init) }
+        let scaleTitleWidth = SVGDocument.textWidth(heatmap.scaleTitle, size: font.axisTitle)
         cell = max(
             56, widest(cellTexts, font.count) + 12,
-            widest(heatmap.shares.flatMap { $0.map(Heatmap.significant) }, font.share) + 12)
+            widest(heatmap.shares.flatMap { $0.map(Heatmap.significant) }, font.share) + 12,
+            (scaleTitleWidth + 8) / Double(max(1, heatmap.rowLabels.count)))
         let rowLabelsWidth = widest(heatmap.rowLabels, font.label)
         let columnLabelsWidth = widest(heatmap.columnLabels, font.label)
         columnLabelsUpright = columnLabelsWidth > cell - 6

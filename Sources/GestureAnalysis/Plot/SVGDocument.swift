@@ -6,9 +6,10 @@ public struct SVGDocument: Sendable {
     public let height: Double
     private var elements: [String] = []
 
+    /// A canvas of whole pixels, as a screen or PNG has: the size given, rounded up.
     public init(width: Double, height: Double) {
-        self.width = width
-        self.height = height
+        self.width = width.rounded(.up)
+        self.height = height.rounded(.up)
         rect(x: 0, y: 0, width: width, height: height, fill: "white")
     }
 
