@@ -154,16 +154,3 @@ struct HeatmapLayout {
         height = max(grid.bottom + columnLabelsHeight + 10 + font.axisTitle, scale.bottom) + padding
     }
 }
-
-/// A rectangle on the page.
-struct Rect {
-    var x: Double
-    var y: Double
-    var width: Double
-    var height: Double
-
-    var right: Double { x + width }
-    var bottom: Double { y + height }
-    var midX: Double { x + width / 2 }
-    var midY: Double { y + height / 2 }
-}

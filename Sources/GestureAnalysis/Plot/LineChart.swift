@@ -85,20 +85,20 @@ public struct LineChart: Sendable {
     }
 
     /// Draws the panel around its plot area, which `insets` leaves room for on the page.
-    func draw(into svg: inout SVGDocument, plot: Rect, page: Rect) {
+    func draw(into svg: inout SVGDocument, plot: Rect, pageWidth: Double) {
         let xs = LinearScale(domain: xDomain, pixels: plot.x...plot.right)
         let ys = LinearScale(domain: yDomain, pixels: plot.y...plot.bottom, flipped: true)
         if !title.isEmpty {
             let top = plot.y - insets(plotHeight: plot.height).top
             svg.text(
-                SVGDocument.fitted(title, width: page.right - plot.x - 10, size: Self.font.title), x: plot.x,
+                SVGDocument.fitted(title, width: pageWidth - plot.x - 10, size: Self.font.title), x: plot.x,
                 y: top + 22,
                 size: Self.font.title)
         }
         for band in bands {
             let left = max(plot.x, xs(band.from)), right = min(plot.right, xs(band.to))
             guard right > left else { continue }
-            svg.rect(x: left, y: plot.y, width: right - left, height: plot.height, fill: bandColor, opacity: 0.09)
+            svg.rect(x: left, y: plot.y, width: right - left, height: plot.height, fill: "#7f7f7f", opacity: 0.09)
         }
         drawAxes(into: &svg, plot: plot, xs: xs, ys: ys)
         for (index, line) in series.enumerated() {
@@ -108,7 +108,7 @@ public struct LineChart: Sendable {
             }
             svg.path(runs, stroke: Palette.color(index))
         }
-        for marker in markers where xDomain.contains(marker.x) {
+        for marker in markers where xs.domain.contains(marker.x) {
             svg.line(x1: xs(marker.x), y1: plot.y, x2: xs(marker.x), y2: plot.bottom, stroke: "#444", dashed: true)
         }
         for label in labelsAbove(plot: plot, xs: xs) {
@@ -116,8 +116,6 @@ public struct LineChart: Sendable {
         }
         drawLegend(into: &svg, plot: plot)
     }
-
-    private var bandColor: String { "#7f7f7f" }
 
     private func drawAxes(into svg: inout SVGDocument, plot: Rect, xs: LinearScale, ys: LinearScale) {
         for tick in xs.ticks(max(2, Int(plot.width / 90)), minimumStep: xTickStep) {
@@ -194,14 +192,6 @@ public struct LineChart: Sendable {
     }
 }
 
-/// The room around a plot area: for tick labels, axis titles, the legend and the labels above.
-struct Insets {
-    var left: Double
-    var right: Double
-    var top: Double
-    var bottom: Double
-}
-
 /// Charts stacked on one page, one below the other, their plot areas aligned, under a note when
 /// there is one.
 public struct ChartPage: Sendable {
@@ -225,7 +215,6 @@ public struct ChartPage: Sendable {
         let noteHeight = note == nil ? 0.0 : 26
         let heights = insets.map { $0.top + plotHeight + $0.bottom }
         var svg = SVGDocument(width: width, height: noteHeight + heights.reduce(0, +) + 6)
-        let page = Rect(x: 0, y: 0, width: width, height: svg.height)
         if let note {
             svg.text(
                 SVGDocument.fitted(note, width: width - 20, size: LineChart.font.label), x: 10, y: 18,
@@ -234,7 +223,7 @@ public struct ChartPage: Sendable {
         var top = noteHeight
         for (chart, (inset, height)) in zip(charts, zip(insets, heights)) {
             let plot = Rect(x: left, y: top + inset.top, width: max(1, width - left - right), height: plotHeight)
-            chart.draw(into: &svg, plot: plot, page: page)
+            chart.draw(into: &svg, plot: plot, pageWidth: width)
             top += height
         }
         return svg
