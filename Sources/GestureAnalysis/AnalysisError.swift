@@ -33,4 +33,6 @@ public enum AnalysisSetting: Sendable, Equatable {
     case splitBy(Split.Strategy)
     /// Whether discarded sessions are selected too.
     case includeDiscarded
+    /// The samples a plot draws of the selection.
+    case slice
 }

@@ -27,26 +27,27 @@ public enum Reports {
             .joined(separator: "\n") + "\n"
     }
 
-    /// Loss and accuracy over the epochs, training and validation, on two panels.
-    /// Loss and accuracy by epoch, with the epoch the model keeps marked, if any.
-    public static func historySVG(_ history: [EpochReport], kept: Int? = nil) -> String {
+    /// Loss and accuracy over the epochs, training and validation, on two panels, the kept epoch
+    /// (the lowest validation loss, or training loss without validation) marked on both.
+    public static func historySVG(_ history: [EpochReport], keptEpoch: Int) -> String {
         func series(_ name: String, _ value: (EpochReport) -> Double?) -> LineChart.Series? {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
-        let markers = kept.map { [LineChart.Marker(x: Double($0), label: "kept epoch \($0)")] } ?? []
+        let epochs = 0.7...(Double(max(1, history.count)) + 0.3)
+        let kept = keptEpoch > 0 ? [LineChart.Marker(x: Double(keptEpoch), label: "kept epoch \(keptEpoch)")] : []
         let loss = LineChart(
             title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",
             series: [
                 series("training", { Double($0.trainingLoss) }),
                 series("validation", { $0.validationLoss.map(Double.init) }),
-            ].compactMap { $0 }, markers: markers)
+            ].compactMap { $0 }, markers: kept, xTickStep: 1, xRange: epochs)
         let accuracy = LineChart(
             title: "Window accuracy", xLabel: "epoch", yLabel: "accuracy",
             series: [
                 series("training", { $0.trainingAccuracy }), series("validation", { $0.validationAccuracy }),
-            ].compactMap { $0 }, markers: markers)
-        return ChartPage(charts: [loss, accuracy]).svg.text
+            ].compactMap { $0 }, markers: kept, xTickStep: 1, xRange: epochs)
+        return ChartPage(charts: [loss, accuracy], width: 760).svg.text
     }
 
     /// The evaluation as text: accuracy, per-class figures, the confusion matrix, sessions and users.
@@ -82,12 +83,13 @@ public enum Reports {
         return lines.joined(separator: "\n")
     }
 
-    /// The confusion matrix as a heatmap: each cell its share of the target's windows, and their count.
+    /// The confusion matrix as a heatmap: each cell's count and its share of the target's windows.
     public static func confusionSVG(_ evaluation: Evaluation) -> String {
         Heatmap(
-            title: "Confusion matrix: windows of each target gesture, by the gesture predicted",
-            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, counts: evaluation.confusion
-        ).svg.text
+            title: "Confusion matrix", rowTitle: "target", columnTitle: "predicted",
+            rowLabels: evaluation.classNames, columnLabels: evaluation.classNames, counts: evaluation.confusion,
+            scaleTitle: "share of the target's windows"
+        ).svg().text
     }
 
     /// Columns padded to their widest cell, left-aligned, two spaces apart.

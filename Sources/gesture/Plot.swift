@@ -5,7 +5,8 @@ import GestureCore
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Plot features over time to an SVG: a panel per session, or one for a slice of samples.",
+        abstract:
+            "Plot features over time in seconds to an SVG: a panel per unit for each session, or for a slice of samples.",
         discussion:
             "Machine Learning by Tutorials' plot_gesture_activity(test[11950:12050], activity=\"drive_it\", features=[\"gravX\",\"gravY\",\"gravZ\"]) is\n  gesture plot --gesture drive --from 11950 --to 12050 --features gravX,gravY,gravZ -o drive.svg"
     )
@@ -13,16 +14,16 @@ struct Plot: ParsableCommand {
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
 
-    @Option(help: "Features to draw, comma-separated.")
+    @Option(help: "Features to draw, comma-separated; one panel per unit (g, rad/s, rad).")
     var features = "gravX,gravY,gravZ"
 
-    @Option(help: "First sample of a slice of the selection's samples, sessions one after the other.")
+    @Option(help: "First sample of a slice of the selection's samples, sessions one after the other (default: 0).")
     var from: Int?
 
-    @Option(help: "End of the slice (exclusive); alone, the slice starts at the first sample.")
+    @Option(help: "End of the slice, exclusive (default: the end of the selection).")
     var to: Int?
 
-    @Option(help: "At most this many session panels.")
+    @Option(help: "At most this many sessions, each a panel per unit.")
     var panels = 6
 
     @Option(help: "Page width in pixels.")
@@ -32,22 +33,28 @@ struct Plot: ParsableCommand {
     var output: String
 
     func run() throws {
-        guard panels >= 1 else { throw Failure.usage("--panels must be at least 1, not \(panels)") }
+        guard panels > 0 else { throw Failure.usage("--panels \(panels): draw at least 1 session") }
         let dataset = try selection.dataset(in: folder)
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
-        let slice: Range<Int>?
-        switch (from, to) {
-        case (nil, nil): slice = nil
-        case (let from, let to) where (from ?? 0) < (to ?? Int.max): slice = (from ?? 0)..<(to ?? dataset.rowCount)
-        default: throw Failure.usage("--from must be below --to")
+        let slice = try self.slice(of: dataset)
+        let drawn = try analysing {
+            try GesturePlot(features: chosen, slice: slice, maximumSessions: panels).panels(for: dataset)
         }
-        let charts = try analysing {
-            try GesturePlot(features: chosen, slice: slice, maximumPanels: panels).charts(for: dataset)
-        }
-        try write(ChartPage(charts: charts, width: width).svg.text, to: output)
-        Terminal.say("wrote \(output): \(charts.count) panels of \(chosen.map(\.name).joined(separator: ", "))")
-        if slice == nil, dataset.sessions.count > panels {
-            Terminal.say("drew \(panels) of \(dataset.sessions.count.counting("session")); --panels to draw more")
-        }
+        let note =
+            drawn.sessionsLeftOut > 0
+            ? "\(drawn.sessionsDrawn) of \(drawn.sessionsDrawn + drawn.sessionsLeftOut) sessions drawn; --panels to draw more"
+            : nil
+        try write(ChartPage(charts: drawn.charts, width: width, note: note).svg.text, to: output)
+        Terminal.say(
+            "wrote \(output): \(drawn.charts.count.counting("panel")) of \(chosen.map(\.name).joined(separator: ", "))"
+                + (note.map { "; \($0)" } ?? ""))
+    }
+
+    /// The samples --from and --to choose: from the start, to the end, or between; nil for whole sessions.
+    private func slice(of dataset: Dataset) throws -> Range<Int>? {
+        guard from != nil || to != nil else { return nil }
+        let start = from ?? 0, end = to ?? dataset.rowCount
+        guard start < end else { throw Failure.usage("--from \(start) must be below --to \(end)") }
+        return start..<end
     }
 }

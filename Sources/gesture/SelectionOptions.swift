@@ -92,6 +92,7 @@ extension AnalysisSetting {
         case .splitShares: "--validation/--test"
         case .splitBy(let strategy): "--by \(strategy.rawValue)"
         case .includeDiscarded: "--include-discarded"
+        case .slice: "--from/--to"
         }
     }
 }

@@ -153,9 +153,7 @@ struct Train: AsyncParsableCommand {
         }
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
-        try write(
-            Reports.historySVG(result.history, kept: result.bestEpoch > 0 ? result.bestEpoch : nil),
-            to: base + ".history.svg")
+        try write(Reports.historySVG(result.history, keptEpoch: result.bestEpoch), to: base + ".history.svg")
         if json {
             Terminal.say(
                 try jsonLine(

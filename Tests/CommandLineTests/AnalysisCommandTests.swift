@@ -16,21 +16,6 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
 @Suite struct AnalysisCommandTests {
     private let mapping = Fixtures.basicMotionsMapping
 
-    @Test func plotSaysWhichSessionsItLeftOutAndTakesAnOpenEndedSlice() throws {
-        let folder = try TemporaryFolder()
-        try runGesture(
-            ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
-            in: folder.path
-        ).succeeded()
-        let some = try runGesture(["plot", "--panels", "1", "-o", "some.svg"], in: folder.path).succeeded()
-        #expect(some.output.hasSuffix("drew 1 of 3 sessions; --panels to draw more\n"))
-        let all = try runGesture(["plot", "-o", "all.svg"], in: folder.path).succeeded()
-        #expect(!all.output.contains("drew"))
-        try runGesture(["plot", "--to", "100", "-o", "start.svg"], in: folder.path).succeeded()
-        try runGesture(["plot", "--from", "3000", "-o", "end.svg"], in: folder.path).succeeded()
-        #expect(try runGesture(["plot", "--from", "9", "--to", "9", "-o", "x.svg"], in: folder.path).status == 2)
-    }
-
     @Test func importThenAnalyseWithoutChangingTheRecordings() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions
@@ -61,6 +46,35 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
         #expect(plot.output.contains("wrote test.svg: 2 panels"))
 
         #expect(try snapshot(temporary.path.appending("recordings")) == before)
+    }
+
+    @Test func plotSaysWhatItLeavesOutRefusesNoPanelsAndTakesEitherEndOfASlice() throws {
+        let temporary = try TemporaryFolder()
+        let imported = try runGesture(
+            ["import", Fixtures.basicMotions, "--map", mapping, "--user", "bm", "--sample-rate", "10"],
+            in: temporary.path)
+        #expect(imported.status == 0, "\(imported.error)")
+
+        let two = try runGesture(
+            ["plot", "--panels", "2", "--features", "accelX,rotX", "-o", "two.svg"], in: temporary.path)
+        #expect(two.status == 0, "\(two.error)")
+        let note = "2 of 16 sessions drawn; --panels to draw more"
+        #expect(two.output == "wrote two.svg: 4 panels of accelX, rotX; \(note)\n")
+        let svg = try String(contentsOfFile: temporary.path.appending("two.svg").string, encoding: .utf8)
+        #expect(svg.contains(">\(note)</text>"))
+
+        let none = try runGesture(["plot", "--panels", "0", "-o", "none.svg"], in: temporary.path)
+        #expect(none.status == 2)
+        #expect(none.error == "gesture: --panels 0: draw at least 1 session\n")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path.appending("none.svg").string))
+
+        for (bounds, status) in [(["--to", "50"], 0), (["--from", "50"], 0), (["--from", "50", "--to", "10"], 2)] {
+            let slice = try runGesture(["plot"] + bounds + ["-o", "slice.svg"], in: temporary.path)
+            #expect(slice.status == status, "\(bounds): \(slice.error)")
+        }
+        let beyond = try runGesture(["plot", "--from", "1000000", "-o", "slice.svg"], in: temporary.path)
+        #expect(beyond.status == 2)
+        #expect(beyond.error.hasPrefix("gesture: --from 1000000 must be below --to "))
     }
 
     @Test func importMirrorsTheRowsItIsToldTo() throws {

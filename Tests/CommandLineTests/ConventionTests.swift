@@ -14,7 +14,7 @@ import struct SystemPackage.FilePath
         (["record", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
         (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
-        (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels must be at least 1, not 0"),
+        (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels 0: draw at least 1 session"),
         (
             ["record", "--user", "ann", "--gesture", "shake", "--take", "0.1"],
             "gesture: take must last at least 1 second"

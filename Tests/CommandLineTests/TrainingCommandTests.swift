@@ -69,6 +69,9 @@ private func isXML(_ path: FilePath) -> Bool {
         let rows = history.split(separator: "\n").dropFirst()
         #expect(rows.map { $0.split(separator: ",", omittingEmptySubsequences: false).first } == ["1", "2", "3"])
         #expect(isXML(folder.path.appending("m.history.svg")))
+        let kept = try #require(train.output.firstMatch(of: #/kept epoch ([0-9]) of 3/#)?.1)
+        let historySVG = try String(contentsOfFile: folder.path.appending("m.history.svg").string, encoding: .utf8)
+        #expect(historySVG.components(separatedBy: ">kept epoch \(kept)</text>").count == 3, "marked on both panels")
 
         let evaluate = try runGesture(["evaluate", "m.model", "--test", "split.txt"], in: folder.path)
         #expect(evaluate.status == 0, "\(evaluate.error)")

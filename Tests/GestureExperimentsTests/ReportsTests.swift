@@ -1,22 +1,32 @@
 import GestureExperiments
-import GestureLearning
+import GestureTestSupport
 import Testing
 
+@testable import GestureLearning
+
 @Suite struct ReportsTests {
-    private let history = (1...5).map { epoch in
+    private func epoch(_ number: Int, training: Float, validation: Float?) -> EpochReport {
         EpochReport(
-            epoch: epoch, trainingLoss: Float(1) / Float(epoch), trainingAccuracy: 0.5 + Double(epoch) / 20,
-            validationLoss: epoch == 3 ? 0.2 : 0.4, validationAccuracy: 0.6, seconds: 1)
+            epoch: number, trainingLoss: training, trainingAccuracy: 0.5, validationLoss: validation,
+            validationAccuracy: validation.map { _ in 0.6 }, seconds: 1)
     }
 
-    /// The kept epoch is a line in both panels, named in their legends.
-    @Test func theHistoryMarksTheKeptEpoch() {
-        let svg = Reports.historySVG(history, kept: 3)
-        #expect(svg.components(separatedBy: ">kept epoch 3<").count == 3)
-        let markers = svg.matches(
-            of: /<line x1="([\d.]+)" y1="[\d.]+" x2="([\d.]+)" y2="[\d.]+" stroke="#555" stroke-width="1.5"\/>/)
-        #expect(markers.count == 2)
-        #expect(markers.allSatisfy { $0.1 == $0.2 })
-        #expect(!Reports.historySVG(history).contains("kept epoch"))
+    @Test func theHistoryMarksTheKeptEpochOnBothPanels() throws {
+        let history = [
+            epoch(1, training: 2, validation: 1.5), epoch(2, training: 1, validation: 0.9),
+            epoch(3, training: 0.5, validation: 1.2),
+        ]
+        let reading = try SVGReading(Reports.historySVG(history, keptEpoch: 2))
+        #expect(reading.texts.filter { $0.content == "kept epoch 2" }.count == 2)
+        let dashed = reading.named("line").filter { $0.attributes["stroke-dasharray"] != nil }
+        let expected = reading.frames.map { $0.minX + (2 - 0.7) / 2.6 * ($0.maxX - $0.minX) }
+        #expect(dashed.count == 2 && zip(dashed, expected).allSatisfy { abs($0.number("x1")! - $1) < 0.1 })
+        #expect(reading.misplacedTexts == [])
+    }
+
+    @Test func aHistoryWithoutAnEpochMarksNone() throws {
+        let reading = try SVGReading(Reports.historySVG([], keptEpoch: 0))
+        #expect(!reading.texts.contains { $0.content.hasPrefix("kept epoch") })
+        #expect(reading.misplacedTexts == [])
     }
 }

@@ -1,82 +1,90 @@
+import Foundation
 import GestureCore
 
-/// Features of recorded sessions over time, as charts: one panel per session, or one panel for
-/// a slice of samples of the whole selection, as Machine Learning by Tutorials' `plot_gesture_activity(test[11950:12050], …)`.
+/// Features of recorded sessions over time in seconds, as charts: a group of panels per session,
+/// or one for a slice of samples of the whole selection, as Machine Learning by Tutorials'
+/// `plot_gesture_activity(test[11950:12050], …)`. A group has one panel per unit (g, rad/s, rad),
+/// so that no feature flattens another, and breaks its lines where samples are missing.
 public struct GesturePlot: Sendable {
     public var features: [Feature]
     /// Sample positions in the selection's rows, sessions one after the other.
     public var slice: Range<Int>?
-    public var maximumPanels: Int
+    public var maximumSessions: Int
 
-    public init(features: [Feature], slice: Range<Int>? = nil, maximumPanels: Int = 6) {
+    public init(features: [Feature], slice: Range<Int>? = nil, maximumSessions: Int = 6) {
         self.features = features
         self.slice = slice
-        self.maximumPanels = maximumPanels
+        self.maximumSessions = maximumSessions
     }
 
-    /// The panels: for each session drawn (or the slice), one per unit of the features, so that
-    /// rad/s never flattens g.
-    public func charts(for dataset: Dataset) throws(AnalysisError) -> [LineChart] {
+    /// The panels, and how many sessions they draw and leave out.
+    public struct Panels: Sendable {
+        public var charts: [LineChart]
+        public var sessionsDrawn: Int
+        /// Sessions beyond `maximumSessions`, not drawn; none for a slice, which draws what it asks for.
+        public var sessionsLeftOut: Int
+    }
+
+    public func panels(for dataset: Dataset) throws(AnalysisError) -> Panels {
         guard let slice else {
-            return dataset.sessions.prefix(maximumPanels).flatMap { session in
-                charts(title: "\(session.id)  \(session.user)  \(session.gesture)", rows: session.rows[...])
+            let drawn = dataset.sessions.prefix(maximumSessions)
+            let charts = drawn.flatMap { session in
+                group(
+                    title: "\(session.id) · \(session.user) · \(session.gesture) · \(seconds(session.duration))",
+                    rows: session.rows, timeline: Timeline(session.rows), slice: session.rows.indices)
             }
+            return Panels(
+                charts: charts, sessionsDrawn: drawn.count, sessionsLeftOut: dataset.sessions.count - drawn.count)
         }
         let rows = dataset.sessions.flatMap(\.rows)
         guard slice.lowerBound >= 0, slice.upperBound <= rows.count, !slice.isEmpty else {
             throw AnalysisError(
-                "samples \(slice.lowerBound)..<\(slice.upperBound) lie outside the selection's \(rows.count) samples")
+                "samples \(slice.lowerBound)..<\(slice.upperBound) lie outside the selection's \(rows.count) samples",
+                setting: .slice)
         }
-        return charts(
-            title: "samples \(slice.lowerBound) to \(slice.upperBound - 1) of \(rows.count)", rows: rows[slice])
+        let timeline = Timeline(rows)
+        let title =
+            "\(seconds(timeline.seconds[slice.lowerBound])) to \(seconds(timeline.seconds[slice.upperBound - 1])) "
+            + "of the selection's \(seconds(timeline.seconds.last ?? 0)) "
+            + "(samples \(slice.lowerBound) to \(slice.upperBound - 1) of \(rows.count))"
+        return Panels(
+            charts: group(title: title, rows: rows, timeline: timeline, slice: slice),
+            sessionsDrawn: Set(rows[slice].map(\.session)).count, sessionsLeftOut: 0)
     }
 
-    private func charts(title: String, rows: ArraySlice<RecordingRow>) -> [LineChart] {
-        let x = Self.seconds(of: rows)
+    /// A panel per unit of the rows in `slice`, the title and band labels above the first and the
+    /// x axis's title below the last.
+    private func group(title: String, rows: [RecordingRow], timeline: Timeline, slice: Range<Int>) -> [LineChart] {
         let units = features.map(\.unit).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let bands = bands(timeline: timeline, rows: rows, slice: slice)
         return units.enumerated().map { index, unit in
             let series = features.filter { $0.unit == unit }.map { feature in
-                LineChart.Series(name: feature.name, points: zip(x, rows).map { ($0, feature.value(of: $1)) })
+                LineChart.Series(
+                    name: feature.name,
+                    runs: timeline.runs(in: slice).map { run in
+                        run.map { (timeline.seconds[$0], feature.value(of: rows[$0])) }
+                    })
             }
             return LineChart(
-                title: index == 0 ? title : "", xLabel: "time (s)", yLabel: unit, series: series,
-                bands: bands(x: x, rows: rows))
+                title: index == 0 ? title : "", xLabel: index == units.count - 1 ? "time (s)" : "", yLabel: unit,
+                series: series, bands: bands, labelsBands: index == 0)
         }
-    }
-
-    /// Seconds from the first row, each session's rows at their own times and the next session one
-    /// interval after the last row of the one before.
-    static func seconds(of rows: ArraySlice<RecordingRow>) -> [Double] {
-        var times: [Double] = []
-        times.reserveCapacity(rows.count)
-        var previous: RecordingRow?
-        var interval = 0.01
-        for row in rows {
-            if let previous, previous.session == row.session, row.timestamp > previous.timestamp {
-                interval = row.timestamp - previous.timestamp
-            }
-            let step = previous.map { $0.session == row.session ? row.timestamp - $0.timestamp : interval } ?? 0
-            times.append((times.last ?? 0) + step)
-            previous = row
-        }
-        return times
     }
 
     /// A band over each run of samples labeled with a gesture, so label changes show.
-    private func bands(x: [Double], rows: ArraySlice<RecordingRow>) -> [LineChart.Band] {
+    private func bands(timeline: Timeline, rows: [RecordingRow], slice: Range<Int>) -> [LineChart.Band] {
         var bands: [LineChart.Band] = []
-        var start: Int?
-        let labels = rows.map(\.activity)
-        for k in labels.indices {
-            let ends = k == labels.count - 1 || labels[k + 1] != labels[k]
-            if start == nil { start = k }
-            if ends {
-                if !labels[k].isRest {
-                    bands.append(LineChart.Band(from: x[start!], to: x[k], label: labels[k].rawValue))
-                }
-                start = nil
+        var start = slice.lowerBound
+        for k in slice where k == slice.upperBound - 1 || rows[k + 1].activity != rows[k].activity {
+            if !rows[k].activity.isRest {
+                bands.append(
+                    LineChart.Band(
+                        from: timeline.seconds[start], to: timeline.seconds[k], label: rows[k].activity.rawValue))
             }
+            start = k + 1
         }
         return bands
     }
+
+    private func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
 }

@@ -1,14 +1,20 @@
 import Foundation
 
-/// One panel: lines over a shared x axis, shaded bands, axes with units, a legend.
-/// Draws gesture features over time here, and training curves later.
+/// One panel: lines over an x axis, shaded bands and marked x values labeled above the plot area,
+/// axes with units, a legend beside the plot area. Draws gesture features over time and training curves.
 public struct LineChart: Sendable {
     public struct Series: Sendable {
         public var name: String
-        public var points: [(x: Double, y: Double)]
+        /// Runs of points, each drawn as one line, with a break before the next.
+        public var runs: [[(x: Double, y: Double)]]
+
         public init(name: String, points: [(x: Double, y: Double)]) {
+            self.init(name: name, runs: [points])
+        }
+
+        public init(name: String, runs: [[(x: Double, y: Double)]]) {
             self.name = name
-            self.points = points
+            self.runs = runs
         }
     }
 
@@ -24,7 +30,7 @@ public struct LineChart: Sendable {
         }
     }
 
-    /// A vertical line at a place on the x axis, named in the legend, such as the epoch a model keeps.
+    /// A dashed vertical line at an x value, with a label, such as the epoch training kept.
     public struct Marker: Sendable {
         public var x: Double
         public var label: String
@@ -34,15 +40,24 @@ public struct LineChart: Sendable {
         }
     }
 
+    /// Written above the panel; empty for none, as for the lower panels of a group.
     public var title: String
+    /// Written below the x axis; empty for none.
     public var xLabel: String
     public var yLabel: String
     public var series: [Series]
     public var bands: [Band]
     public var markers: [Marker]
+    /// Whether the bands' labels are written; a group of panels writes them above its first.
+    public var labelsBands: Bool
+    /// The smallest step between x ticks: 1 for epochs, 0 for any.
+    public var xTickStep: Double
+    /// The x axis's extent; nil for the points'.
+    public var xRange: ClosedRange<Double>?
 
     public init(
-        title: String, xLabel: String, yLabel: String, series: [Series], bands: [Band] = [], markers: [Marker] = []
+        title: String, xLabel: String, yLabel: String, series: [Series], bands: [Band] = [], markers: [Marker] = [],
+        labelsBands: Bool = true, xTickStep: Double = 0, xRange: ClosedRange<Double>? = nil
     ) {
         self.title = title
         self.xLabel = xLabel
@@ -50,72 +65,121 @@ public struct LineChart: Sendable {
         self.series = series
         self.bands = bands
         self.markers = markers
+        self.labelsBands = labelsBands
+        self.xTickStep = xTickStep
+        self.xRange = xRange
     }
 
-    static let margin = (left: 64.0, right: 120.0, top: 24.0, bottom: 40.0)
+    static let font = (title: 13.0, label: 11.0, tick: 10.0)
+    static let labelRow = 16.0
 
-    /// Draws the panel into the rectangle at (x, y) of the given size.
-    public func draw(into svg: inout SVGDocument, x: Double, y: Double, width: Double, height: Double) {
-        let plot = (
-            left: x + Self.margin.left, right: x + width - Self.margin.right,
-            top: y + Self.margin.top, bottom: y + height - Self.margin.bottom
-        )
-        let all = series.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
-        let xs = LinearScale(domain: range(all.map(\.x)), pixels: plot.left...plot.right)
-        let ys = LinearScale(domain: padded(range(all.map(\.y))), pixels: plot.top...plot.bottom, flipped: true)
-        svg.text(title, x: plot.left, y: y + 16, size: 13)
-        for (index, band) in bands.enumerated() {
-            let left = max(plot.left, xs(band.from)), right = min(plot.right, xs(band.to))
+    /// The room around a plot area of this height that its texts need.
+    func insets(plotHeight: Double) -> Insets {
+        let ticks = yTicks(pixels: 0...plotHeight).map { SVGDocument.textWidth(Self.label($0), size: Self.font.tick) }
+        let names = series.map { SVGDocument.textWidth($0.name, size: Self.font.label) }
+        return Insets(
+            left: 10 + Self.font.label + 8 + (ticks.max() ?? 0) + 6,
+            right: names.isEmpty ? 12 : 14 + 22 + 6 + names.max()! + 8,
+            top: (title.isEmpty ? 8 : 32) + (markers.isEmpty && !(labelsBands && !bands.isEmpty) ? 0 : Self.labelRow),
+            bottom: 4 + 14 + (xLabel.isEmpty ? 6 : 22))
+    }
+
+    /// Draws the panel around its plot area, which `insets` leaves room for on the page.
+    func draw(into svg: inout SVGDocument, plot: Rect, pageWidth: Double) {
+        let xs = LinearScale(domain: xDomain, pixels: plot.x...plot.right)
+        let ys = LinearScale(domain: yDomain, pixels: plot.y...plot.bottom, flipped: true)
+        if !title.isEmpty {
+            let top = plot.y - insets(plotHeight: plot.height).top
+            svg.text(
+                SVGDocument.fitted(title, width: pageWidth - plot.x - 10, size: Self.font.title), x: plot.x,
+                y: top + 22,
+                size: Self.font.title)
+        }
+        for band in bands {
+            let left = max(plot.x, xs(band.from)), right = min(plot.right, xs(band.to))
             guard right > left else { continue }
-            svg.rect(
-                x: left, y: plot.top, width: right - left, height: plot.bottom - plot.top,
-                fill: Palette.color(index + 3), opacity: 0.12)
-            svg.text(band.label, x: left + 3, y: plot.top + 12, size: 10, color: "#555")
+            svg.rect(x: left, y: plot.y, width: right - left, height: plot.height, fill: "#7f7f7f", opacity: 0.09)
         }
         drawAxes(into: &svg, plot: plot, xs: xs, ys: ys)
-        let columns = Int(plot.right - plot.left)
         for (index, line) in series.enumerated() {
-            let points = MinMaxReduction.reduce(line.points, columns: columns, x: xs).filter {
-                $0.x.isFinite && $0.y.isFinite
+            let runs = line.runs.map { run in
+                MinMaxReduction.reduce(run, columns: Int(plot.width), x: xs).filter { $0.x.isFinite && $0.y.isFinite }
+                    .map { (xs($0.x), ys($0.y)) }
             }
-            svg.polyline(points.map { (xs($0.x), ys($0.y)) }, stroke: Palette.color(index))
-            drawLegendEntry(line.name, color: Palette.color(index), at: index, plot: plot, into: &svg)
+            svg.path(runs, stroke: Palette.color(index))
         }
-        for (index, marker) in markers.enumerated() where xs.domain.contains(marker.x) {
-            svg.line(
-                x1: xs(marker.x), y1: plot.top, x2: xs(marker.x), y2: plot.bottom, stroke: Self.markerColor, width: 1.5)
-            drawLegendEntry(marker.label, color: Self.markerColor, at: series.count + index, plot: plot, into: &svg)
+        for marker in markers where xs.domain.contains(marker.x) {
+            svg.line(x1: xs(marker.x), y1: plot.y, x2: xs(marker.x), y2: plot.bottom, stroke: "#444", dashed: true)
+        }
+        for label in labelsAbove(plot: plot, xs: xs) {
+            svg.text(label.text, x: label.x, y: plot.y - 5, size: Self.font.label, color: label.color)
+        }
+        drawLegend(into: &svg, plot: plot)
+    }
+
+    private func drawAxes(into svg: inout SVGDocument, plot: Rect, xs: LinearScale, ys: LinearScale) {
+        for tick in xs.ticks(max(2, Int(plot.width / 90)), minimumStep: xTickStep) {
+            svg.line(x1: xs(tick), y1: plot.y, x2: xs(tick), y2: plot.bottom, stroke: "#ebebeb")
+            svg.line(x1: xs(tick), y1: plot.bottom, x2: xs(tick), y2: plot.bottom + 4, stroke: "#666")
+            svg.text(Self.label(tick), x: xs(tick), y: plot.bottom + 15, size: Self.font.tick, anchor: .middle)
+        }
+        for tick in yTicks(pixels: plot.y...plot.bottom) {
+            svg.line(x1: plot.x, y1: ys(tick), x2: plot.right, y2: ys(tick), stroke: "#ebebeb")
+            svg.line(x1: plot.x - 4, y1: ys(tick), x2: plot.x, y2: ys(tick), stroke: "#666")
+            svg.text(Self.label(tick), x: plot.x - 6, y: ys(tick) + 3.5, size: Self.font.tick, anchor: .end)
+        }
+        svg.rect(x: plot.x, y: plot.y, width: plot.width, height: plot.height, fill: "none", stroke: "#666")
+        if !xLabel.isEmpty {
+            svg.text(xLabel, x: plot.midX, y: plot.bottom + 33, size: Self.font.label, anchor: .middle)
+        }
+        // At the page's left edge, so the units of stacked panels line up.
+        svg.text(
+            yLabel, x: 10 + Self.font.label - 2, y: plot.midY, size: Self.font.label,
+            anchor: .middle, rotated: true)
+    }
+
+    private func drawLegend(into svg: inout SVGDocument, plot: Rect) {
+        for (index, line) in series.enumerated() {
+            let y = plot.y + 8 + Double(index) * 16
+            svg.line(x1: plot.right + 14, y1: y, x2: plot.right + 36, y2: y, stroke: Palette.color(index), width: 2)
+            svg.text(line.name, x: plot.right + 42, y: y + 4, size: Self.font.label)
         }
     }
 
-    static let markerColor = "#555"
-
-    private func drawLegendEntry(
-        _ name: String, color: String, at index: Int, plot: (left: Double, right: Double, top: Double, bottom: Double),
-        into svg: inout SVGDocument
-    ) {
-        let y = plot.top + 6 + Double(index) * 16
-        svg.line(x1: plot.right + 12, y1: y, x2: plot.right + 30, y2: y, stroke: color, width: 2.5)
-        svg.text(name, x: plot.right + 34, y: y + 4)
+    /// The markers' labels centred on them, then the bands' from their start, inside the plot
+    /// area's width; one that would overlap a label already placed is left out.
+    private func labelsAbove(plot: Rect, xs: LinearScale) -> [(text: String, x: Double, color: String)] {
+        let size = Self.font.label
+        let wanted =
+            markers.map { ($0.label, xs($0.x) - SVGDocument.textWidth($0.label, size: size) / 2, "#222") }
+            + (labelsBands ? bands.map { ($0.label, xs($0.from), "#555") } : [])
+        var placed: [(text: String, x: Double, color: String)] = []
+        for (text, x, color) in wanted {
+            let width = SVGDocument.textWidth(text, size: size)
+            let left = min(max(plot.x, x), plot.right - width)
+            let overlaps = placed.contains {
+                left < $0.x + SVGDocument.textWidth($0.text, size: size) + 6 && $0.x < left + width + 6
+            }
+            if left >= plot.x && !overlaps { placed.append((text, left, color)) }
+        }
+        return placed
     }
 
-    private func drawAxes(
-        into svg: inout SVGDocument, plot: (left: Double, right: Double, top: Double, bottom: Double),
-        xs: LinearScale, ys: LinearScale
-    ) {
-        svg.rect(
-            x: plot.left, y: plot.top, width: plot.right - plot.left, height: plot.bottom - plot.top, fill: "none",
-            stroke: "#888")
-        for tick in xs.ticks(8) {
-            svg.line(x1: xs(tick), y1: plot.bottom, x2: xs(tick), y2: plot.bottom + 4, stroke: "#888")
-            svg.text(Self.label(tick), x: xs(tick), y: plot.bottom + 15, size: 10, anchor: .middle)
-        }
-        for tick in ys.ticks(5) {
-            svg.line(x1: plot.left, y1: ys(tick), x2: plot.right, y2: ys(tick), stroke: "#eee")
-            svg.text(Self.label(tick), x: plot.left - 6, y: ys(tick) + 3, size: 10, anchor: .end)
-        }
-        svg.text(xLabel, x: (plot.left + plot.right) / 2, y: plot.bottom + 32, anchor: .middle)
-        svg.text(yLabel, x: plot.left - 46, y: (plot.top + plot.bottom) / 2, anchor: .middle, rotated: true)
+    private var points: [(x: Double, y: Double)] {
+        series.flatMap { $0.runs.joined() }.filter { $0.x.isFinite && $0.y.isFinite }
+    }
+
+    private var xDomain: ClosedRange<Double> { xRange ?? range(points.map(\.x)) }
+
+    /// A little room above and below, so no line runs along the frame.
+    private var yDomain: ClosedRange<Double> {
+        let range = range(points.map(\.y))
+        let pad = (range.upperBound - range.lowerBound) * 0.05
+        return (range.lowerBound - pad)...(range.upperBound + pad)
+    }
+
+    private func yTicks(pixels: ClosedRange<Double>) -> [Double] {
+        LinearScale(domain: yDomain, pixels: pixels).ticks(max(3, Int((pixels.upperBound - pixels.lowerBound) / 28)))
     }
 
     private func range(_ values: [Double]) -> ClosedRange<Double> {
@@ -123,33 +187,44 @@ public struct LineChart: Sendable {
         return low...high
     }
 
-    /// A little room above and below, so no line runs along the frame.
-    private func padded(_ range: ClosedRange<Double>) -> ClosedRange<Double> {
-        let pad = (range.upperBound - range.lowerBound) * 0.05
-        return (range.lowerBound - pad)...(range.upperBound + pad)
-    }
-
     static func label(_ value: Double) -> String {
         String(format: "%g", abs(value) < 1e-12 ? 0 : value)
     }
 }
 
-/// Charts stacked on one page, one below the other.
+/// Charts stacked on one page, one below the other, their plot areas aligned, under a note when
+/// there is one.
 public struct ChartPage: Sendable {
     public var charts: [LineChart]
     public var width: Double
-    public var panelHeight: Double
+    /// The height of each chart's plot area, without its labels.
+    public var plotHeight: Double
+    /// A line above the charts, such as what was left out.
+    public var note: String?
 
-    public init(charts: [LineChart], width: Double = 900, panelHeight: Double = 260) {
+    public init(charts: [LineChart], width: Double = 900, plotHeight: Double = 180, note: String? = nil) {
         self.charts = charts
         self.width = width
-        self.panelHeight = panelHeight
+        self.plotHeight = plotHeight
+        self.note = note
     }
 
     public var svg: SVGDocument {
-        var svg = SVGDocument(width: width, height: panelHeight * Double(max(1, charts.count)))
-        for (index, chart) in charts.enumerated() {
-            chart.draw(into: &svg, x: 0, y: Double(index) * panelHeight, width: width, height: panelHeight)
+        let insets = charts.map { $0.insets(plotHeight: plotHeight) }
+        let left = insets.map(\.left).max() ?? 0, right = insets.map(\.right).max() ?? 0
+        let noteHeight = note == nil ? 0.0 : 26
+        let heights = insets.map { $0.top + plotHeight + $0.bottom }
+        var svg = SVGDocument(width: width, height: noteHeight + heights.reduce(0, +) + 6)
+        if let note {
+            svg.text(
+                SVGDocument.fitted(note, width: width - 20, size: LineChart.font.label), x: 10, y: 18,
+                size: LineChart.font.label, color: "#a33")
+        }
+        var top = noteHeight
+        for (chart, (inset, height)) in zip(charts, zip(insets, heights)) {
+            let plot = Rect(x: left, y: top + inset.top, width: max(1, width - left - right), height: plotHeight)
+            chart.draw(into: &svg, plot: plot, pageWidth: width)
+            top += height
         }
         return svg
     }

@@ -20,9 +20,10 @@ public struct LinearScale: Sendable {
         return flipped ? pixels.upperBound - fraction * span : pixels.lowerBound + fraction * span
     }
 
-    /// About `count` values at 1, 2 or 5 times a power of ten, inside the domain.
-    public func ticks(_ count: Int = 5) -> [Double] {
-        let rough = (domain.upperBound - domain.lowerBound) / Double(max(1, count))
+    /// About `count` values at 1, 2 or 5 times a power of ten, inside the domain, at least
+    /// `minimumStep` apart (1 for whole numbers such as epochs).
+    public func ticks(_ count: Int = 5, minimumStep: Double = 0) -> [Double] {
+        let rough = max(minimumStep, (domain.upperBound - domain.lowerBound) / Double(max(1, count)))
         let power = pow(10, floor(log10(rough)))
         let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= rough } ?? 10 * power
         let first = (domain.lowerBound / step).rounded(.up)

@@ -6,10 +6,23 @@ public struct SVGDocument: Sendable {
     public let height: Double
     private var elements: [String] = []
 
+    /// A canvas of whole pixels, as a screen or PNG has: the size given, rounded up.
     public init(width: Double, height: Double) {
-        self.width = width
-        self.height = height
+        self.width = width.rounded(.up)
+        self.height = height.rounded(.up)
         rect(x: 0, y: 0, width: width, height: height, fill: "white")
+    }
+
+    /// The width a line of text takes at most: 0.65 em a character, the widest of sans-serif
+    /// fonts' average letters and digits, so text laid out by it never runs into its neighbours.
+    public static func textWidth(_ text: String, size: Double) -> Double {
+        Double(text.count) * size * 0.65
+    }
+
+    /// The text, shortened with an ellipsis if it is wider than `width`.
+    public static func fitted(_ text: String, width: Double, size: Double) -> String {
+        let characters = Int(width / (size * 0.65))
+        return text.count <= characters ? text : text.prefix(max(0, characters - 1)) + "…"
     }
 
     public mutating func rect(
@@ -21,17 +34,32 @@ public struct SVGDocument: Sendable {
                 + "/>")
     }
 
-    public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1) {
+    public mutating func line(
+        x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1, dashed: Bool = false
+    ) {
         elements.append(
-            "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>"
+            "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\""
+                + (dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>")
+    }
+
+    /// One line through each run of points, unconnected to the next run: a break where data is missing.
+    public mutating func path(_ runs: [[(x: Double, y: Double)]], stroke: String, width: Double = 1.3) {
+        let commands = runs.filter { !$0.isEmpty }.map { run in
+            "M" + run.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " L")
+        }
+        guard !commands.isEmpty else { return }
+        elements.append(
+            "<path d=\"\(commands.joined(separator: " "))\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\"/>"
         )
     }
 
-    public mutating func polyline(_ points: [(x: Double, y: Double)], stroke: String, width: Double = 1.2) {
-        guard !points.isEmpty else { return }
-        let coordinates = points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ")
+    /// A gradient from the bottom (the first colour) to the top (the last), for `fill: "url(#id)"`.
+    public mutating func verticalGradient(id: String, colors: [String]) {
+        let stops = colors.enumerated().map { index, color in
+            "<stop offset=\"\(Double(index) / Double(max(1, colors.count - 1)))\" stop-color=\"\(color)\"/>"
+        }
         elements.append(
-            "<polyline points=\"\(coordinates)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\" stroke-linejoin=\"round\"/>"
+            "<defs><linearGradient id=\"\(id)\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\(stops.joined())</linearGradient></defs>"
         )
     }
 
