@@ -82,11 +82,12 @@ public enum RecordingCSV {
     /// A block is read in `pieces` pieces that `perform` may read at once, e.g. with
     /// `DispatchQueue.concurrentPerform`: `perform(pieces, readPiece)` must call `readPiece` once for
     /// each of 0..<pieces. The book's format, whose timestamps count rows per session through the
-    /// whole file, is read in one piece. A block is `blockSize` bytes, by default 4 MiB a piece; a
+    /// whole file, is read in one piece. `reading` is told the bytes of each block read. A block is `blockSize` bytes, by default 4 MiB a piece; a
     /// line longer than a block and than `longestLine` is an error, without being read into memory.
     public static func read(
         file path: String, pieces: Int = 1, blockSize: Int? = nil, longestLine: Int = 1 << 20,
         perform: (Int, @escaping @Sendable (Int) -> Void) -> Void = { count, read in (0..<count).forEach(read) },
+        reading: (_ bytes: Int) -> Void = { _ in },
         _ take: ([RecordingRow]) -> Void
     ) throws(RecordingReadError) {
         var blocks: LineBlocks
@@ -108,6 +109,7 @@ public enum RecordingCSV {
                 do { take(try reader.readBlock(bytes, pieces: pieces, perform: perform)) } catch {
                     throw .malformed(error)
                 }
+                reading(bytes.count)
             }
         }
     }

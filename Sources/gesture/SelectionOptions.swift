@@ -31,8 +31,12 @@ struct SelectionOptions: ParsableArguments {
 
     /// The folder's sessions, selected and downsampled as asked.
     func dataset(in folder: FolderOptions) throws -> Dataset {
-        try analysing {
-            let loaded = try DatasetLoader(folder: folder.folder, includeDiscarded: includeDiscarded).load()
+        var progress = ProgressLine()
+        defer { progress.clear() }
+        return try analysing {
+            let loaded = try DatasetLoader(folder: folder.folder, includeDiscarded: includeDiscarded).load {
+                progress.show("reading \(folder.path): \(Int($0 * 100)) %")
+            }
             let selection = SessionSelection(
                 gestures: try gestures.map(activityLabel), users: try users.map(userID),
                 sessions: sessions.map(SessionID.init(rawValue:)), manifest: try manifestSessions())

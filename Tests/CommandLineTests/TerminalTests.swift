@@ -50,4 +50,21 @@ private func drawnInTerminal(_ command: String, in folder: FilePath) throws -> S
         let piped = try runGesture(arguments, in: again.path, environment: environment).succeeded()
         #expect(!piped.error.contains("reading"))
     }
+
+    /// Every command that reads the recordings draws how far it has read, on a terminal.
+    @Test func readingTheRecordingsShowsProgressOnATerminalOnly() throws {
+        let folder = try TemporaryFolder()
+        try runGesture(
+            ["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--quiet", "--keep"],
+            in: folder.path
+        ).succeeded()
+        let drawn = try drawnInTerminal("GESTURE_PROGRESS_DELAY=0 \(gestureExecutable) stats", in: folder.path)
+        let progress = try #require(drawn.range(of: "reading recordings: 100 %"), "\(drawn.prefix(500))")
+        let table = try #require(drawn.range(of: "Sessions per gesture and user"), "\(drawn.suffix(500))")
+        #expect(progress.upperBound < table.lowerBound)
+        var environment = ProcessInfo.processInfo.environment
+        environment["GESTURE_PROGRESS_DELAY"] = "0"
+        #expect(
+            try !runGesture(["stats"], in: folder.path, environment: environment).succeeded().error.contains("reading"))
+    }
 }

@@ -16,16 +16,24 @@ public struct DatasetLoader: Sendable {
         self.includeDiscarded = includeDiscarded
     }
 
-    public func load() throws(AnalysisError) -> Dataset {
+    /// The dataset; `reading` is told the share of the files' bytes read so far, block by block.
+    public func load(reading: (Double) -> Void = { _ in }) throws(AnalysisError) -> Dataset {
         guard FileManager.default.fileExists(atPath: folder.root.string) else {
             throw AnalysisError("no recordings folder at \(folder.root)")
         }
         let catalog = try catalogRecords()
         var files = folder.csvFiles(in: folder.root).map { ($0, false) }
         if includeDiscarded { files += folder.csvFiles(in: folder.discardedFolder).map { ($0, true) } }
+        let total = files.reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.0.string)[.size] as? Int) ?? 0)
+        }
+        var read = 0
         var sessions: [RecordedSession] = []
         for (path, discarded) in files {
-            sessions += try self.sessions(in: path, discarded: discarded, catalog: catalog)
+            sessions += try self.sessions(in: path, discarded: discarded, catalog: catalog) { bytes in
+                read += bytes
+                reading(total > 0 ? min(Double(read) / Double(total), 1) : 1)
+            }
         }
         return Dataset(sessions: sessions)
     }
@@ -42,7 +50,7 @@ public struct DatasetLoader: Sendable {
     }
 
     private func sessions(
-        in path: FilePath, discarded: Bool, catalog: [SessionID: SessionRecord]
+        in path: FilePath, discarded: Bool, catalog: [SessionID: SessionRecord], reading: (Int) -> Void
     ) throws(AnalysisError) -> [RecordedSession] {
         let user: UserID
         do {
@@ -51,7 +59,7 @@ public struct DatasetLoader: Sendable {
             throw AnalysisError("\(path): the file's name does not start with a user ID: \(error)")
         }
         let relative = folder.relative(discarded ? folder.root.appending(path.lastComponent!) : path)
-        return try RecordingFile.sessions(at: path).map { id, rows in
+        return try RecordingFile.sessions(at: path, reading: reading).map { id, rows in
             let record = catalog[id]
             return RecordedSession(
                 id: id, user: user,

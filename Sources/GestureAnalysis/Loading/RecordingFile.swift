@@ -7,10 +7,12 @@ import struct SystemPackage.FilePath
 /// at a time on every processor: memory holds the rows and a few blocks, never the file's text.
 public enum RecordingFile {
     /// The file's rows grouped by session, sessions in order of first appearance, rows in file order.
-    public static func sessions(at path: FilePath) throws(AnalysisError) -> [(id: SessionID, rows: [RecordingRow])] {
+    public static func sessions(
+        at path: FilePath, reading: (_ bytes: Int) -> Void = { _ in }
+    ) throws(AnalysisError) -> [(id: SessionID, rows: [RecordingRow])] {
         var order: [SessionID] = []
         var groups: [SessionID: [RecordingRow]] = [:]
-        try read(path) { rows in
+        try read(path, reading: reading) { rows in
             var start = rows.startIndex
             // Rows of a session are usually consecutive: group runs rather than single rows.
             while start < rows.endIndex {
@@ -31,11 +33,13 @@ public enum RecordingFile {
         return rows
     }
 
-    private static func read(_ path: FilePath, _ take: ([RecordingRow]) -> Void) throws(AnalysisError) {
+    private static func read(
+        _ path: FilePath, reading: (Int) -> Void = { _ in }, _ take: ([RecordingRow]) -> Void
+    ) throws(AnalysisError) {
         do {
             try RecordingCSV.read(
                 file: path.string, pieces: ProcessInfo.processInfo.activeProcessorCount,
-                perform: { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }, take)
+                perform: { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }, reading: reading, take)
         } catch {
             throw AnalysisError(error.description)
         }
