@@ -171,11 +171,8 @@ public enum RecordingCSV {
             var rows: [RecordingRow] = []
             // A recording line is about 350 bytes; reserving avoids regrowing a million-row array.
             rows.reserveCapacity((bytes.count - start) / 300)
-            var start = start
-            while start < bytes.count {
-                let end = CSVBytes.index(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
-                if let row = try read(UnsafeBufferPointer(rebasing: bytes[start..<end])) { rows.append(row) }
-                start = end + 1
+            for line in Lines(UnsafeBufferPointer(rebasing: bytes[min(start, bytes.count)...])) {
+                if let row = try read(line) { rows.append(row) }
             }
             return rows
         }
