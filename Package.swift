@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Plain value types and formats: samples, labels, session IDs, device motion, features, the CSV
@@ -83,6 +84,16 @@ let package = Package(
         // Live: prediction windows, streaming detection and the game.
         .target(name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureLearning"]),
 
+        // Interop: models to and from other formats (Core ML, ONNX) and out as a C library. The
+        // protocol buffers' Swift is generated from Schemas/ by scripts/generate-protobuf, and committed.
+        .target(
+            name: "GestureInterop",
+            dependencies: [
+                "GestureCore", "GestureLearning", "GestureLive",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Schemas"]),
+
         // The executables: they parse arguments and call the modules.
         // Options, errors and terminal output both executables share; no Foundation, no catalog.
         .target(
@@ -95,7 +106,8 @@ let package = Package(
             name: "gesture",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
-                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureCommandLine",
+                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
+                "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -181,6 +193,9 @@ let package = Package(
         .testTarget(
             name: "GestureLiveTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureTestSupport"]),
+        .testTarget(
+            name: "GestureInteropTests",
+            dependencies: ["GestureCore", "GestureLearning", "GestureLive", "GestureInterop", "GestureTestSupport"]),
         .testTarget(
             name: "FuzzTests",
             dependencies: [

@@ -25,7 +25,7 @@ public struct GestureModel: Sendable, Equatable {
         self.normalization = normalization
         architecture = Architecture(
             windowSize: description.windowing.window * description.featureNames.count,
-            classes: description.classNames.count)
+            classes: description.classNames.count, layers: description.layers)
         var random = Xoshiro256(seed: seed)
         let network = Network(architecture)
         parameters = network.roundingToBFloat16(network.initialParameters(using: &random))
@@ -73,11 +73,16 @@ public struct ModelDescription: Sendable, Equatable {
     public var windowing: Windowing
     public var samplingRate: Double
     public var classNames: [String]
+    public var layers: LayerSizes
 
-    public init(featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String]) {
+    public init(
+        featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
+        layers: LayerSizes = LayerSizes()
+    ) {
         self.featureNames = featureNames
         self.windowing = windowing
         self.samplingRate = samplingRate
         self.classNames = classNames
+        self.layers = layers
     }
 }

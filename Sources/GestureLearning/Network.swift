@@ -7,15 +7,38 @@ public struct Architecture: Sendable, Equatable, Codable {
     /// Values in one window: window length × features.
     public var windowSize: Int
     public var classes: Int
-    public var convolutionFilters = 64
-    public var lstmUnits = 200
-    public var denseUnits = 128
+    public var convolutionFilters: Int
+    public var lstmUnits: Int
+    public var denseUnits: Int
     public var convolutionDropout: Float = 0.2
     public var denseDropout: Float = 0.5
 
-    public init(windowSize: Int, classes: Int) {
+    public init(windowSize: Int, classes: Int, layers: LayerSizes = LayerSizes()) {
         self.windowSize = windowSize
         self.classes = classes
+        convolutionFilters = layers.convolutionFilters
+        lstmUnits = layers.lstmUnits
+        denseUnits = layers.denseUnits
+    }
+
+    public var layers: LayerSizes {
+        LayerSizes(convolutionFilters: convolutionFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+    }
+}
+
+/// The widths of the hidden layers; the defaults are the book's (246,500 weights for 6 features
+/// and 4 classes), smaller ones fit small boards.
+public struct LayerSizes: Sendable, Equatable, Codable {
+    public var convolutionFilters = 64
+    public var lstmUnits = 200
+    public var denseUnits = 128
+
+    public init() {}
+
+    public init(convolutionFilters: Int, lstmUnits: Int, denseUnits: Int) {
+        self.convolutionFilters = convolutionFilters
+        self.lstmUnits = lstmUnits
+        self.denseUnits = denseUnits
     }
 }
 

@@ -10,7 +10,7 @@ struct Gesture: AsyncParsableCommand {
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-            Train.self, Evaluate.self, Detect.self, Play.self,
+            Train.self, Evaluate.self, Detect.self, Play.self, Export.self,
         ])
 
     static func main() async {

@@ -110,7 +110,15 @@ func write(_ text: String, to path: String) throws {
     }
 }
 
-/// Encodes a value as JSON text, keys sorted.
+/// Writes a command's binary output file whole under a temporary name, then renames it into place.
+func write(_ bytes: [UInt8], to path: String) throws {
+    do {
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
+    }
+}
+
 /// One line of JSON Lines, every command's `--json` output: keys sorted, infinities and NaN as strings.
 func jsonLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
