@@ -195,7 +195,11 @@ let package = Package(
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureTestSupport"]),
         .testTarget(
             name: "GestureInteropTests",
-            dependencies: ["GestureCore", "GestureLearning", "GestureLive", "GestureInterop", "GestureTestSupport"]),
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureInterop",
+                "GestureTestSupport",
+            ],
+            exclude: ["Python"]),
         .testTarget(
             name: "FuzzTests",
             dependencies: [

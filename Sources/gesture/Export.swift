@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCommandLine
+import GestureCore
 import GestureInterop
 import GestureLearning
 
@@ -19,6 +20,8 @@ struct Export: AsyncParsableCommand {
     @Argument(help: "The model file `gesture train` wrote.") var model: String
     @Option(help: "coreml, onnx or c.") var format: Format
     @Option(name: .shortAndLong, help: "The file to write (a folder for c).") var output: String
+    @Flag(help: "coreml: name the classes as the book's GestureIt app does (shake becomes shake_it).")
+    var bookLabels = false
 
     func run() async throws {
         let loaded: GestureModel
@@ -27,9 +30,17 @@ struct Export: AsyncParsableCommand {
         } catch {
             throw Failure.usage("\(error)")
         }
+        if bookLabels, format != .coreml {
+            throw Failure.usage("--book-labels is for --format coreml only")
+        }
         switch format {
-        case .coreml: throw Failure.usage("--format coreml is not written yet")
-        case .onnx: throw Failure.usage("--format onnx is not written yet")
+        case .coreml:
+            let export = CoreMLExport(model: loaded, bookLabels: bookLabels)
+            try writeFile(export.serialized())
+            for difference in export.differencesFromTheBook {
+                Terminal.note("the book's GestureIt app would need changes to use it: \(difference)")
+            }
+        case .onnx: try writeFile(ONNXExport(model: loaded).serialized())
         case .c: throw Failure.usage("--format c is not written yet")
         }
     }
@@ -37,5 +48,41 @@ struct Export: AsyncParsableCommand {
     private func writeFile(_ bytes: [UInt8]) throws {
         try write(bytes, to: output)
         Terminal.say("wrote \(output) (\(bytes.count.counting("byte")))")
+    }
+}
+
+struct ImportModel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-model",
+        abstract: "Read a Core ML activity classifier (the book's, or one `gesture export` wrote) into a model file.",
+        discussion: """
+            The Core ML model must be shaped as Turi Create's activity classifier. Class names ending in _it \
+            (the book's) lose it: shake_it becomes shake. The model then works with evaluate, detect and play.
+            """)
+
+    @Argument(help: "The .mlmodel file.") var coreML: String
+    @Option(help: "The rate its features were sampled at, in Hz, when the file does not say (the book's: 25).")
+    var rate: Double?
+    @Option(name: .shortAndLong, help: "The model file to write.") var output: String
+
+    func run() async throws {
+        if let rate, !(rate.isFinite && rate > 0) {
+            throw Failure.usage("--rate \(rate) is not a positive number of Hz")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(coreML)
+        } catch {
+            throw Failure.usage("cannot read \(coreML): \(error.reason)")
+        }
+        let imported: CoreMLImport
+        do {
+            imported = try CoreMLImport(serialized: bytes, rate: rate)
+        } catch {
+            throw Failure.usage("\(coreML): \(error)")
+        }
+        for line in imported.interface { Terminal.say(line) }
+        try write(imported.model.serialized(), to: output)
+        Terminal.say("wrote \(output)")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCommandLine
+import GestureCore
 
 @main
 struct Gesture: AsyncParsableCommand {
@@ -10,7 +11,7 @@ struct Gesture: AsyncParsableCommand {
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-            Train.self, Evaluate.self, Detect.self, Play.self, Export.self,
+            Train.self, Evaluate.self, Detect.self, Play.self, Export.self, ImportModel.self,
         ])
 
     static func main() async {

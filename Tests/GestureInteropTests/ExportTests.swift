@@ -1,0 +1,172 @@
+import Foundation
+import GestureCore
+import GestureLearning
+import GestureMotion
+import GestureTestSupport
+import Testing
+
+@testable import GestureInterop
+
+/// Six features, three classes, small layers of different widths (so that a transposed matrix
+/// cannot go unnoticed), trained a little on synthetic sessions, with a normalization far from
+/// the identity.
+let interopModel: GestureModel = {
+    let sessions = SyntheticSessions(sessions: 9, totalSamples: 2_700, featureCount: 6, classCount: 3, seed: 4).make()
+        .map { sequence in
+            var shifted = sequence
+            shifted.features = sequence.features.enumerated().map { index, value in
+                value * Float(1 + index % 6) + Float(index % 6) - 2
+            }
+            return shifted
+        }
+    let description = ModelDescription(
+        featureNames: BookInterface.features, windowing: Windowing(window: 20), samplingRate: 25,
+        classNames: ["chop", "rest", "shake"], layers: LayerSizes(convolutionFilters: 12, lstmUnits: 10, denseUnits: 8))
+    let trainer = Trainer(model: description, options: TrainingOptions(epochs: 3, batchSize: 4, seed: 2))
+    // Training synthetic sessions with these options cannot fail.
+    return try! trainer.train(sessions, validation: []).model
+}()
+
+/// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them.
+func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -> ExportedStream {
+    var random = SeededRandom(seed: seed)
+    let size = model.architecture.windowSize, features = model.featureNames.count
+    let windows = (0..<count).map { _ in
+        (0..<size).map { index in Float(random.uniform(-3...3)) * Float(1 + index % features) }
+    }
+    let classifier = StreamingClassifier(model: model)
+    var state = classifier.initialState
+    return ExportedStream(
+        windows: windows, probabilities: windows.map { classifier.step($0, state: &state) },
+        classes: model.classNames, features: model.featureNames)
+}
+
+struct ExportedStream: Codable {
+    var windows: [[Float]]
+    var probabilities: [[Float]]
+    var classes: [String]
+    var features: [String]
+}
+
+@Suite struct CoreMLRoundTripTests {
+    @Test func anExportedModelReadBackPredictsWhatTheOriginalDoes() throws {
+        let exported = CoreMLExport(model: interopModel).serialized()
+        let imported = try CoreMLImport(serialized: exported, rate: nil).model
+        #expect(imported.classNames == interopModel.classNames)
+        #expect(imported.featureNames == interopModel.featureNames)
+        #expect(imported.samplingRate == interopModel.samplingRate)
+        #expect(imported.windowing == interopModel.windowing)
+        #expect(imported.normalization == interopModel.normalization)
+        let original = stream(of: interopModel), again = stream(of: imported)
+        let difference = zip(original.probabilities.joined(), again.probabilities.joined()).map { abs($0 - $1) }.max()!
+        #expect(difference <= 1e-6)
+    }
+
+    @Test func theBooksLabelsGoOutWithUnderscoreItAndComeBackWithout() throws {
+        let exported = CoreMLExport(model: interopModel, bookLabels: true)
+        #expect(exported.classLabels == ["chop_it", "rest_it", "shake_it"])
+        var spec = try CoreMLModel(serializedBytes: exported.serialized())
+        spec.description_p.metadata.userDefined[GestureLabMetadata.classNames] = nil
+        let imported = try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil)
+        #expect(imported.model.classNames == ["chop", "rest", "shake"])
+        #expect(imported.interface.contains("classes: chop_it → chop, rest_it → rest, shake_it → shake"))
+    }
+
+    @Test func aModelOfAnotherShapeIsRefusedNamingWhatDiffers() throws {
+        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        spec.neuralNetworkClassifier.layers.remove(at: 5)
+        #expect(
+            throws: InteropError(
+                "not shaped as Turi Create's activity classifier: layer 6 'relu_layer1' is ReLU where it has batchnorm")
+        ) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
+
+        spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        spec.neuralNetworkClassifier.layers[1].convolution.stride = [1, 10]
+        #expect(throws: InteropError.self) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
+
+        spec.type = nil
+        #expect(
+            throws: InteropError(
+                "a Core ML model of another kind: GestureLab reads neural network classifiers shaped as Turi Create's activity classifier"
+            )
+        ) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
+        #expect(throws: InteropError.self) { try CoreMLImport(serialized: Array("not a model".utf8), rate: nil) }
+    }
+
+    @Test func withoutARateInTheFileTheUserMustGiveOne() throws {
+        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        spec.description_p.metadata.userDefined[GestureLabMetadata.samplingRate] = nil
+        let bytes: [UInt8] = try spec.serializedBytes()
+        #expect(throws: InteropError.self) { try CoreMLImport(serialized: bytes, rate: nil) }
+        #expect(try CoreMLImport(serialized: bytes, rate: 50).model.samplingRate == 50)
+    }
+
+    @Test func damagedWeightsAreNamed() throws {
+        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        spec.neuralNetworkClassifier.layers[4].innerProduct.weights.floatValue.removeLast()
+        #expect(
+            throws: InteropError("its dense weights are 79 numbers where its sizes call for 80")
+        ) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
+    }
+}
+
+/// The files GestureLab writes, checked by the real coremltools and onnxruntime in the pinned
+/// environment scripts/interop-venv makes (scripts/test makes it).
+@Suite struct ExportedFilesTests {
+    static let python = Repository.path(".cache/interop/bin/python")
+    static let script = Repository.path("Tests/GestureInteropTests/Python/check_exports.py")
+
+    @Test(arguments: [false, true])
+    func coremltoolsReadsTheCoreMLFileAndItsSpecPredictsWhatGestureLabDoes(bookLabels: Bool) throws {
+        let folder = try TemporaryFolder()
+        let file = folder.path.appending("model.mlmodel").string
+        try Data(CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
+            .write(to: URL(fileURLWithPath: file))
+        let output = try check(
+            ["coreml", file, try write(stream(of: interopModel), in: folder)]
+                + (bookLabels ? ["--labels-suffix", "_it"] : []),
+            in: folder)
+        #expect(output.hasPrefix("coreml: 48 windows"))
+    }
+
+    @Test func theBookSizedModelToo() throws {
+        let model = GestureModel(
+            untrained: ModelDescription(
+                featureNames: BookInterface.features, windowing: Windowing(window: 20), samplingRate: 25,
+                classNames: ["chop", "drive", "rest", "shake"]),
+            normalization: FeatureNormalization(
+                mean: [0.1, -0.2, 0, 0.05, 0, -0.1], deviation: [1.5, 2, 1, 0.4, 0.3, 0.5]),
+            seed: 11)
+        let folder = try TemporaryFolder()
+        let coreML = folder.path.appending("book.mlmodel").string, onnx = folder.path.appending("book.onnx").string
+        try Data(CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: coreML))
+        try Data(ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
+        let data = try write(stream(of: model, windows: 40), in: folder)
+        #expect(try check(["coreml", coreML, data], in: folder).hasPrefix("coreml: 40 windows"))
+        #expect(try check(["onnx", onnx, data], in: folder).hasPrefix("onnx: 40 windows"))
+    }
+
+    @Test func onnxruntimeRunsTheONNXFileStreamingWithTheStateFedBack() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.path.appending("model.onnx").string
+        try Data(ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
+        let output = try check(["onnx", file, try write(stream(of: interopModel), in: folder)], in: folder)
+        #expect(output.hasPrefix("onnx: 48 windows"))
+    }
+
+    private func write(_ stream: ExportedStream, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path.appending("stream.json").string
+        try JSONEncoder().encode(stream).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Runs the check; its one line of figures, or a failure with what it printed.
+    private func check(_ arguments: [String], in folder: TemporaryFolder) throws -> String {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.python),
+            "no \(Self.python): scripts/interop-venv makes it (scripts/test runs it)")
+        let result = try runGesture([Self.script] + arguments, in: folder.path, executable: Self.python)
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        return result.output
+    }
+}

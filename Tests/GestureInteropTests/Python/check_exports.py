@@ -1,0 +1,228 @@
+"""Checks a model GestureLab exported with the real tools: coremltools reads the Core ML file and a
+NumPy forward pass of its neural network spec gives GestureLab's probabilities; onnxruntime runs the
+ONNX file and gives them too. The windows and GestureLab's probabilities come in a JSON file:
+{"windows": [[window x features values, sample by sample], ...], "probabilities": [[...], ...],
+"classes": [...], "features": [...]}, one stream, the LSTM state carried from window to window.
+
+    check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
+    check_exports.py onnx MODEL.onnx STREAM.json
+    check_exports.py compare BOOK.mlmodel STREAM.json   (prints how far GestureLab's are, checks nothing)
+
+Prints one line of figures; exits 1 with the reason on the first difference."""
+
+import json
+import sys
+import warnings
+
+import numpy as np
+
+TOLERANCE = 1e-5
+
+
+def fail(reason):
+    print(f"FAIL: {reason}")
+    sys.exit(1)
+
+
+def weights(params, shape=None):
+    values = np.array(params.floatValue, dtype=np.float64)
+    if len(values) == 0 and len(params.float16Value) > 0:
+        values = np.frombuffer(params.float16Value, dtype=np.float16).astype(np.float64)
+    return values if shape is None else values.reshape(shape)
+
+
+def activation(params, x):
+    kind = params.WhichOneof("NonlinearityType")
+    if kind == "ReLU":
+        return np.maximum(x, 0)
+    if kind == "sigmoid":
+        return 1 / (1 + np.exp(-x))
+    if kind == "tanh":
+        return np.tanh(x)
+    fail(f"activation {kind} is not one this check runs")
+
+
+def convolution(p, x):
+    """x is (C, H, W); valid padding, one group."""
+    out_channels, in_channels = p.outputChannels, p.kernelChannels
+    kh, kw = p.kernelSize
+    sh, sw = p.stride
+    kernel = weights(p.weights, (out_channels, in_channels, kh, kw))
+    _, height, width = x.shape
+    oh, ow = (height - kh) // sh + 1, (width - kw) // sw + 1
+    y = np.zeros((out_channels, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, i * sh : i * sh + kh, j * sw : j * sw + kw]
+            y[:, i, j] = np.tensordot(kernel, patch, axes=([1, 2, 3], [0, 1, 2]))
+    if p.hasBias:
+        y += weights(p.bias)[:, None, None]
+    return y
+
+
+def lstm(p, x, h, c):
+    n, m = p.outputVectorSize, p.inputVectorSize
+    w = p.weightParams
+    gate = lambda name: (
+        weights(getattr(w, name + "WeightMatrix"), (n, m)) @ x
+        + weights(getattr(w, name + "RecursionMatrix"), (n, n)) @ h
+        + (weights(getattr(w, name + "BiasVector")) if p.params.hasBiasVectors else 0)
+    )
+    f_act, g_act, h_act = p.activations
+    i = activation(f_act, gate("inputGate"))
+    f = activation(f_act, gate("forgetGate") + (1 if p.params.forgetBias else 0))
+    z = activation(g_act, gate("blockInput"))
+    o = activation(f_act, gate("outputGate"))
+    c = f * c + i * z
+    if p.params.cellClipThreshold > 0:
+        c = np.clip(c, -p.params.cellClipThreshold, p.params.cellClipThreshold)
+    return o * activation(h_act, c), c
+
+
+def run_spec(spec, window, hidden, cell):
+    """One prediction of a neural network classifier: every layer in order, by blob name."""
+    blobs = {
+        "features": np.asarray(window, dtype=np.float64).reshape(
+            [1] + list(spec.description.input[0].type.multiArrayType.shape)[-3:]
+        ),
+    }
+    hidden_name, cell_name = spec.description.input[1].name, spec.description.input[2].name
+    blobs[hidden_name], blobs[cell_name] = hidden, cell
+    for layer in spec.neuralNetworkClassifier.layers:
+        kind = layer.WhichOneof("layer")
+        p = getattr(layer, kind)
+        x = blobs[layer.input[0]]
+        if kind == "permute":
+            blobs[layer.output[0]] = np.transpose(x, list(p.axis))
+        elif kind == "convolution":
+            blobs[layer.output[0]] = convolution(p, x.reshape(x.shape[-3:]))
+        elif kind == "activation":
+            blobs[layer.output[0]] = activation(p, x)
+        elif kind == "uniDirectionalLSTM":
+            h, c = lstm(p, x.reshape(-1), blobs[layer.input[1]], blobs[layer.input[2]])
+            blobs[layer.output[0]], blobs[layer.output[1]], blobs[layer.output[2]] = h, h, c
+        elif kind == "innerProduct":
+            y = weights(p.weights, (p.outputChannels, p.inputChannels)) @ x.reshape(-1)
+            blobs[layer.output[0]] = y + (weights(p.bias) if p.hasBias else 0)
+        elif kind == "batchnorm":
+            blobs[layer.output[0]] = weights(p.gamma) * (x - weights(p.mean)) / np.sqrt(
+                weights(p.variance) + p.epsilon
+            ) + weights(p.beta)
+        elif kind == "softmax":
+            e = np.exp(x - np.max(x))
+            blobs[layer.output[0]] = e / e.sum()
+        else:
+            fail(f"layer {layer.name} is a {kind}, which this check does not run")
+    probabilities = blobs[spec.neuralNetworkClassifier.labelProbabilityLayerName]
+    return probabilities, blobs["hiddenOut"], blobs["cellOut"]
+
+
+def check_coreml_interface(spec, stream, suffix):
+    import coremltools  # noqa: F401  (load_spec below is what reads the file)
+
+    description = spec.description
+    units = spec.neuralNetworkClassifier.layers[3].uniDirectionalLSTM.outputVectorSize
+    window = len(stream["windows"][0]) // len(stream["features"])
+    expected_inputs = [
+        ("features", [1, window, len(stream["features"])], False),
+        ("hiddenIn", [units], True),
+        ("cellIn", [units], True),
+    ]
+    for feature, (name, shape, optional) in zip(description.input, expected_inputs):
+        array = feature.type.multiArrayType
+        if (feature.name, list(array.shape), feature.type.isOptional) != (name, shape, optional):
+            fail(f"input {feature.name} {list(array.shape)} is not {name} {shape}")
+        if array.dataType != feature.type.multiArrayType.DOUBLE:
+            fail(f"input {name} is not of doubles")
+    outputs = [(o.name, o.type.WhichOneof("Type")) for o in description.output]
+    wanted = [
+        ("activityProbability", "dictionaryType"),
+        ("hiddenOut", "multiArrayType"),
+        ("cellOut", "multiArrayType"),
+        ("activity", "stringType"),
+    ]
+    if outputs != wanted:
+        fail(f"outputs {outputs} are not {wanted}")
+    if description.predictedFeatureName != "activity" or description.predictedProbabilitiesName != "activityProbability":
+        fail("the predicted feature names are not activity and activityProbability")
+    labels = list(spec.neuralNetworkClassifier.stringClassLabels.vector)
+    if labels != [c + suffix for c in stream["classes"]]:
+        fail(f"class labels {labels} are not {stream['classes']} with {suffix!r}")
+    metadata = description.metadata.userDefined
+    for key, value in [
+        ("type", "ActivityClassifier"),
+        ("prediction_window", str(window)),
+        ("features", ",".join(stream["features"])),
+    ]:
+        if metadata.get(key) != value:
+            fail(f"metadata {key} is {metadata.get(key)!r}, not {value!r}")
+    if spec.specificationVersion != 1 or spec.WhichOneof("Type") != "neuralNetworkClassifier":
+        fail("not a specification version 1 neural network classifier")
+
+
+def stream_coreml(spec, windows):
+    units = spec.description.input[1].type.multiArrayType.shape[0]
+    hidden, cell = np.zeros(units), np.zeros(units)
+    for window in windows:
+        probabilities, hidden, cell = run_spec(spec, window, hidden, cell)
+        yield probabilities
+
+
+def stream_onnx(path, windows, features):
+    import onnx
+    import onnxruntime
+
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    opset = max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if opset < 17:
+        fail(f"opset {opset} is below 17")
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    inputs = [(i.name, i.shape) for i in session.get_inputs()]
+    units = inputs[1][1][2]
+    window = len(windows[0]) // features
+    if inputs != [("features", [1, window, features]), ("hidden_in", [1, 1, units]), ("cell_in", [1, 1, units])]:
+        fail(f"inputs {inputs} are not features, hidden_in, cell_in")
+    hidden = np.zeros((1, 1, units), np.float32)
+    cell = np.zeros((1, 1, units), np.float32)
+    for values in windows:
+        x = np.asarray(values, np.float32).reshape(1, window, features)
+        probabilities, hidden, cell = session.run(
+            ["probabilities", "hidden_out", "cell_out"], {"features": x, "hidden_in": hidden, "cell_in": cell}
+        )
+        yield probabilities[0]
+
+
+def compare(computed, stream):
+    expected = np.array(stream["probabilities"], dtype=np.float64)
+    computed = np.array(list(computed), dtype=np.float64)
+    if computed.shape != expected.shape:
+        fail(f"{computed.shape} probabilities where GestureLab gave {expected.shape}")
+    difference = np.abs(computed - expected).max()
+    agreement = (computed.argmax(1) == expected.argmax(1)).mean()
+    return difference, agreement
+
+
+def main():
+    warnings.filterwarnings("ignore")
+    kind, path, stream_path = sys.argv[1:4]
+    suffix = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--labels-suffix" else ""
+    with open(stream_path) as file:
+        stream = json.load(file)
+    windows = stream["windows"]
+    if kind == "onnx":
+        difference, agreement = compare(stream_onnx(path, windows, len(stream["features"])), stream)
+    else:
+        import coremltools
+
+        spec = coremltools.utils.load_spec(path)
+        if kind == "coreml":
+            check_coreml_interface(spec, stream, suffix)
+        difference, agreement = compare(stream_coreml(spec, windows), stream)
+    print(f"{kind}: {len(windows)} windows, largest difference {difference:.3g}, same class on {agreement:.4f}")
+    if kind != "compare" and difference > TOLERANCE:
+        fail(f"a probability differs from GestureLab's by {difference:.3g} (tolerance {TOLERANCE})")
+
+
+if __name__ == "__main__":
+    main()
