@@ -36,7 +36,7 @@ public struct CoreMLExport {
             differences.append("its window is \(model.windowing.window) samples, not 20")
         }
         if model.samplingRate != BookInterface.rate {
-            differences.append("it expects \(model.samplingRate) Hz, not the book's 25")
+            differences.append("it expects \(model.samplingRate.shortText) Hz, not the book's 25")
         }
         return differences
     }

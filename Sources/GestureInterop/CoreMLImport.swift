@@ -131,7 +131,7 @@ public struct CoreMLImport {
             "outputs: " + description.output.map(\.summary).joined(separator: ", "),
             "classes: "
                 + zip(classLabels, model.classNames).map { $0 == $1 ? $0 : "\($0) → \($1)" }.joined(separator: ", "),
-            "features: \(model.featureNames.joined(separator: ", ")); window \(model.windowing.window) samples at \(model.samplingRate) Hz",
+            "features: \(model.featureNames.joined(separator: ", ")); window \(model.windowing.window) samples at \(model.samplingRate.shortText) Hz",
             "layers: convolution \(model.architecture.convolutionFilters), LSTM \(model.architecture.lstmUnits), dense \(model.architecture.denseUnits) (made by \(metadata[GestureLabMetadata.version].map { "GestureLab \($0)" } ?? madeBy))",
         ]
     }

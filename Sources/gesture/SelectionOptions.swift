@@ -103,17 +103,16 @@ extension AnalysisSetting {
 
 /// Writes a command's output file, or fails with one line.
 func write(_ text: String, to path: String) throws {
-    do {
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-    } catch {
-        throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
-    }
+    try write(Array(text.utf8), to: path)
 }
 
-/// Writes a command's binary output file whole under a temporary name, then renames it into place.
+/// Writes a command's output file whole under a temporary name, then renames it into place; a
+/// device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced.
 func write(_ bytes: [UInt8], to path: String) throws {
+    var status = stat()
+    let isSpecial = stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
     do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: isSpecial ? [] : .atomic)
     } catch {
         throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
     }

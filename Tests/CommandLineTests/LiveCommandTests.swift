@@ -6,7 +6,7 @@ import struct SystemPackage.FilePath
 
 /// A model trained once on simulated users ann, ben and cat (shake, chop, drive at 25 Hz), and
 /// recordings of zed, a user it never saw: shake and chop at 25 Hz, and chop at 100 Hz and 30 Hz.
-private let trainedFolder = SharedFixture {
+let trainedFolder = SharedFixture {
     let folder = try TemporaryFolder()
     func record(_ user: String, _ gesture: String, rate: Int = 25, into recordings: String = "recordings") throws {
         try runGesture(
@@ -28,7 +28,7 @@ private let trainedFolder = SharedFixture {
     return folder
 }
 
-private var trained: TemporaryFolder {
+var trained: TemporaryFolder {
     get throws { try trainedFolder.value() }
 }
 

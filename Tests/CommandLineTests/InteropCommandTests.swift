@@ -1,0 +1,100 @@
+import Foundation
+import GestureTestSupport
+import Testing
+
+/// The book's pre-trained model, where ../shared has it (never in the repository).
+private let bookModel = Repository.root.deletingLastPathComponent()
+    .appendingPathComponent("shared/models/book-GestureClassifier.mlmodel").path
+
+@Suite struct InteropCommandTests {
+    private func gesture(_ arguments: [String]) throws -> ProcessResult {
+        try runGesture(arguments, in: trained.path)
+    }
+
+    @Test func aModelExportedToCoreMLAndImportedBackDetectsAndScoresAsTheOriginal() throws {
+        let export = try gesture(["export", "m.model", "--format", "coreml", "-o", "m.mlmodel"]).succeeded()
+        #expect(export.output.hasPrefix("wrote m.mlmodel ("))
+        #expect(export.error.isEmpty, "the model reads the book's features at its rate: \(export.error)")
+        let imported = try gesture(["import-model", "m.mlmodel", "-o", "back.model"]).succeeded()
+        #expect(imported.output.contains("made by GestureLab"))
+        #expect(imported.output.contains("classes: chop, drive, rest, shake"))
+        let replay = ["--fast", "--device", "replay:unseen/zed-recordings.csv", "--json"]
+        let original = try gesture(["detect", "--model", "m.model"] + replay).succeeded()
+        let back = try gesture(["detect", "--model", "back.model"] + replay).succeeded()
+        let detections = try [original, back].map { result in
+            try result.output.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+        }
+        #expect(!detections[0].isEmpty && detections[0].count == detections[1].count)
+        for (first, second) in zip(detections[0], detections[1]) {
+            #expect(first["gesture"] as? String == second["gesture"] as? String)
+            #expect(first["time"] as? Double == second["time"] as? Double)
+            #expect(abs((first["probability"] as? Double ?? 0) - (second["probability"] as? Double ?? 1)) < 1e-6)
+        }
+        let scores = try ["m.model", "back.model"].map { model in
+            try gesture(["evaluate", model, "--recordings", "unseen", "--confusion", "\(model).svg"]).succeeded()
+                .output.split(separator: "\n").filter { !$0.hasPrefix("confusion matrix drawn") }
+        }
+        #expect(scores[0] == scores[1])
+    }
+
+    @Test func theONNXFileIsWrittenWithItsSize() throws {
+        let result = try gesture(["export", "m.model", "--format", "onnx", "-o", "m.onnx"]).succeeded()
+        let size = try FileManager.default.attributesOfItem(atPath: trained.path.appending("m.onnx").string)[.size]
+        #expect(result.output == "wrote m.onnx (\(size as? Int ?? -1) bytes)\n")
+    }
+
+    @Test(arguments: [
+        (
+            ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],
+            "--book-labels is for --format coreml only"
+        ),
+        (["export", "nothing.model", "--format", "coreml", "-o", "x.mlmodel"], "nothing.model"),
+        (["import-model", "m.model", "-o", "x.model"], "m.model: not a Core ML model file"),
+        (["import-model", "m.mlmodel", "--rate=-1", "-o", "x.model"], "--rate -1.0 is not a positive number of Hz"),
+    ])
+    func badInputIsOneLineAndExitCodeTwo(arguments: [String], message: String) throws {
+        try gesture(["export", "m.model", "--format", "coreml", "-o", "m.mlmodel"]).succeeded()
+        let result = try gesture(arguments)
+        #expect(result.status == 2)
+        #expect(result.error.contains(message), "\(result.error)")
+        #expect(result.error.split(separator: "\n").count == 1)
+    }
+
+    /// An optional check: the book's own model, read from ../shared, runs live on a GestureLab recording.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: bookModel), "needs ../shared/models"))
+    func theBooksModelImportsAndDetectsOnAReplayedRecording() throws {
+        let missingRate = try gesture(["import-model", bookModel, "-o", "book.model"])
+        #expect(missingRate.status == 2 && missingRate.error.contains("--rate 25"))
+        let imported = try gesture(["import-model", bookModel, "--rate", "25", "-o", "book.model"]).succeeded()
+        print(imported.output)
+        #expect(imported.output.contains("inputs: features [1, 20, 6] double, hiddenIn [200] double (optional)"))
+        #expect(imported.output.contains("classes: chop_it → chop, drive_it → drive, rest_it → rest, shake_it → shake"))
+        let detected = try gesture([
+            "detect", "--model", "book.model", "--fast", "--device", "replay:unseen/zed-recordings.csv", "--evaluate",
+        ]).succeeded()
+        print(detected.output)
+        #expect(detected.output.contains("4 gestures:"))
+    }
+}
+
+@Suite struct OutputFileTests {
+    /// Written to, never replaced by a file of the same name: a pipe here, /dev/null for a user.
+    @Test func anOutputThatIsAPipeStaysAPipe() throws {
+        let folder = try trained
+        let fifo = folder.path.appending("confusion-\(UUID().uuidString).fifo").string
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Opened for reading first, without waiting for a writer, so the command's open does not wait.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        defer { close(reader) }
+        try runGesture(["evaluate", "m.model", "--recordings", "unseen", "--confusion", fifo], in: folder.path)
+            .succeeded()
+        var svg: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while case let count = read(reader, &buffer, buffer.count), count > 0 { svg += buffer[..<count] }
+        #expect(String(decoding: svg, as: UTF8.self).contains("<svg"))
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+}
