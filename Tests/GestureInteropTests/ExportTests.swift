@@ -170,3 +170,39 @@ struct ExportedStream: Codable {
         return result.output
     }
 }
+
+/// An optional check, where ../shared has the book's model: GestureLab's import of it predicts what
+/// the file's own network does (a NumPy pass of its spec), up to the bfloat16 rounding of the
+/// large matrices every GestureLab model holds.
+@Suite struct BookModelTests {
+    static let path = Repository.root.deletingLastPathComponent()
+        .appendingPathComponent("shared/models/book-GestureClassifier.mlmodel").path
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: path), "needs ../shared/models"))
+    func theImportedBookModelPredictsWhatTheFileDoes() throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.path)))
+        let model = try CoreMLImport(serialized: bytes, rate: 25).model
+        #expect(model.classNames == ["chop", "drive", "rest", "shake"])
+        let folder = try TemporaryFolder()
+        var windows = stream(of: model, windows: 200)
+        // The book's features in their units: rotation rates of a few rad/s, user acceleration below 2 g.
+        windows.windows = windows.windows.map { window in
+            window.enumerated().map { index, value in value / Float(1 + index % 6) * (index % 6 < 3 ? 1 : 0.4) }
+        }
+        let classifier = StreamingClassifier(model: model)
+        var state = classifier.initialState
+        windows.probabilities = windows.windows.map { classifier.step($0, state: &state) }
+        let data = folder.path.appending("stream.json").string
+        try JSONEncoder().encode(windows).write(to: URL(fileURLWithPath: data))
+        try #require(FileManager.default.isExecutableFile(atPath: ExportedFilesTests.python))
+        let result = try runGesture(
+            [ExportedFilesTests.script, "compare", Self.path, data], in: folder.path,
+            executable: ExportedFilesTests.python)
+        print(result.output)
+        #expect(result.status == 0, "\(result.error)")
+        let figures = result.output.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" })
+        let difference = try #require(Double(figures[figures.firstIndex(of: "difference")! + 1]))
+        let agreement = try #require(Double(figures.last!))
+        #expect(difference < 0.05 && agreement >= 0.98, "\(result.output)")
+    }
+}
