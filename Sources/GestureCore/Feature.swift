@@ -15,8 +15,18 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
     public static let rawAcceleration = Array(all[12..<15])
     public static let rawRotationRate = Array(all[15..<18])
 
+    /// Features computed from the columns that do not depend on how the device sits: the size of
+    /// the user acceleration and of the rotation rate, and their parts along gravity and across it.
+    public static let orientationFree: [Feature] = [
+        "accelMagnitude", "rotMagnitude", "accelVertical", "rotVertical", "accelHorizontal", "rotHorizontal",
+    ].enumerated().map { offset, name in
+        Feature(name: name, unit: offset % 2 == 0 ? "g" : "rad/s", index: all.count + offset)
+    }
+
     public init(named name: String) throws(UnknownFeature) {
-        guard let feature = Self.all.first(where: { $0.name == name }) else { throw UnknownFeature(name: name) }
+        guard let feature = (Self.all + Self.orientationFree).first(where: { $0.name == name }) else {
+            throw UnknownFeature(name: name)
+        }
         self = feature
     }
 
@@ -48,7 +58,21 @@ public struct Feature: Sendable, Hashable, CustomStringConvertible {
         case 6..<9: motion.gravity[index - 6]
         case 9..<12: motion.userAcceleration[index - 9]
         case 12..<15: acceleration[index - 12]
-        default: rotationRate[index - 15]
+        case 15..<18: rotationRate[index - 15]
+        default: orientationFree(motion, part: index - 18)
+        }
+    }
+
+    /// Parts 0–5 of `orientationFree`: even parts of the user acceleration, odd of the rotation rate.
+    private func orientationFree(_ motion: DeviceMotion, part: Int) -> Double {
+        let vector = part % 2 == 0 ? motion.userAcceleration : motion.rotationRate
+        let length = (motion.gravity * motion.gravity).sum().squareRoot()
+        let down = length > 0 ? motion.gravity / length : Vector3(0, 0, -1)
+        let vertical = (vector * down).sum()
+        switch part / 2 {
+        case 0: return (vector * vector).sum().squareRoot()
+        case 1: return vertical
+        default: return max(0, (vector * vector).sum() - vertical * vertical).squareRoot()
         }
     }
 }
@@ -58,6 +82,6 @@ public struct UnknownFeature: Error, Equatable, CustomStringConvertible {
     public var name: String
 
     public var description: String {
-        "no feature '\(name)'; the features are \(Feature.all.map(\.name).joined(separator: ", "))"
+        "no feature '\(name)'; the features are \((Feature.all + Feature.orientationFree).map(\.name).joined(separator: ", "))"
     }
 }

@@ -40,14 +40,7 @@ public struct Evaluation: Sendable, Equatable, Encodable {
 
     /// Predicts every window of `sequences` with `model` and scores the predictions.
     public init(model: GestureModel, sequences: [LabeledSequence]) {
-        let classCount = model.classNames.count
-        let predictions = model.predict(sequences).map { probabilities in
-            stride(from: 0, to: probabilities.count, by: classCount).map {
-                argmax(probabilities[$0..<$0 + classCount])
-            }
-        }
-        let targets = sequences.map { model.windowing.windowLabels($0.labels, classCount: classCount) }
-        self.init(classNames: model.classNames, sequences: sequences, targets: targets, predictions: predictions)
+        self.init(ensemble: Ensemble([model]), sequences: sequences)
     }
 
     /// Scores given window predictions; `targets[s]` and `predictions[s]` are session s's windows.

@@ -15,10 +15,10 @@ struct AccuracyBench: ParsableCommand {
             "Accuracy on people nobody here recorded: seglearn-watch by subject and basic-motions by its own split.",
         discussion: """
             Imports ../shared/datasets into a temporary recordings folder, as `gesture import` does, then trains \
-            once per seed and prints each run and the medians. seglearn-watch trains on s01–s05, picks the epoch \
-            on s06 and is tested on s07; basic-motions trains on its train cases and is tested on its test cases. \
-            With --validation-only, neither test set is read: seglearn validates on each of --validation-subjects \
-            (trained on the other subjects of s01–s06), basic-motions on each of --basic-motions-folds of its train cases.
+            once per seed. seglearn-watch leaves each of its seven subjects out in turn, trains on the other six \
+            from scratch and tests on the one left out, and prints each fold, the mean and the spread over \
+            subjects. basic-motions trains on its train cases and is tested on its test cases; with \
+            --validation-only, it scores each of --basic-motions-folds of its train cases instead.
             """)
 
     enum Source: String, ExpressibleByArgument, CaseIterable {
@@ -35,8 +35,8 @@ struct AccuracyBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Seeds to train with; the figures are their medians.")
     var seeds: [UInt64] = [1, 2, 3]
 
-    // Every default below was chosen by --validation-only, the test sets unseen; README.md's
-    // "Accuracy on data nobody here recorded" gives the figures behind each choice.
+    // Every seglearn default below was chosen by the mean over subjects left out, basic-motions' by
+    // --validation-only; docs/training.md gives the figures behind each choice.
     @Option(help: "seglearn-watch's epochs.")
     var seglearnEpochs = 30
 
@@ -64,6 +64,12 @@ struct AccuracyBench: ParsableCommand {
     )
     var seglearnRotation = 15.0
 
+    @Option(help: "The largest speed factor --seglearn-augment warp applies, as `gesture train --warp`.")
+    var seglearnWarp = 1.25
+
+    @Option(help: "The largest strength factor --seglearn-augment scale applies, as `gesture train --scale`.")
+    var seglearnScale = 1.25
+
     @Option(help: "basic-motions' samples per window (10 Hz).")
     var basicMotionsWindow = 10
 
@@ -85,15 +91,19 @@ struct AccuracyBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "basic-motions' features.")
     var basicMotionsFeatures = TrainingData.defaultFeatures
 
-    @Flag(help: "Score validation folds only, to choose settings without seeing either test set.")
-    var validationOnly = false
+    @Option(help: "Models per run, trained from seeds seed·100+1…, whose mean probabilities are scored.")
+    var ensemble = 1
 
-    @Option(
-        parsing: .upToNextOption,
-        help:
-            "With --validation-only: seglearn's subjects of s01–s06 to validate on in turn, each trained on the other five."
-    )
-    var validationSubjects = ["s01", "s02", "s03", "s04", "s05", "s06"]
+    @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
+    @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
+    @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
+
+    private var layers: LayerSizes {
+        LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+    }
+
+    @Flag(help: "basic-motions: score folds of its train cases only, to choose settings without its test set.")
+    var validationOnly = false
 
     @Option(
         parsing: .upToNextOption,
@@ -103,12 +113,9 @@ struct AccuracyBench: ParsableCommand {
     var basicMotionsFolds = Array(1...basicMotionsFoldCount)
 
     static let basicMotionsFoldCount = 5
-    private static let seglearnSubjects = (1...6).map { "s0\($0)" }
+    private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
-        guard validationSubjects.allSatisfy(Self.seglearnSubjects.contains) else {
-            throw ValidationError("--validation-subjects are of s01–s06: s07 is the test")
-        }
         guard basicMotionsFolds.allSatisfy((1...Self.basicMotionsFoldCount).contains) else {
             throw ValidationError("--basic-motions-folds are of 1–\(Self.basicMotionsFoldCount)")
         }
@@ -131,38 +138,35 @@ struct AccuracyBench: ParsableCommand {
         if only.contains(.basicMotions) { try measureBasicMotions(loaded) }
     }
 
+    /// Leave one subject out: each subject in turn is the test, the model trained from scratch on
+    /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
-        let experiment = { (training: [String], validation: String, test: [String]) in
-            try Experiment(
-                name: "seglearn-watch", features: self.seglearnFeatures, window: self.seglearnWindow,
-                training: loaded.of(training),
+        var folds: [(subject: String, runs: [Experiment.Run])] = []
+        for subject in Self.seglearnSubjects {
+            let experiment = try Experiment(
+                name: "seglearn-watch", features: seglearnFeatures, window: seglearnWindow, layers: layers,
+                training: loaded.of(Self.seglearnSubjects.filter { $0 != subject }),
                 augmentation: AugmentationPlan(
-                    self.seglearnAsRecorded ? [] : self.seglearnAugment, maximumRotation: self.seglearnRotation),
-                options: TrainingOptions(epochs: self.seglearnEpochs, schedule: self.seglearnSchedule),
-                validation: loaded.of([validation]), test: test.isEmpty ? nil : loaded.of(test))
+                    seglearnAsRecorded ? [] : seglearnAugment, maximumRotation: seglearnRotation,
+                    maximumWarp: seglearnWarp, maximumScale: seglearnScale),
+                options: TrainingOptions(epochs: seglearnEpochs, schedule: seglearnSchedule),
+                validation: nil, test: loaded.of([subject]))
+            if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
+            let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
+            folds.append((subject, runs))
+            print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
         }
-        guard validationOnly else {
-            try report(experiment(["s01", "s02", "s03", "s04", "s05"], "s06", ["s07"]))
-            return
-        }
-        var folds: [Double] = []
-        for subject in validationSubjects {
-            let runs = try report(
-                experiment(Self.seglearnSubjects.filter { $0 != subject }, subject, []),
-                fold: "validating on \(subject)")
-            folds.append(median(runs.compactMap(\.validationAccuracy)))
-        }
+        let accuracies = folds.map { median($0.runs.compactMap { $0.evaluation?.accuracy }) }
         print(
-            String(
-                format: "seglearn-watch: mean over %d subjects of the median validation accuracy %.4f", folds.count,
-                folds.reduce(0, +) / Double(folds.count)))
+            "seglearn-watch, leave one subject out, \(seeds.count.counting("seed")): "
+                + Spread(accuracies).summary(of: "window accuracy", over: "subjects"))
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
         let experiment = { (training: Dataset, test: Dataset) in
             try Experiment(
                 name: "basic-motions", features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
-                training: training,
+                layers: self.layers, training: training,
                 augmentation: AugmentationPlan(self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation),
                 options: TrainingOptions(
                     epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch,
@@ -271,6 +275,17 @@ struct Experiment {
         /// Window accuracy on the validation sessions at the epoch kept.
         var validationAccuracy: Double?
         var evaluation: Evaluation?
+        /// Training time, augmentation included.
+        var seconds: Double
+
+        /// Each seed's window accuracy, their median, and the median training time.
+        static func foldSummary(_ runs: [Run]) -> String {
+            let accuracies = runs.compactMap { $0.evaluation?.accuracy }
+            return "window accuracy " + accuracies.map { String(format: "%.4f", $0) }.joined(separator: " ")
+                + String(
+                    format: ", median %.4f; macro F1 %.4f; trained in %.1f s", median(accuracies),
+                    median(runs.compactMap { $0.evaluation?.macroF1 }), median(runs.map(\.seconds)))
+        }
 
         var summary: String {
             var parts: [String] = []
@@ -298,8 +313,8 @@ struct Experiment {
     var test: TrainingData?
 
     init(
-        name: String, features: [String], window: Int, training: Dataset, augmentation: AugmentationPlan,
-        options: TrainingOptions, validation: Dataset?, test: Dataset?
+        name: String, features: [String], window: Int, layers: LayerSizes, training: Dataset,
+        augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?, test: Dataset?
     ) throws {
         let chosen = try features.map { name throws(UnknownFeature) in try Feature(named: name) }
         self.name = name
@@ -316,7 +331,7 @@ struct Experiment {
         }
         description = ModelDescription(
             featureNames: features, windowing: Windowing(window: window),
-            samplingRate: self.training.rate, classNames: self.training.classNames)
+            samplingRate: self.training.rate, classNames: self.training.classNames, layers: layers)
     }
 
     var summary: String {
@@ -328,10 +343,31 @@ struct Experiment {
             ? "" : " (and \(augmentation.augmentations.map(\.rawValue).joined(separator: ", ")) copies)"
         return "\(counts.joined(separator: " / ")) sessions\(augmented), \(description.classNames.count) classes, "
             + "window \(description.windowing.window) at \(String(format: "%g", training.rate)) Hz, features \(description.featureNames.joined(separator: " ")), "
+            + "layers \(description.layers.convolutionFilters)/\(description.layers.lstmUnits)/\(description.layers.denseUnits), "
             + "\(options.epochs) epochs of batches of \(options.batchSize), learning rate \(options.learningRate) \(options.schedule.rawValue)"
     }
 
+    /// `size` models, from seeds seed·100 + 1 …, scored by their mean probabilities.
+    func run(seed: UInt64, ensemble size: Int) throws -> Run {
+        guard size > 1 else { return try run(seed: seed) }
+        let start = ContinuousClock.now
+        let models = try (1...size).map { try train(seed: seed * 100 + UInt64($0)).model }
+        return Run(
+            validationAccuracy: nil,
+            evaluation: test.map { Evaluation(ensemble: Ensemble(models), sequences: $0.sequences) },
+            seconds: (ContinuousClock.now - start) / .seconds(1))
+    }
+
     func run(seed: UInt64) throws -> Run {
+        let start = ContinuousClock.now
+        let result = try train(seed: seed)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        return Run(
+            validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,
+            evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) }, seconds: seconds)
+    }
+
+    private func train(seed: UInt64) throws -> TrainingResult {
         var options = options
         options.seed = seed
         let trainer = Trainer(model: description, options: options)
@@ -344,11 +380,29 @@ struct Experiment {
                 dataset: trainingSessions.augmented(by: plan), features: training.features,
                 classNames: training.classNames
             ).sequences
-        let result = try trainer.train(sequences, validation: validation?.sequences ?? [])
-        return Run(
-            validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,
-            evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) })
+        return try trainer.train(sequences, validation: validation?.sequences ?? [])
     }
 }
 extension Augmentation: ExpressibleByArgument {}
 extension LearningRateSchedule: ExpressibleByArgument {}
+
+/// How a figure spreads over folds: mean, standard deviation, least and most.
+struct Spread {
+    var values: [Double]
+
+    init(_ values: [Double]) { self.values = values }
+
+    var mean: Double { values.reduce(0, +) / Double(max(values.count, 1)) }
+
+    var standardDeviation: Double {
+        let mean = mean
+        return (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(max(values.count - 1, 1))).squareRoot()
+    }
+
+    func summary(of figure: String, over folds: String) -> String {
+        "mean \(figure) " + String(format: "%.4f", mean) + " over \(values.count) \(folds) "
+            + String(
+                format: "(standard deviation %.4f, least %.4f, most %.4f)", standardDeviation, values.min() ?? 0,
+                values.max() ?? 0)
+    }
+}

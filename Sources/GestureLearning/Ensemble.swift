@@ -1,0 +1,40 @@
+/// Models trained alike from different seeds, predicting together: each window's probabilities are
+/// the mean of theirs.
+public struct Ensemble: Sendable, Equatable {
+    public let models: [GestureModel]
+
+    public init(_ models: [GestureModel]) {
+        precondition(
+            !models.isEmpty
+                && models.allSatisfy {
+                    $0.classNames == models[0].classNames && $0.windowing == models[0].windowing
+                        && $0.featureNames == models[0].featureNames
+                })
+        self.models = models
+    }
+
+    /// As `GestureModel.predict`: each window's mean class probabilities for each sequence.
+    public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
+        let each = models.map { $0.predict(sequences) }
+        let scale = 1 / Float(models.count)
+        return sequences.indices.map { index in
+            each.dropFirst().reduce(each[0][index]) { sum, predictions in zip(sum, predictions[index]).map(+) }
+                .map { $0 * scale }
+        }
+    }
+}
+
+extension Evaluation {
+    /// Scores the ensemble's predictions, as `init(model:sequences:)` scores one model's.
+    public init(ensemble: Ensemble, sequences: [LabeledSequence]) {
+        let model = ensemble.models[0]
+        let classCount = model.classNames.count
+        let predictions = ensemble.predict(sequences).map { probabilities in
+            stride(from: 0, to: probabilities.count, by: classCount).map {
+                argmax(probabilities[$0..<$0 + classCount])
+            }
+        }
+        let targets = sequences.map { model.windowing.windowLabels($0.labels, classCount: classCount) }
+        self.init(classNames: model.classNames, sequences: sequences, targets: targets, predictions: predictions)
+    }
+}
