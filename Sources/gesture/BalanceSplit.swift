@@ -64,7 +64,8 @@ struct SplitCommand: ParsableCommand {
     var testUsers: String?
     @Option(
         name: .customLong("validation-users"),
-        help: "Comma-separated users whose sessions all go to validation; the others split among the other parts.")
+        help: "Comma-separated users whose sessions all go to validation; the others split among the other parts.",
+        completion: Completions.users)
     var validationUsers: String?
     @Option(name: [.short, .customLong("output")], help: "The manifest to write.") var output: String
     @Flag(help: "The parts as one JSON object.") var json = false

@@ -16,7 +16,8 @@ import Testing
         let trainedOn = try gesture(["evaluate", "m.model"] + confusion).succeeded()
         #expect(
             trainedOn.error.contains(
-                "gesture: warning: 18 of the 18 test sessions were in its training set: these figures are not a test\n"))
+                "gesture: warning: 18 of the 18 test sessions were in its training set: these figures are not a test\n")
+        )
         #expect(
             trainedOn.error.contains(
                 "gesture: warning: the test set shares users with training (ann, ben, cat): these figures flatter the model\n"
