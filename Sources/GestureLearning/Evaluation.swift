@@ -19,7 +19,7 @@ public struct Evaluation: Sendable, Equatable, Encodable {
         /// nil when every window is rest.
         public var gesture: String?
         /// The most frequent prediction other than rest among its gesture windows (the windows
-        /// whose target is `gesture`); nil when the model called all of them rest.
+        /// whose target is `gesture`); nil when it has none, or the model called all of them rest.
         public var predictedGesture: String?
         /// Whether `predictedGesture` is `gesture`; false for a session without a gesture.
         public var recognised: Bool
