@@ -31,6 +31,9 @@ public enum AnalysisSetting: Sendable, Equatable {
     case splitShares
     /// What a split keeps apart: users or sessions.
     case splitBy(Split.Strategy)
+    /// The users a split puts into test, or into validation.
+    case testUsers
+    case validationUsers
     /// Whether discarded sessions are selected too.
     case includeDiscarded
     /// The samples a plot draws of the selection.

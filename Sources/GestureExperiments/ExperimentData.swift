@@ -8,8 +8,6 @@ public struct ExperimentData: Sendable {
     /// The sessions to train on, or with `usingTestPart`, the ones to score.
     public var training: Dataset
     public var validation: Dataset?
-    /// The users the manifest trains on, when it has a train part.
-    public var trainingUsers: [UserID]?
 
     /// - Parameters:
     ///   - rate: the rate to downsample to; nil takes the manifest's, if it names one.
@@ -32,10 +30,6 @@ public struct ExperimentData: Sendable {
         training = try select(manifest?.sessions(in: main))
         let validationIDs = manifest?.sessions(in: .validation) ?? []
         validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
-        let trainIDs = Set(manifest?.sessions(in: .train) ?? [])
-        trainingUsers =
-            usingTestPart && !trainIDs.isEmpty
-            ? Set(loaded.sessions.filter { trainIDs.contains($0.id) }.map(\.user)).sorted() : nil
     }
 
     static func readManifest(_ path: String) throws(AnalysisError) -> Manifest {

@@ -1,5 +1,6 @@
 import Foundation
 import GestureAnalysis
+import GestureCore
 import GestureLearning
 
 /// Training history and evaluation as people read them: text, CSV and SVG.
@@ -54,8 +55,9 @@ public enum Reports {
     public static func evaluationText(_ evaluation: Evaluation) -> String {
         var lines = [
             String(
-                format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d sessions)",
-                evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy, evaluation.sessions.count)
+                format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f", evaluation.accuracy,
+                evaluation.macroF1, evaluation.sessionAccuracy)
+                + " (\(evaluation.sessionsRecognised) of \(evaluation.sessionsWithGesture.counting("session")) with a gesture)"
         ]
         lines.append("")
         lines.append(
@@ -81,6 +83,21 @@ public enum Reports {
                     [$0.user.rawValue, "\($0.windows)", String(format: "%.3f", $0.accuracy)]
                 }))
         return lines.joined(separator: "\n")
+    }
+
+    /// One row per session: its gesture, the gesture found, its gesture windows right, its window
+    /// accuracy, and how many of its windows were predicted as each class.
+    public static func sessionsText(_ evaluation: Evaluation) -> String {
+        table(
+            ["session", "user", "gesture", "predicted", "gesture windows right", "window accuracy"]
+                + evaluation.classNames,
+            evaluation.sessions.map { session in
+                [
+                    session.session.rawValue, session.user.rawValue, session.gesture ?? "-",
+                    session.predictedGesture ?? "-", "\(session.gestureWindowsRight)/\(session.gestureWindows)",
+                    String(format: "%.3f", session.windowAccuracy),
+                ] + evaluation.classNames.map { "\(session.predictions[$0] ?? 0)" }
+            })
     }
 
     /// The confusion matrix as a heatmap: each cell's count and its share of the target's windows.

@@ -41,7 +41,8 @@ public struct TrainingData: Sendable {
                 }
             }
             return LabeledSequence(
-                session: session.id, user: session.user, featureCount: features.count, features: values,
+                session: session.id, user: session.user, copyOf: session.copyOf, featureCount: features.count,
+                features: values,
                 labels: session.rows.map { classIndex[$0.activity.rawValue]! })
         }
     }

@@ -11,13 +11,46 @@ public struct Evaluation: Sendable, Equatable, Encodable {
         public var support: Int
     }
 
+    /// One session: the gesture it was recorded for and whether the model found it.
     public struct SessionResult: Sendable, Equatable, Encodable {
         public var session: SessionID
         public var user: UserID
-        /// The most frequent target and predicted class of its windows (a tie to the lowest class).
-        public var target: Int
-        public var predicted: Int
+        /// The most frequent target among its windows other than rest (a tie to the lowest class);
+        /// nil when every window is rest.
+        public var gesture: String?
+        /// The most frequent prediction other than rest among its gesture windows (the windows
+        /// whose target is `gesture`); nil when it has none, or the model called all of them rest.
+        public var predictedGesture: String?
+        /// Whether `predictedGesture` is `gesture`; false for a session without a gesture.
+        public var recognised: Bool
+        /// Its windows whose target is `gesture`, and how many of them the model got right.
+        public var gestureWindows: Int
+        public var gestureWindowsRight: Int
+        /// The share of all its windows, rest included, that the model got right.
         public var windowAccuracy: Double
+        /// How many of all its windows the model predicted as each class.
+        public var predictions: [String: Int]
+
+        init(_ sequence: LabeledSequence, targets: [Int], predictions predicted: [Int], classNames: [String]) {
+            let rest = classNames.firstIndex(of: ActivityLabel.rest.rawValue)
+            func mostFrequentGesture(_ labels: [Int]) -> Int? {
+                let gestures = labels.filter { $0 != rest }
+                return gestures.isEmpty ? nil : majorityClass(gestures, classCount: classNames.count)
+            }
+            let target = mostFrequentGesture(targets)
+            let windows = zip(targets, predicted).filter { $0.0 == target }
+            let predictedTarget = mostFrequentGesture(windows.map(\.1))
+            session = sequence.session
+            user = sequence.user
+            gesture = target.map { classNames[$0] }
+            predictedGesture = predictedTarget.map { classNames[$0] }
+            recognised = target != nil && target == predictedTarget
+            gestureWindows = windows.count
+            gestureWindowsRight = windows.filter { $0.0 == $0.1 }.count
+            windowAccuracy = ratio(zip(targets, predicted).filter { $0 == $1 }.count, targets.count)
+            predictions = Dictionary(uniqueKeysWithValues: classNames.map { ($0, 0) })
+            for label in predicted { predictions[classNames[label], default: 0] += 1 }
+        }
     }
 
     public struct UserResult: Sendable, Equatable, Encodable {
@@ -34,8 +67,12 @@ public struct Evaluation: Sendable, Equatable, Encodable {
     /// The unweighted mean of the classes' F1.
     public var macroF1: Double
     public var sessions: [SessionResult]
-    /// The share of sessions whose majority prediction is their majority target.
+    /// The share of the sessions with a gesture (a window whose target is not rest) whose gesture
+    /// the model found (`SessionResult.recognised`); sessions that are all rest are not counted.
     public var sessionAccuracy: Double
+    /// The sessions session accuracy counts, and how many of them were recognised.
+    public var sessionsWithGesture: Int
+    public var sessionsRecognised: Int
     public var users: [UserResult]
 
     /// Predicts every window of `sequences` with `model` and scores the predictions.
@@ -65,14 +102,11 @@ public struct Evaluation: Sendable, Equatable, Encodable {
         }
         macroF1 = classes.map(\.f1).reduce(0, +) / Double(max(classCount, 1))
         sessions = zip(sequences, zip(targets, predictions)).map { sequence, windows in
-            let hits = zip(windows.0, windows.1).filter { $0 == $1 }.count
-            return SessionResult(
-                session: sequence.session, user: sequence.user,
-                target: majorityClass(windows.0, classCount: classCount),
-                predicted: majorityClass(windows.1, classCount: classCount),
-                windowAccuracy: ratio(hits, windows.0.count))
+            SessionResult(sequence, targets: windows.0, predictions: windows.1, classNames: classNames)
         }
-        sessionAccuracy = ratio(sessions.filter { $0.target == $0.predicted }.count, sessions.count)
+        sessionsWithGesture = sessions.filter { $0.gesture != nil }.count
+        sessionsRecognised = sessions.filter(\.recognised).count
+        sessionAccuracy = ratio(sessionsRecognised, sessionsWithGesture)
         var perUser: [UserID: (windows: Int, correct: Int)] = [:]
         for (sequence, windows) in zip(sequences, zip(targets, predictions)) {
             let hits = zip(windows.0, windows.1).filter { $0 == $1 }.count

@@ -10,6 +10,8 @@ public struct GestureModel: Sendable, Equatable {
     public internal(set) var classNames: [String]
     public internal(set) var normalization: FeatureNormalization
     public internal(set) var architecture: Architecture
+    /// What it was trained and validated on; nil for a model from before the record or from elsewhere.
+    public internal(set) var trainingRecord: TrainingRecord?
     /// The network's parameters in `Network`'s layout, its large weight matrices rounded to
     /// bfloat16 (`Network.roundingToBFloat16`); training keeps Floats and rounds the model it makes.
     var parameters: [Float]
@@ -33,7 +35,8 @@ public struct GestureModel: Sendable, Equatable {
 
     init(
         featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
-        normalization: FeatureNormalization, architecture: Architecture, parameters: [Float]
+        normalization: FeatureNormalization, architecture: Architecture, parameters: [Float],
+        trainingRecord: TrainingRecord? = nil
     ) {
         self.featureNames = featureNames
         self.windowing = windowing
@@ -42,13 +45,15 @@ public struct GestureModel: Sendable, Equatable {
         self.normalization = normalization
         self.architecture = architecture
         self.parameters = Network(architecture).roundingToBFloat16(parameters)
+        self.trainingRecord = trainingRecord
     }
 
     /// This model with other parameters (rounded as every model's are).
     func replacingParameters(_ parameters: [Float]) -> GestureModel {
         GestureModel(
             featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
-            normalization: normalization, architecture: architecture, parameters: parameters)
+            normalization: normalization, architecture: architecture, parameters: parameters,
+            trainingRecord: trainingRecord)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),

@@ -5,24 +5,33 @@ import GestureCore
 public struct LabeledSequence: Sendable, Equatable {
     public var session: SessionID
     public var user: UserID
+    /// The recorded session this one is an augmented copy of; nil for a recording.
+    public var copyOf: SessionID?
     public var featureCount: Int
     /// `sampleCount × featureCount` values, row-major: sample 0's features, then sample 1's, …
     public var features: [Float]
     /// Each sample's class, an index into the model's class names.
     public var labels: [Int]
 
-    public init(session: SessionID, user: UserID, featureCount: Int, features: [Float], labels: [Int]) {
+    public init(
+        session: SessionID, user: UserID, copyOf: SessionID? = nil, featureCount: Int, features: [Float],
+        labels: [Int]
+    ) {
         precondition(
             featureCount > 0 && features.count == labels.count * featureCount,
             "\(features.count) feature values are not \(labels.count) samples × \(featureCount) features")
         self.session = session
         self.user = user
+        self.copyOf = copyOf
         self.featureCount = featureCount
         self.features = features
         self.labels = labels
     }
 
     public var sampleCount: Int { labels.count }
+
+    /// The session as recorded: this one, or the one it is a copy of.
+    public var recordedSession: SessionID { copyOf ?? session }
 }
 
 /// Per-feature mean and standard deviation, fitted on training data and applied to every input.

@@ -23,12 +23,15 @@ extension GestureModel {
         var samplingRate: Double
         var classNames: [String]
         var architecture: Architecture
+        /// Absent from files written before models recorded it.
+        var trainingRecord: TrainingRecord?
     }
 
     public func serialized() -> [UInt8] {
         let header = Header(
             featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
-            samplingRate: samplingRate, classNames: classNames, architecture: architecture)
+            samplingRate: samplingRate, classNames: classNames, architecture: architecture,
+            trainingRecord: trainingRecord)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings, numbers and arrays cannot fail.
@@ -116,7 +119,8 @@ extension GestureModel {
             normalization: FeatureNormalization(
                 mean: Array(floats[..<features]),
                 deviation: Array(floats[features..<2 * features])),
-            architecture: architecture, parameters: Array(floats[(2 * features)...]))
+            architecture: architecture, parameters: Array(floats[(2 * features)...]),
+            trainingRecord: header.trainingRecord)
     }
 
     /// Writes the file whole under a temporary name, then renames it into place.

@@ -195,7 +195,9 @@ private struct TrainingRun {
     ) {
         let normalization = FeatureNormalization(fitting: training)
         let classes = description.classNames.count
-        untrained = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
+        var untrained = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
+        untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
+        self.untrained = untrained
         parameters = untrained.parameters
         network = untrained.network
         self.training = ChunkSet(

@@ -293,8 +293,9 @@ struct Experiment {
             if let evaluation {
                 parts.append(
                     String(
-                        format: "test window accuracy %.4f, macro F1 %.4f, session accuracy %.4f",
-                        evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy))
+                        format: "test window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d of %d)",
+                        evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy,
+                        evaluation.sessionsRecognised, evaluation.sessionsWithGesture))
             }
             return parts.joined(separator: "; ")
         }

@@ -56,13 +56,27 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "Fraction for validation.") var validation = 0.15
     @Option(help: "Fraction for test.") var test = 0.15
     @Option(help: "Seed of the split.") var seed: UInt64 = 1
+    @Option(
+        name: .customLong("test-users"),
+        help:
+            "Comma-separated users whose sessions all go to test, e.g. s08,s09; the others split among the other parts."
+    )
+    var testUsers: String?
+    @Option(
+        name: .customLong("validation-users"),
+        help: "Comma-separated users whose sessions all go to validation; the others split among the other parts.",
+        completion: Completions.users)
+    var validationUsers: String?
     @Option(name: [.short, .customLong("output")], help: "The manifest to write.") var output: String
     @Flag(help: "The parts as one JSON object.") var json = false
 
     func run() throws {
         let dataset = try selection.dataset(in: folder)
         let (entries, warnings) = try analysing {
-            try Split(strategy: by, validation: validation, test: test, seed: seed).entries(for: dataset)
+            try Split(
+                strategy: by, validation: validation, test: test, seed: seed, testUsers: names(testUsers),
+                validationUsers: names(validationUsers)
+            ).entries(for: dataset)
         }
         warnings.forEach(Terminal.warn)
         try write(Manifest(recordings: folder.path, rate: selection.rate, entries: entries).text, to: output)
@@ -81,6 +95,10 @@ struct SplitCommand: ParsableCommand {
         }
         Terminal.say(Summary.table(header: ["part", "sessions", "users", ""], rows: rows))
         Terminal.say("wrote \(output)")
+    }
+
+    private func names(_ list: String?) -> [String] {
+        list?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
     }
 }
 

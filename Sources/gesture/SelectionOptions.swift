@@ -95,6 +95,8 @@ extension AnalysisSetting {
         case .rate: "--rate"
         case .splitShares: "--validation/--test"
         case .splitBy(let strategy): "--by \(strategy.rawValue)"
+        case .testUsers: "--test-users"
+        case .validationUsers: "--validation-users"
         case .includeDiscarded: "--include-discarded"
         case .slice: "--from/--to"
         }

@@ -94,6 +94,12 @@ private func isXML(_ path: FilePath) -> Bool {
         }
         let count = try #require(sessions(plain.output))
         #expect(sessions(augmented.output) == 3 * count)
+        // The model records the sessions as recorded, not their copies.
+        let all = try runGesture(["evaluate", "gesture.model"], in: folder.path).succeeded()
+        #expect(
+            all.error.contains("warning: \(count) of the 16 test sessions were in its training set"), "\(all.error)")
+        let test = try runGesture(["evaluate", "gesture.model", "--test", "split.txt"], in: folder.path).succeeded()
+        #expect(test.error.isEmpty, "\(test.error)")
     }
 
     @Test func overfittingTwoSessionsFits() throws {

@@ -56,6 +56,7 @@ import Testing
 
         #expect(
             augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 rotated 1", "ann-wave-1 rotated 2"])
+        #expect(augmented.sessions.map(\.copyOf) == [nil, session.id, session.id], "copies name their recording")
         #expect(augmented.sessions[1].rows[0].rawAcceleration != augmented.sessions[2].rows[0].rawAcceleration)
         for copy in augmented.sessions.dropFirst() {
             for (turned, row) in zip(copy.rows, session.rows) {

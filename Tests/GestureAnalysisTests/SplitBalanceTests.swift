@@ -65,6 +65,51 @@ private func dataset() throws -> Dataset {
         #expect(Set(entries.map(\.part)) == [.train, .test])
         #expect(warnings.contains { $0.contains("only 2 users") })
     }
+
+    /// Each user's part in `entries`.
+    private func parts(_ entries: [Manifest.Entry], _ data: Dataset) throws -> [String: Set<Manifest.Part>] {
+        var parts: [String: Set<Manifest.Part>] = [:]
+        for entry in entries {
+            parts[try #require(data.session(entry.session)).user.rawValue, default: []].insert(entry.part)
+        }
+        return parts
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func namedUsersGoWhereTheyAreNamedAndTheOthersSplitAmongTheOtherParts(seed: UInt64) throws {
+        let data = try dataset()
+        let tested = try parts(
+            Split(strategy: .user, seed: seed, testUsers: ["bob", "dee"]).entries(for: data).entries, data)
+        #expect(tested.filter { $0.value == [.test] }.keys.sorted() == ["bob", "dee"])
+        #expect(tested.filter { $0.value == [.validation] }.count == 1)
+        let both = try parts(
+            Split(strategy: .user, seed: seed, testUsers: ["eve"], validationUsers: ["ann"]).entries(for: data).entries,
+            data)
+        #expect(both == ["eve": [.test], "ann": [.validation], "bob": [.train], "cy": [.train], "dee": [.train]])
+        let (entries, _) = try Split(strategy: .session, seed: seed, testUsers: ["cy"]).entries(for: data)
+        let bySession = try parts(entries, data)
+        #expect(bySession["cy"] == [.test])
+        #expect(bySession.filter { $0.key != "cy" }.allSatisfy { !$0.value.contains(.test) })
+        #expect(entries.count == data.sessions.count)
+    }
+
+    @Test func unknownOrDoublyNamedUsersAreErrorsNamingThem() throws {
+        let data = try dataset()
+        let unknown = #expect(throws: AnalysisError.self) {
+            try Split(strategy: .user, validationUsers: ["zed"]).entries(for: data)
+        }
+        #expect(unknown?.description == "no user 'zed' in the selection; its users are ann, bob, cy, dee, eve")
+        #expect(unknown?.setting == .validationUsers)
+        let twice = #expect(throws: AnalysisError.self) {
+            try Split(strategy: .user, testUsers: ["ann"], validationUsers: ["ann"]).entries(for: data)
+        }
+        #expect(twice?.description == "user 'ann' is named for test and for validation")
+        let everyone = #expect(throws: AnalysisError.self) {
+            try Split(strategy: .session, testUsers: ["ann", "bob", "cy"], validationUsers: ["dee", "eve"])
+                .entries(for: data)
+        }
+        #expect(everyone?.description.contains("leave some to train on") == true)
+    }
 }
 
 @Suite struct BalanceTests {

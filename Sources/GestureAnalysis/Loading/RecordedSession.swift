@@ -14,6 +14,8 @@ public struct RecordedSession: Sendable {
     public var requestedRate: Double?
     public var discarded: Bool
     public var rows: [RecordingRow]
+    /// The recorded session this one is an augmented copy of; nil for a recording.
+    public var copyOf: SessionID?
 
     public init(
         id: SessionID, user: UserID, gesture: ActivityLabel, file: String, device: String? = nil,

@@ -95,10 +95,11 @@ extension RecordedSession {
         }
     }
 
-    /// The session with every row changed, under the ID `<id> <name>`.
+    /// The session with every row changed, under the ID `<id> <name>`, a copy of this one.
     private func copy(named name: String, _ change: (RecordingRow) -> RecordingRow) -> RecordedSession {
         var session = self
         session.id = SessionID(rawValue: "\(id.rawValue) \(name)")
+        session.copyOf = copyOf ?? id
         session.rows = rows.map { row in
             var changed = change(row)
             changed.session = session.id
