@@ -7,12 +7,21 @@ import GestureSimulation
 
 public struct DetectionOptions: ParsableArguments {
     @Option(help: "The model file `gesture train` wrote.") public var model: String
+    @OptionGroup var detection: DetectionSettingsOptions
+    @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") public var fast = false
+
+    public init() {}
+
+    public var settings: DetectionSettings { detection.settings }
+}
+
+/// When a prediction counts as a detection: `gesture detect`'s, and the C library's it exports.
+public struct DetectionSettingsOptions: ParsableArguments {
     @Option(help: "The probability a gesture needs to be reported.") public var threshold = 0.9
     @Option(help: "Samples between predictions; must divide the model's window.") public var offset = 5
     @Option(help: "Seconds after a detection during which no other is reported: one gesture's length.")
     public var cooldown = DetectionSettings().cooldown
     @Option(help: "Average this many of the latest predictions.") public var averaging = 1
-    @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") public var fast = false
 
     public init() {}
 

@@ -1,8 +1,10 @@
 import ArgumentParser
+import Foundation
 import GestureCommandLine
 import GestureCore
 import GestureInterop
 import GestureLearning
+import GestureLive
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +24,9 @@ struct Export: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (a folder for c).") var output: String
     @Flag(help: "coreml: name the classes as the book's GestureIt app does (shake becomes shake_it).")
     var bookLabels = false
+    @Option(help: "c: float32, or int8 (a byte per weight, a scale per row: a quarter of the flash).")
+    var weights: CLibrary.Weights?
+    @OptionGroup(title: "Detection (c)") var detection: DetectionSettingsOptions
 
     func run() async throws {
         let loaded: GestureModel
@@ -33,6 +38,9 @@ struct Export: AsyncParsableCommand {
         if bookLabels, format != .coreml {
             throw Failure.usage("--book-labels is for --format coreml only")
         }
+        if weights != nil, format != .c {
+            throw Failure.usage("--weights is for --format c only")
+        }
         switch format {
         case .coreml:
             let export = CoreMLExport(model: loaded, bookLabels: bookLabels)
@@ -41,8 +49,27 @@ struct Export: AsyncParsableCommand {
                 Terminal.note("the book's GestureIt app would need changes to use it: \(difference)")
             }
         case .onnx: try writeFile(ONNXExport(model: loaded).serialized())
-        case .c: throw Failure.usage("--format c is not written yet")
+        case .c: try writeLibrary(loaded)
         }
+    }
+
+    private func writeLibrary(_ model: GestureModel) throws {
+        let library: CLibrary
+        do {
+            library = try CLibrary(model: model, weights: weights ?? .float32, settings: detection.settings)
+        } catch {
+            throw Failure.usage("\(error)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw Failure.failed("cannot make the folder \(output): \(error.localizedDescription)")
+        }
+        try write(library.header, to: "\(output)/\(CLibrary.headerName)")
+        try write(library.source, to: "\(output)/\(CLibrary.sourceName)")
+        Terminal.say(
+            "wrote \(output)/\(CLibrary.headerName) and \(CLibrary.sourceName): \(library.weights.rawValue) weights, "
+                + "flash \(library.flashBytes.counting("byte")), RAM at most \(library.ramBytes.counting("byte"))")
     }
 
     private func writeFile(_ bytes: [UInt8]) throws {
@@ -86,3 +113,5 @@ struct ImportModel: AsyncParsableCommand {
         Terminal.say("wrote \(output)")
     }
 }
+
+extension CLibrary.Weights: ExpressibleByArgument {}

@@ -45,7 +45,29 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         #expect(result.output == "wrote m.onnx (\(size as? Int ?? -1) bytes)\n")
     }
 
+    @Test func theCLibraryIsWrittenWithTheFlashAndRAMItNeeds() throws {
+        for weights in ["float32", "int8"] {
+            let result = try gesture(["export", "m.model", "--format", "c", "--weights", weights, "-o", "c-\(weights)"])
+                .succeeded()
+            #expect(
+                result.output.hasPrefix(
+                    "wrote c-\(weights)/gesture_model.h and gesture_model.c: \(weights) weights, flash "))
+            #expect(result.output.contains("RAM at most "))
+            let source = try String(
+                contentsOfFile: trained.path.appending("c-\(weights)/gesture_model.c").string, encoding: .utf8)
+            #expect(source.contains(weights == "int8" ? "signed char" : "static const float convolution_weights"))
+        }
+    }
+
     @Test(arguments: [
+        (
+            ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--weights", "int8"],
+            "--weights is for --format c only"
+        ),
+        (
+            ["export", "m.model", "--format", "c", "-o", "x", "--offset", "3"],
+            "the offset 3 must divide the model's window of 20 samples"
+        ),
         (
             ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],
             "--book-labels is for --format coreml only"
