@@ -64,10 +64,10 @@ struct AccuracyBench: ParsableCommand {
     )
     var seglearnRotation = 15.0
 
-    @Option(help: "The largest speed factor --seglearn-augment warp applies, as `gesture train --warp`.")
+    @Option(help: "The largest speed factor --seglearn-augment warp applies (`gesture train`: 1.25).")
     var seglearnWarp = 1.25
 
-    @Option(help: "The largest strength factor --seglearn-augment scale applies, as `gesture train --scale`.")
+    @Option(help: "The largest strength factor --seglearn-augment scale applies (`gesture train`: 1.25).")
     var seglearnScale = 1.25
 
     @Option(help: "basic-motions' samples per window (10 Hz).")

@@ -23,6 +23,10 @@ struct Train: AsyncParsableCommand {
     @Option(help: "Downsample to this rate in Hz first (default: the manifest's, else as recorded).") var rate: Double?
     @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
     @Option(help: "Samples per prediction window.") var window = 20
+    @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
+    var convFilters = LayerSizes().convolutionFilters
+    @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
+    @Option(help: "The dense layer's units (the book's: 128).") var denseUnits = LayerSizes().denseUnits
     @Option var epochs = 30
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
@@ -72,7 +76,8 @@ struct Train: AsyncParsableCommand {
         let trainer = Trainer(
             model: ModelDescription(
                 featureNames: chosen.map(\.name), windowing: Windowing(window: window),
-                samplingRate: training.rate, classNames: training.classNames),
+                samplingRate: training.rate, classNames: training.classNames,
+                layers: LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)),
             options: TrainingOptions(
                 epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
         (json ? Terminal.note : Terminal.say)(
@@ -93,6 +98,7 @@ struct Train: AsyncParsableCommand {
     private func checkOptions() throws {
         for (name, value) in [
             ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1),
+            ("--conv-filters", convFilters), ("--lstm-units", lstmUnits), ("--dense-units", denseUnits),
         ] where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
         }

@@ -49,6 +49,33 @@ import Testing
                     yaw: -row.motion.attitude.yaw))
     }
 
+    @Test func aWarpedCopyIsTheSameMovementFasterAtTheSameRate() throws {
+        let session = try fusedSession()
+        let fast = session.warped(speed: 2, name: "warped 1")
+        #expect(fast.id.rawValue == "ann-wave-1 warped 1" && fast.copyOf == session.id)
+        #expect(fast.rows.count == 101)
+        #expect(fast.rows[1].timestamp == session.rows[1].timestamp, "the same rate")
+        #expect(fast.rows[7].motion.rotationRate == session.rows[14].motion.rotationRate)
+        let slow = session.warped(speed: 0.5, name: "warped 2")
+        #expect(slow.rows.count == 399)
+        let between = slow.rows[7].motion.userAcceleration
+        #expect(between == (session.rows[3].motion.userAcceleration + session.rows[4].motion.userAcceleration) / 2)
+        #expect(slow.rows.allSatisfy { $0.session == slow.id })
+    }
+
+    @Test func aScaledCopyMovesMoreStronglyUnderTheSameGravity() throws {
+        let session = try fusedSession()
+        let strong = session.scaled(by: 1.2, name: "scaled 1")
+        let row = session.rows[20], scaled = strong.rows[20]
+        #expect(scaled.motion.rotationRate == row.motion.rotationRate * 1.2)
+        #expect(scaled.motion.userAcceleration == row.motion.userAcceleration * 1.2)
+        #expect(scaled.motion.gravity == row.motion.gravity)
+        let plan = AugmentationPlan([.warp, .scale], maximumWarp: 1.5, maximumScale: 1.5, seed: 3)
+        let augmented = Dataset(sessions: [session]).augmented(by: plan)
+        #expect(augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 warped 1", "ann-wave-1 scaled 2"])
+        #expect((134...300).contains(augmented.sessions[1].rows.count))
+    }
+
     @Test func aRotatedCopyIsTheSameMovementSeenFromATurnedWatch() throws {
         let session = try fusedSession()
         let plan = AugmentationPlan([.rotate, .rotate], maximumRotation: 20, seed: 7)
