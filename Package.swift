@@ -130,7 +130,8 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
                 "GestureRecording",
-                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureCommandLine",
+                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
+                "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

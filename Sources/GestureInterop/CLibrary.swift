@@ -34,6 +34,48 @@ public struct CLibrary {
         self.settings = settings
     }
 
+    /// A program that checks a library against GestureLab, as the tests and `gesture-bench c-library`
+    /// do: it reads "windows N" then N windows (one stream), or "samples N" then N lines of a time and
+    /// a sample (the detector), and prints each window's probabilities or each prediction's time,
+    /// class, whether it is a detection and its probability; then "sizes" and sizeof the detector.
+    public static let checkProgram = """
+        #include "gesture_model.h"
+        #include <stdio.h>
+        #include <string.h>
+
+        int main(void) {
+            char kind[16];
+            long n, k;
+            int i;
+            if (scanf("%15s %ld", kind, &n) != 2) return 2;
+            if (strcmp(kind, "windows") == 0) {
+                gesture_state state;
+                gesture_state_reset(&state);
+                for (k = 0; k < n; k++) {
+                    float window[GESTURE_WINDOW * GESTURE_FEATURES], probabilities[GESTURE_CLASSES];
+                    for (i = 0; i < GESTURE_WINDOW * GESTURE_FEATURES; i++) if (scanf("%f", &window[i]) != 1) return 2;
+                    gesture_predict(window, &state, probabilities);
+                    for (i = 0; i < GESTURE_CLASSES; i++) printf("%.9g%c", probabilities[i], i + 1 < GESTURE_CLASSES ? ' ' : '\\n');
+                }
+            } else {
+                gesture_detector detector;
+                gesture_detector_init(&detector);
+                for (k = 0; k < n; k++) {
+                    double time;
+                    float sample[GESTURE_FEATURES];
+                    gesture_prediction prediction;
+                    if (scanf("%lf", &time) != 1) return 2;
+                    for (i = 0; i < GESTURE_FEATURES; i++) if (scanf("%f", &sample[i]) != 1) return 2;
+                    if (gesture_detector_add(&detector, sample, time, &prediction))
+                        printf("%.9g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
+                               prediction.detected, prediction.probability);
+                }
+            }
+            printf("sizes %lu\\n", (unsigned long)sizeof(gesture_detector));
+            return 0;
+        }
+        """
+
     public static let headerName = "gesture_model.h"
     public static let sourceName = "gesture_model.c"
 

@@ -11,52 +11,12 @@ import Testing
 /// The exported C library, compiled by the real C compiler with every warning an error, and fed
 /// the same windows and samples as GestureLab.
 @Suite struct CLibraryTests {
-    /// Reads "windows N" then N windows, or "samples N" then N lines of a time and a sample, and
-    /// prints each prediction: time, class, whether detected, probabilities.
-    static let program = """
-        #include "gesture_model.h"
-        #include <stdio.h>
-        #include <string.h>
-
-        int main(void) {
-            char kind[16];
-            long n, k;
-            int i;
-            if (scanf("%15s %ld", kind, &n) != 2) return 2;
-            if (strcmp(kind, "windows") == 0) {
-                gesture_state state;
-                gesture_state_reset(&state);
-                for (k = 0; k < n; k++) {
-                    float window[GESTURE_WINDOW * GESTURE_FEATURES], probabilities[GESTURE_CLASSES];
-                    for (i = 0; i < GESTURE_WINDOW * GESTURE_FEATURES; i++) if (scanf("%f", &window[i]) != 1) return 2;
-                    gesture_predict(window, &state, probabilities);
-                    for (i = 0; i < GESTURE_CLASSES; i++) printf("%.9g%c", probabilities[i], i + 1 < GESTURE_CLASSES ? ' ' : '\\n');
-                }
-            } else {
-                gesture_detector detector;
-                gesture_detector_init(&detector);
-                for (k = 0; k < n; k++) {
-                    double time;
-                    float sample[GESTURE_FEATURES];
-                    gesture_prediction prediction;
-                    if (scanf("%lf", &time) != 1) return 2;
-                    for (i = 0; i < GESTURE_FEATURES; i++) if (scanf("%f", &sample[i]) != 1) return 2;
-                    if (gesture_detector_add(&detector, sample, time, &prediction))
-                        printf("%.9g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
-                               prediction.detected, prediction.probability);
-                }
-            }
-            printf("sizes %lu\\n", (unsigned long)sizeof(gesture_detector));
-            return 0;
-        }
-        """
-
     /// Writes and compiles the library of `model`; the path of the test program.
     private func compile(_ library: CLibrary, in folder: TemporaryFolder) throws -> String {
         let path = folder.path.string
         try library.header.write(toFile: "\(path)/\(CLibrary.headerName)", atomically: true, encoding: .utf8)
         try library.source.write(toFile: "\(path)/\(CLibrary.sourceName)", atomically: true, encoding: .utf8)
-        try Self.program.write(toFile: "\(path)/main.c", atomically: true, encoding: .utf8)
+        try CLibrary.checkProgram.write(toFile: "\(path)/main.c", atomically: true, encoding: .utf8)
         let result = try runGesture(
             [
                 "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "main.c", CLibrary.sourceName, "-lm",
