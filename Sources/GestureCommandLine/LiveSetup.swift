@@ -40,11 +40,7 @@ public struct LiveSetup {
 
     /// Opens the model and the sensor, at the model's rate or the nearest the sensor can do.
     public init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
-        do {
-            model = try GestureModel(contentsOf: options.model)
-        } catch {
-            throw Failure.usage("\(error)")
-        }
+        model = try loadModel(options.model)
         clock = options.fast ? ManualClock() : MonotonicClock()
         device = try sensor.open(holder: try userID(holder), clock: clock)
         if options.fast, !(device is SimulatedSensor || device is ReplaySensor) {
@@ -83,5 +79,14 @@ public struct LiveSetup {
             }
         }
         return watch.received
+    }
+}
+
+/// The model file at `path`, or a usage error naming it.
+public func loadModel(_ path: String) throws -> GestureModel {
+    do {
+        return try GestureModel(contentsOf: path)
+    } catch {
+        throw Failure.usage("\(error)")
     }
 }

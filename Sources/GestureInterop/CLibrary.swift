@@ -22,6 +22,7 @@ public struct CLibrary {
     public init(
         model: GestureModel, weights: Weights, settings: DetectionSettings = DetectionSettings()
     ) throws(InteropError) {
+        try InteropError.checkExportable(model)
         guard model.windowing.window % settings.offset == 0 else {
             throw InteropError(
                 "the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")

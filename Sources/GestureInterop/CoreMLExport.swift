@@ -12,7 +12,8 @@ public struct CoreMLExport {
     public let classLabels: [String]
 
     /// `bookLabels` names each class as the book's app expects (`chop` becomes `chop_it`).
-    public init(model: GestureModel, bookLabels: Bool = false) {
+    public init(model: GestureModel, bookLabels: Bool = false) throws(InteropError) {
+        try InteropError.checkExportable(model)
         self.model = model
         classLabels = bookLabels ? model.classNames.map { $0 + BookInterface.labelSuffix } : model.classNames
     }

@@ -14,7 +14,8 @@ public struct ONNXExport {
     /// ONNX's IR version of opset 17.
     static let irVersion: Int64 = 8
 
-    public init(model: GestureModel) {
+    public init(model: GestureModel) throws(InteropError) {
+        try InteropError.checkExportable(model)
         self.model = model
     }
 

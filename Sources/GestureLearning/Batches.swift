@@ -30,17 +30,29 @@ extension ChunkSet {
     /// padding), from the inference pass in batches of up to `batchSize` chunks.
     func probabilities(_ network: Network, parameters: [Float], batchSize: Int) -> [Float] {
         let classes = network.architecture.classes
+        return inferenceRows(network, parameters: parameters, batchSize: batchSize, width: classes) {
+            workspace, row, into in
+            into.update(from: workspace.probabilities + row * classes, count: classes)
+        }
+    }
+
+    /// One row of `width` values per window, `chunkCount × windowsPerChunk × width` (zeros for
+    /// padding): `read` copies a window's row out of the workspace after the inference pass.
+    func inferenceRows(
+        _ network: Network, parameters: [Float], batchSize: Int, width: Int,
+        read: (Workspace, _ row: Int, _ into: UnsafeMutablePointer<Float>) -> Void
+    ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk)
-        var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * classes)
+        var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
         parameters.withUnsafeBufferPointer { parameters in
-            for first in stride(from: 0, to: chunkCount, by: batchSize) {
-                let (shape, chunks) = gather(first..<min(first + batchSize, chunkCount), into: workspace)
-                network.forwardInference(parameters.baseAddress!, shape: shape, workspace: workspace)
-                for step in 0..<shape.steps {
-                    for column in 0..<shape.active[step] {
-                        let row = shape.offsets[step] + column, window = chunks[column] * windowsPerChunk + step
-                        for index in 0..<classes {
-                            result[window * classes + index] = workspace.probabilities[row * classes + index]
+            result.withUnsafeMutableBufferPointer { result in
+                for first in stride(from: 0, to: chunkCount, by: batchSize) {
+                    let (shape, chunks) = gather(first..<min(first + batchSize, chunkCount), into: workspace)
+                    network.forwardInference(parameters.baseAddress!, shape: shape, workspace: workspace)
+                    for step in 0..<shape.steps {
+                        for column in 0..<shape.active[step] {
+                            let window = chunks[column] * windowsPerChunk + step
+                            read(workspace, shape.offsets[step] + column, result.baseAddress! + window * width)
                         }
                     }
                 }

@@ -12,6 +12,11 @@ public struct GestureModel: Sendable, Equatable {
     public internal(set) var architecture: Architecture
     /// What it was trained and validated on; nil for a model from before the record or from elsewhere.
     public internal(set) var trainingRecord: TrainingRecord?
+    /// Whose model it is and how it was made theirs; nil for a model trained for everyone.
+    public internal(set) var personalization: Personalization?
+    /// For a model personalised by k nearest neighbours, the classifier that replaces the
+    /// network's output (`classNames` are then the network's classes and any the person added).
+    public internal(set) var neighbours: NearestNeighbours?
     /// The network's parameters in `Network`'s layout, its large weight matrices rounded to
     /// bfloat16 (`Network.roundingToBFloat16`); training keeps Floats and rounds the model it makes.
     var parameters: [Float]
@@ -36,7 +41,8 @@ public struct GestureModel: Sendable, Equatable {
     init(
         featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
         normalization: FeatureNormalization, architecture: Architecture, parameters: [Float],
-        trainingRecord: TrainingRecord? = nil
+        trainingRecord: TrainingRecord? = nil, personalization: Personalization? = nil,
+        neighbours: NearestNeighbours? = nil
     ) {
         self.featureNames = featureNames
         self.windowing = windowing
@@ -46,6 +52,8 @@ public struct GestureModel: Sendable, Equatable {
         self.architecture = architecture
         self.parameters = Network(architecture).roundingToBFloat16(parameters)
         self.trainingRecord = trainingRecord
+        self.personalization = personalization
+        self.neighbours = neighbours
     }
 
     /// This model with other parameters (rounded as every model's are).
@@ -53,7 +61,7 @@ public struct GestureModel: Sendable, Equatable {
         GestureModel(
             featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
             normalization: normalization, architecture: architecture, parameters: parameters,
-            trainingRecord: trainingRecord)
+            trainingRecord: trainingRecord, personalization: personalization, neighbours: neighbours)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),
@@ -61,7 +69,9 @@ public struct GestureModel: Sendable, Equatable {
     public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
         let chunks = ChunkSet(
             sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
-        let probabilities = chunks.probabilities(network, parameters: parameters, batchSize: 32)
+        let probabilities =
+            neighbours.map { chunks.probabilities(network, parameters: parameters, neighbours: $0) }
+            ?? chunks.probabilities(network, parameters: parameters, batchSize: 32)
         let classes = classNames.count
         var firstChunk = 0
         return sequences.map { sequence in

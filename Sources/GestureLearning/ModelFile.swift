@@ -25,18 +25,28 @@ extension GestureModel {
         var architecture: Architecture
         /// Absent from files written before models recorded it.
         var trainingRecord: TrainingRecord?
+        var personalization: Personalization?
+        /// A k-NN model's classifier but its prototypes, which follow the network's parameters.
+        var neighbours: Neighbours?
+    }
+
+    private struct Neighbours: Codable {
+        var embedding: Embedding
+        var k: Int
+        var labels: [Int]
     }
 
     public func serialized() -> [UInt8] {
         let header = Header(
             featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
             samplingRate: samplingRate, classNames: classNames, architecture: architecture,
-            trainingRecord: trainingRecord)
+            trainingRecord: trainingRecord, personalization: personalization,
+            neighbours: neighbours.map { Neighbours(embedding: $0.embedding, k: $0.k, labels: $0.labels) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings, numbers and arrays cannot fail.
         let json = try! encoder.encode(header)
-        let floats = normalization.mean + normalization.deviation + parameters
+        let floats = normalization.mean + normalization.deviation + parameters + (neighbours?.prototypes ?? [])
         var bytes = Self.magic
         append(UInt32(Self.fileFormatVersion), to: &bytes)
         append(UInt32(json.count), to: &bytes)
@@ -101,13 +111,25 @@ extension GestureModel {
             throw inconsistent(
                 "\(features) features × window \(header.window) is not its input size \(architecture.windowSize)")
         }
-        guard architecture.classes == header.classNames.count, architecture.classes >= 2 else {
-            throw inconsistent("\(header.classNames.count) class names for \(architecture.classes) outputs")
+        let classes = header.classNames.count
+        guard architecture.classes == classes || (header.neighbours != nil && architecture.classes < classes),
+            architecture.classes >= 2
+        else {
+            throw inconsistent("\(classes) class names for \(architecture.classes) outputs")
         }
         let network = Network(architecture)
-        guard floats.count == 2 * features + network.parameterCount else {
-            throw inconsistent(
-                "\(floats.count) numbers where the architecture has \(2 * features + network.parameterCount)")
+        let dimension = header.neighbours?.embedding.width(architecture) ?? 0
+        let prototypeCount = header.neighbours?.labels.count ?? 0
+        if let neighbours = header.neighbours {
+            guard neighbours.k >= 1, !neighbours.labels.isEmpty, neighbours.labels.allSatisfy((0..<classes).contains)
+            else {
+                throw inconsistent(
+                    "k-NN with k \(neighbours.k) and prototypes of classes \(Set(neighbours.labels).sorted())")
+            }
+        }
+        let expected = 2 * features + network.parameterCount + prototypeCount * dimension
+        guard floats.count == expected else {
+            throw inconsistent("\(floats.count) numbers where the architecture has \(expected)")
         }
         guard floats.allSatisfy(\.isFinite), floats[features..<2 * features].allSatisfy({ $0 > 0 }) else {
             throw inconsistent("a weight or normalization that is not a finite number")
@@ -119,8 +141,15 @@ extension GestureModel {
             normalization: FeatureNormalization(
                 mean: Array(floats[..<features]),
                 deviation: Array(floats[features..<2 * features])),
-            architecture: architecture, parameters: Array(floats[(2 * features)...]),
-            trainingRecord: header.trainingRecord)
+            architecture: architecture,
+            parameters: Array(floats[(2 * features)..<(2 * features + network.parameterCount)]),
+            trainingRecord: header.trainingRecord, personalization: header.personalization,
+            neighbours: header.neighbours.map { neighbours in
+                NearestNeighbours(
+                    embedding: neighbours.embedding, k: neighbours.k, dimension: dimension,
+                    prototypes: Array(floats[(2 * features + network.parameterCount)...]), labels: neighbours.labels,
+                    classes: classes)
+            })
     }
 
     /// Writes the file whole under a temporary name, then renames it into place.

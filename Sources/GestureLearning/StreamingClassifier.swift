@@ -67,7 +67,18 @@ public final class StreamingClassifier {
                 }
             }
         }
-        return Array(UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+        guard let neighbours = model.neighbours else {
+            return Array(UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+        }
+        let vote = { (activations: UnsafePointer<Float>) in
+            neighbours.probabilities(
+                network: self.workspace.probabilities, networkClasses: self.model.architecture.classes,
+                activations: activations)
+        }
+        switch neighbours.embedding {
+        case .dense: return vote(workspace.dense)
+        case .lstm: return state.hidden.withUnsafeBufferPointer { vote($0.baseAddress!) }
+        }
     }
 
     /// `Network.forwardInference` for one window, its products on the packed matrices.

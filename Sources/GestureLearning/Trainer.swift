@@ -99,7 +99,17 @@ public struct Trainer: Sendable {
         isCancelled: () -> Bool = { false }
     ) throws(TrainingError) -> TrainingResult {
         try check(training, validation: validation)
-        var run = TrainingRun(model: model, options: options, training: training, validation: validation)
+        var untrained = GestureModel(
+            untrained: model, normalization: FeatureNormalization(fitting: training), seed: options.seed)
+        untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
+        var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
+        return epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+    }
+
+    /// Runs the epochs, reporting each, keeping the best; stops early once `isCancelled`.
+    func epochs(
+        of run: inout TrainingRun, onEpoch: (EpochReport) -> Void, isCancelled: () -> Bool
+    ) -> TrainingResult {
         var history: [EpochReport] = []
         var best: (loss: Float, epoch: Int, parameters: [Float])?
         for epoch in 1...max(options.epochs, 1) {
@@ -126,12 +136,30 @@ public struct Trainer: Sendable {
 
     /// The clear errors for input training cannot use, before any work.
     func check(_ training: [LabeledSequence], validation: [LabeledSequence]) throws(TrainingError) {
+        try checkSessions(training, validation: validation)
+        let classes = model.classNames.count
+        var windowsPerClass = [Int](repeating: 0, count: classes)
+        for sequence in training {
+            for label in model.windowing.windowLabels(sequence.labels, classCount: classes) {
+                windowsPerClass[label] += 1
+            }
+        }
+        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { model.classNames[$0] }
+        guard missing.isEmpty else {
+            throw TrainingError(
+                description:
+                    "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class"
+            )
+        }
+    }
+
+    /// `check`'s errors but for classes without windows.
+    func checkSessions(_ training: [LabeledSequence], validation: [LabeledSequence]) throws(TrainingError) {
         guard !training.isEmpty else { throw TrainingError(description: "there are no training sessions") }
         let classes = model.classNames.count
         guard classes >= 2 else {
             throw TrainingError(description: "a classifier needs at least two classes, not \(model.classNames)")
         }
-        var windowsPerClass = [Int](repeating: 0, count: classes)
         for (set, sequences) in [("training", training), ("validation", validation)] {
             for sequence in sequences {
                 guard sequence.featureCount == model.featureNames.count else {
@@ -159,25 +187,15 @@ public struct Trainer: Sendable {
                 }
             }
         }
-        for sequence in training {
-            for label in model.windowing.windowLabels(sequence.labels, classCount: classes) {
-                windowsPerClass[label] += 1
-            }
-        }
-        let missing = windowsPerClass.indices.filter { windowsPerClass[$0] == 0 }.map { model.classNames[$0] }
-        guard missing.isEmpty else {
-            throw TrainingError(
-                description:
-                    "no training window is labeled \(missing.joined(separator: ", ")); record more of it, or drop the class"
-            )
-        }
     }
 }
 
 /// One training's state from batch to batch: the parameters in Float, the data cut into chunks,
 /// the buffers, Adam's moments and the random numbers for shuffling and dropout.
-private struct TrainingRun {
-    private let untrained: GestureModel
+struct TrainingRun {
+    private let start: GestureModel
+    /// How many of the leading trainable parameters stay as they start.
+    private let frozen: Int
     private var parameters: [Float]
     private let network: Network
     private let training: ChunkSet
@@ -189,34 +207,33 @@ private struct TrainingRun {
     private var random: Xoshiro256
     private var order: [Int]
 
+    /// Training that starts from `start`'s parameters and normalization; the first `frozen`
+    /// trainable parameters stay as they are.
     init(
-        model description: ModelDescription, options: TrainingOptions, training: [LabeledSequence],
+        start: GestureModel, frozen: Int = 0, options: TrainingOptions, training: [LabeledSequence],
         validation: [LabeledSequence]
     ) {
-        let normalization = FeatureNormalization(fitting: training)
-        let classes = description.classNames.count
-        var untrained = GestureModel(untrained: description, normalization: normalization, seed: options.seed)
-        untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
-        self.untrained = untrained
-        parameters = untrained.parameters
-        network = untrained.network
+        let classes = start.architecture.classes, windowing = start.windowing
+        self.start = start
+        self.frozen = frozen
+        parameters = start.parameters
+        network = start.network
         self.training = ChunkSet(
-            training, windowing: description.windowing, classCount: classes,
-            normalization: normalization)
+            training, windowing: windowing, classCount: classes, normalization: start.normalization)
         self.validation =
             validation.isEmpty
             ? nil
-            : ChunkSet(validation, windowing: description.windowing, classCount: classes, normalization: normalization)
+            : ChunkSet(validation, windowing: windowing, classCount: classes, normalization: start.normalization)
         self.options = options
-        workspace = Workspace(network, capacity: options.batchSize * description.windowing.windowsPerChunk)
+        workspace = Workspace(network, capacity: options.batchSize * windowing.windowsPerChunk)
         gradient = [Float](repeating: 0, count: network.trainableCount)
-        adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount)
+        adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount - frozen)
         random = Xoshiro256(seed: options.seed &+ 1)
         order = Array(0..<self.training.chunkCount)
     }
 
     /// The model the parameters make so far.
-    var model: GestureModel { untrained.replacingParameters(parameters) }
+    var model: GestureModel { start.replacingParameters(parameters) }
 
     /// One pass over the training chunks in a new order, then the validation figures; nil if
     /// cancelled on the way.
@@ -252,7 +269,7 @@ private struct TrainingRun {
                 let loss = network.backward(
                     parameters.baseAddress!, shape: shape, workspace: workspace,
                     gradient: gradient.baseAddress!)
-                adam.update(parameters.baseAddress!, gradient: gradient.baseAddress!)
+                adam.update(parameters.baseAddress! + frozen, gradient: gradient.baseAddress! + frozen)
                 return loss
             }
         }

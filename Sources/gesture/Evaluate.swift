@@ -25,12 +25,7 @@ struct Evaluate: AsyncParsableCommand {
     @Flag(help: "The figures as one JSON object; with --per-session, then one object per session.") var json = false
 
     func run() async throws {
-        let loaded: GestureModel
-        do {
-            loaded = try GestureModel(contentsOf: model)
-        } catch {
-            throw Failure.usage("\(error)")
-        }
+        let loaded = try loadModel(model)
         let parts = try analysing {
             try ExperimentData(
                 folder: folder.folder, manifest: test, gestures: try gestures.map(activityLabel),
@@ -44,13 +39,27 @@ struct Evaluate: AsyncParsableCommand {
         }
         warnAboutTraining(of: loaded, testing: data.sequences)
         let evaluation = Evaluation(model: loaded, sequences: data.sequences)
+        let personalParts = PersonalParts(loaded, sequences: data.sequences)
         let heatmap = confusion ?? (model as NSString).deletingPathExtension + ".confusion.svg"
         try write(Reports.confusionSVG(evaluation), to: heatmap)
         if json {
-            Terminal.say(try jsonLine(EvaluationReport(evaluation: evaluation, confusionSVG: heatmap)))
+            Terminal.say(
+                try jsonLine(
+                    EvaluationReport(
+                        evaluation: evaluation, confusionSVG: heatmap, personalUser: personalParts?.user.rawValue,
+                        personal: personalParts?.personal, others: personalParts?.others)))
             for session in perSession ? evaluation.sessions : [] { Terminal.say(try jsonLine(session)) }
         } else {
             Terminal.say(Reports.evaluationText(evaluation))
+            if let personalParts {
+                let user = personalParts.user.rawValue
+                for (title, part) in [
+                    ("\(user)'s own", personalParts.personal), ("everyone else's", personalParts.others),
+                ] {
+                    Terminal.say("\n== \(title) sessions (the model is personalised for \(user))")
+                    Terminal.say(part.map(Reports.evaluationText) ?? "none")
+                }
+            }
             if perSession { Terminal.say("\n" + Reports.sessionsText(evaluation)) }
             Terminal.say("\nconfusion matrix drawn in \(heatmap)")
         }
@@ -59,6 +68,15 @@ struct Evaluate: AsyncParsableCommand {
     /// Warns when the test sessions, or their users, are among those the model trained on. A model
     /// that does not record them (written before models did, or imported) gets a note instead.
     private func warnAboutTraining(of model: GestureModel, testing sequences: [LabeledSequence]) {
+        if let personalization = model.personalization {
+            let used = Set(personalization.sessions)
+            let count = sequences.filter { used.contains($0.recordedSession) }.count
+            if count > 0 {
+                Terminal.warn(
+                    "\(count) of the \(sequences.count.counting("test session")) personalised it for \(personalization.user.rawValue): these figures are not a test"
+                )
+            }
+        }
         guard let record = model.trainingRecord else {
             Terminal.note(
                 "the model does not record what it was trained on, so whether the test is new to it is unknown")
@@ -79,8 +97,27 @@ struct Evaluate: AsyncParsableCommand {
     }
 }
 
-/// `gesture evaluate --json`: the evaluation, and where its confusion matrix was drawn.
+/// `gesture evaluate --json`: the evaluation, and where its confusion matrix was drawn; for a
+/// personalised model, also the evaluations of its person's sessions and of everyone else's.
 private struct EvaluationReport: Encodable {
     var evaluation: Evaluation
     var confusionSVG: String
+    var personalUser: String?
+    var personal: Evaluation?
+    var others: Evaluation?
+}
+
+/// A personalised model's test sessions, its person's apart from everyone else's.
+private struct PersonalParts {
+    var user: UserID
+    var personal: Evaluation?
+    var others: Evaluation?
+
+    init?(_ model: GestureModel, sequences: [LabeledSequence]) {
+        guard let user = model.personalization?.user else { return nil }
+        self.user = user
+        let (own, others) = (sequences.filter { $0.user == user }, sequences.filter { $0.user != user })
+        personal = own.isEmpty ? nil : Evaluation(model: model, sequences: own)
+        self.others = others.isEmpty ? nil : Evaluation(model: model, sequences: others)
+    }
 }

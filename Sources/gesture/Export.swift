@@ -29,12 +29,7 @@ struct Export: AsyncParsableCommand {
     @OptionGroup(title: "Detection (c)") var detection: DetectionSettingsOptions
 
     func run() async throws {
-        let loaded: GestureModel
-        do {
-            loaded = try GestureModel(contentsOf: model)
-        } catch {
-            throw Failure.usage("\(error)")
-        }
+        let loaded = try loadModel(model)
         if bookLabels, format != .coreml {
             throw Failure.usage("--book-labels is for --format coreml only")
         }
@@ -43,22 +38,22 @@ struct Export: AsyncParsableCommand {
         }
         switch format {
         case .coreml:
-            let export = CoreMLExport(model: loaded, bookLabels: bookLabels)
+            let export = try exporting { () throws(InteropError) in
+                try CoreMLExport(model: loaded, bookLabels: bookLabels)
+            }
             try writeFile(export.serialized())
             for difference in export.differencesFromTheBook {
                 Terminal.note("the book's GestureIt app would need changes to use it: \(difference)")
             }
-        case .onnx: try writeFile(ONNXExport(model: loaded).serialized())
+        case .onnx:
+            try writeFile(try exporting { () throws(InteropError) in try ONNXExport(model: loaded) }.serialized())
         case .c: try writeLibrary(loaded)
         }
     }
 
     private func writeLibrary(_ model: GestureModel) throws {
-        let library: CLibrary
-        do {
-            library = try CLibrary(model: model, weights: weights ?? .float32, settings: detection.settings)
-        } catch {
-            throw Failure.usage("\(error)")
+        let library = try exporting { () throws(InteropError) in
+            try CLibrary(model: model, weights: weights ?? .float32, settings: detection.settings)
         }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -70,6 +65,15 @@ struct Export: AsyncParsableCommand {
         Terminal.say(
             "wrote \(output)/\(CLibrary.headerName) and \(CLibrary.sourceName): \(library.weights.rawValue) weights, "
                 + "flash \(library.flashBytes.counting("byte")), RAM at most \(library.ramBytes.counting("byte"))")
+    }
+
+    /// The export, or a usage error naming the model.
+    private func exporting<T>(_ body: () throws(InteropError) -> T) throws -> T {
+        do throws(InteropError) {
+            return try body()
+        } catch {
+            throw Failure.usage("\(model): \(error)")
+        }
     }
 
     private func writeFile(_ bytes: [UInt8]) throws {

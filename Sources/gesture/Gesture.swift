@@ -11,7 +11,7 @@ struct Gesture: AsyncParsableCommand {
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-            Train.self, Evaluate.self, Detect.self, Play.self, Export.self, ImportModel.self,
+            Train.self, Personalize.self, Evaluate.self, Detect.self, Play.self, Export.self, ImportModel.self,
         ])
 
     static func main() async {

@@ -179,14 +179,6 @@ struct Train: AsyncParsableCommand {
         let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
         Terminal.say(json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: epochs, secondsLeft: left))
     }
-
-    private func learning<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as TrainingError {
-            throw Failure.usage(error.description)
-        }
-    }
 }
 extension Augmentation: ExpressibleByArgument {}
 extension LearningRateSchedule: ExpressibleByArgument {}

@@ -50,7 +50,7 @@ struct ExportedStream: Codable {
 
 @Suite struct CoreMLRoundTripTests {
     @Test func anExportedModelReadBackPredictsWhatTheOriginalDoes() throws {
-        let exported = CoreMLExport(model: interopModel).serialized()
+        let exported = try CoreMLExport(model: interopModel).serialized()
         let imported = try CoreMLImport(serialized: exported, rate: nil).model
         #expect(imported.classNames == interopModel.classNames)
         #expect(imported.featureNames == interopModel.featureNames)
@@ -63,7 +63,7 @@ struct ExportedStream: Codable {
     }
 
     @Test func theBooksLabelsGoOutWithUnderscoreItAndComeBackWithout() throws {
-        let exported = CoreMLExport(model: interopModel, bookLabels: true)
+        let exported = try CoreMLExport(model: interopModel, bookLabels: true)
         #expect(exported.classLabels == ["chop_it", "rest_it", "shake_it"])
         var spec = try CoreMLModel(serializedBytes: exported.serialized())
         spec.description_p.metadata.userDefined[GestureLabMetadata.classNames] = nil
@@ -73,14 +73,14 @@ struct ExportedStream: Codable {
     }
 
     @Test func aModelOfAnotherShapeIsRefusedNamingWhatDiffers() throws {
-        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.neuralNetworkClassifier.layers.remove(at: 5)
         #expect(
             throws: InteropError(
                 "not shaped as Turi Create's activity classifier: layer 6 'relu_layer1' is ReLU where it has batchnorm")
         ) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
 
-        spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.neuralNetworkClassifier.layers[1].convolution.stride = [1, 10]
         #expect(throws: InteropError.self) { try CoreMLImport(serialized: try spec.serializedBytes(), rate: nil) }
 
@@ -94,7 +94,7 @@ struct ExportedStream: Codable {
     }
 
     @Test func withoutARateInTheFileTheUserMustGiveOne() throws {
-        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.description_p.metadata.userDefined[GestureLabMetadata.samplingRate] = nil
         let bytes: [UInt8] = try spec.serializedBytes()
         #expect(throws: InteropError.self) { try CoreMLImport(serialized: bytes, rate: nil) }
@@ -102,7 +102,7 @@ struct ExportedStream: Codable {
     }
 
     @Test func damagedWeightsAreNamed() throws {
-        var spec = try CoreMLModel(serializedBytes: CoreMLExport(model: interopModel).serialized())
+        var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.neuralNetworkClassifier.layers[4].innerProduct.weights.floatValue.removeLast()
         #expect(
             throws: InteropError("its dense weights are 79 numbers where its sizes call for 80")
@@ -120,7 +120,7 @@ struct ExportedStream: Codable {
     func coremltoolsReadsTheCoreMLFileAndItsSpecPredictsWhatGestureLabDoes(bookLabels: Bool) throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.mlmodel").string
-        try Data(CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
+        try Data(try CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
             .write(to: URL(fileURLWithPath: file))
         let output = try check(
             ["coreml", file, try write(stream(of: interopModel), in: folder)]
@@ -139,8 +139,8 @@ struct ExportedStream: Codable {
             seed: 11)
         let folder = try TemporaryFolder()
         let coreML = folder.path.appending("book.mlmodel").string, onnx = folder.path.appending("book.onnx").string
-        try Data(CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: coreML))
-        try Data(ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
+        try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: coreML))
+        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
         let data = try write(stream(of: model, windows: 40), in: folder)
         #expect(try check(["coreml", coreML, data], in: folder).hasPrefix("coreml: 40 windows"))
         #expect(try check(["onnx", onnx, data], in: folder).hasPrefix("onnx: 40 windows"))
@@ -149,7 +149,7 @@ struct ExportedStream: Codable {
     @Test func onnxruntimeRunsTheONNXFileStreamingWithTheStateFedBack() throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.onnx").string
-        try Data(ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
+        try Data(try ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
         let output = try check(["onnx", file, try write(stream(of: interopModel), in: folder)], in: folder)
         #expect(output.hasPrefix("onnx: 48 windows"))
     }

@@ -1,0 +1,55 @@
+import GestureAnalysis
+import GestureCore
+import GestureLearning
+
+/// One person's recorded sessions as a base model reads them, ready to personalise it: its
+/// features, its classes followed by any gesture it never had.
+public struct PersonalSessions: Sendable {
+    public let personalizer: Personalizer
+    public let user: UserID
+    public let sequences: [LabeledSequence]
+
+    /// - Parameter dataset: the person's sessions, at the base model's rate.
+    public init(base: GestureModel, baseName: String, dataset: Dataset) throws(AnalysisError) {
+        let users = Set(dataset.sessions.map(\.user))
+        guard let user = users.first, users.count == 1 else {
+            throw AnalysisError(
+                users.isEmpty
+                    ? "no sessions to personalise with"
+                    : "personalising takes one person's sessions, not those of \(users.map(\.rawValue).sorted().joined(separator: ", "))"
+            )
+        }
+        let features = try base.featureNames.map { name throws(AnalysisError) in
+            do throws(UnknownFeature) { return try Feature(named: name) } catch {
+                throw AnalysisError("\(baseName): \(error.description)")
+            }
+        }
+        let labels = Set(dataset.sessions.flatMap { $0.rows.map(\.activity.rawValue) })
+        let classNames = base.classNames + labels.subtracting(base.classNames).sorted()
+        self.user = user
+        personalizer = Personalizer(base: base, baseName: baseName, classNames: classNames)
+        sequences = try TrainingData(dataset: dataset, features: features, classNames: classNames).sequences
+    }
+
+    /// The gestures the base model did not have.
+    public var newClasses: [String] { Array(personalizer.classNames.dropFirst(personalizer.base.classNames.count)) }
+
+    /// The base model's classes none of the sessions has a window of.
+    public var classesWithoutTakes: [String] {
+        let windowing = personalizer.base.windowing, classes = personalizer.classNames.count
+        let present = Set(sequences.flatMap { windowing.windowLabels($0.labels, classCount: classes) })
+        return personalizer.classNames.indices.filter { !present.contains($0) }.map { personalizer.classNames[$0] }
+    }
+
+    /// The sessions to learn from and those to choose the epoch by: the last take of each gesture
+    /// is held out when every gesture has at least `minimumTakes`, otherwise none.
+    public func heldOut(minimumTakes: Int = 3) -> (training: [LabeledSequence], validation: [LabeledSequence]) {
+        let classNames = personalizer.classNames
+        let byGesture = Dictionary(grouping: sequences) { $0.gesture(classNames: classNames) ?? "" }
+        guard byGesture.values.allSatisfy({ $0.count >= minimumTakes }) else { return (sequences, []) }
+        let validation = Set(byGesture.values.compactMap { $0.max { $0.session < $1.session }?.session })
+        return (
+            sequences.filter { !validation.contains($0.session) }, sequences.filter { validation.contains($0.session) }
+        )
+    }
+}

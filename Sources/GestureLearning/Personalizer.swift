@@ -1,0 +1,136 @@
+import GestureCore
+
+/// The layers fine-tuning trains; the ones before them keep the base model's weights.
+public enum TunedLayers: String, Sendable, CaseIterable {
+    /// The dense layer, batch norm and the output.
+    case dense
+    /// The LSTM and the layers after it.
+    case lstm
+}
+
+/// Makes a model trained on many people one person's, from that person's sessions: by k nearest
+/// neighbours on the network's embeddings of their windows, or by training the last layers again.
+/// Either can learn classes the base model never had.
+public struct Personalizer: Sendable {
+    public let base: GestureModel
+    /// The base model's file name, for the personalised model's record.
+    public let baseName: String
+    /// The base model's classes, then the new ones; the sessions' labels index into them.
+    public let classNames: [String]
+
+    public init(base: GestureModel, baseName: String, classNames: [String]) {
+        precondition(classNames.starts(with: base.classNames), "the base model's classes come first")
+        self.base = base
+        self.baseName = baseName
+        self.classNames = classNames
+    }
+
+    /// What the personalised model reads and predicts.
+    var description: ModelDescription {
+        ModelDescription(
+            featureNames: base.featureNames, windowing: base.windowing, samplingRate: base.samplingRate,
+            classNames: classNames, layers: base.architecture.layers)
+    }
+
+    /// The base network with a k-NN classifier on `user`'s windows in `sessions`.
+    public func nearestNeighbours(
+        _ sessions: [LabeledSequence], user: UserID, embedding: Embedding = .dense, k: Int = 5,
+        prototypesPerClass: Int = 64
+    ) throws(TrainingError) -> GestureModel {
+        try Trainer(model: description, options: TrainingOptions()).checkSessions(sessions, validation: [])
+        let windows = embeddings(of: sessions, embedding)
+        var model = base
+        model.classNames = classNames
+        model.neighbours = NearestNeighbours(
+            embedding: embedding, k: k, prototypesPerClass: prototypesPerClass,
+            dimension: embedding.width(base.architecture), embeddings: windows.embeddings, labels: windows.labels,
+            classes: classNames.count)
+        model.personalization = record(.knn, user: user, sessions: sessions)
+        return model
+    }
+
+    /// The base model with `layers` trained on `user`'s windows in `training` for `options`'
+    /// epochs, the one with the lowest loss on `validation` (on `training` without it) kept; an
+    /// output for each new class is added, starting from the mean of that class's embeddings.
+    public func finetune(
+        _ training: [LabeledSequence], validation: [LabeledSequence], user: UserID, layers: TunedLayers,
+        options: TrainingOptions, onEpoch: (EpochReport) -> Void = { _ in }, isCancelled: () -> Bool = { false }
+    ) throws(TrainingError) -> TrainingResult {
+        guard base.neighbours == nil else {
+            throw TrainingError(
+                description: "\(baseName) is personalised by k nearest neighbours; fine-tune the model it was made from"
+            )
+        }
+        let trainer = Trainer(model: description, options: options)
+        try trainer.check(training, validation: validation)
+        var start = grown(imprintingFrom: training)
+        start.personalization = record(.finetune, user: user, sessions: training + validation)
+        let network = start.network
+        var run = TrainingRun(
+            start: start, frozen: layers == .dense ? network.denseOffset : network.lstmOffset, options: options,
+            training: training, validation: validation)
+        return trainer.epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+    }
+
+    private func record(
+        _ method: Personalization.Method, user: UserID, sessions: [LabeledSequence]
+    )
+        -> Personalization
+    {
+        Personalization(
+            method: method, user: user, baseModel: baseName, baseClassNames: base.classNames, sessions: sessions,
+            classNames: classNames)
+    }
+
+    /// Every real window's embedding (`count × width`) and class.
+    func embeddings(of sessions: [LabeledSequence], _ embedding: Embedding) -> (embeddings: [Float], labels: [Int]) {
+        let width = embedding.width(base.architecture)
+        let chunks = ChunkSet(
+            sessions, windowing: base.windowing, classCount: classNames.count, normalization: base.normalization)
+        let rows = chunks.inferenceRows(base.network, parameters: base.parameters, batchSize: 32, width: width) {
+            workspace, row, into in
+            into.update(from: embedding.activations(workspace, row: row, width: width), count: width)
+        }
+        let real = chunks.labels.indices.filter { chunks.lossWeights[$0] > 0 }
+        return (real.flatMap { rows[$0 * width..<($0 + 1) * width] }, real.map { chunks.labels[$0] })
+    }
+
+    /// The base model with an output for each new class: its weights the mean of the class's
+    /// dense embeddings in `sessions`, as long as the others' on average; its bias theirs on average.
+    func grown(imprintingFrom sessions: [LabeledSequence]) -> GestureModel {
+        let network = base.network, output = network.output
+        let added = classNames.count - output.outputs
+        guard added > 0 else { return base }
+        let weight = base.parameters[network.outputOffset..<network.outputOffset + output.inputs * output.outputs]
+        let bias = base.parameters[network.outputOffset + weight.count..<network.trainableCount]
+        let columnLength =
+            (0..<output.outputs).map { column in
+                stride(from: column, to: weight.count, by: output.outputs).reduce(Float(0)) {
+                    $0 + weight[weight.startIndex + $1] * weight[weight.startIndex + $1]
+                }.squareRoot()
+            }.reduce(0, +) / Float(output.outputs)
+        let windows = embeddings(of: sessions, .dense)
+        let newColumns = (output.outputs..<classNames.count).map { label in
+            var sum = [Float](repeating: 0, count: output.inputs)
+            for (row, windowLabel) in windows.labels.enumerated() where windowLabel == label {
+                for index in sum.indices { sum[index] += windows.embeddings[row * output.inputs + index] }
+            }
+            return unitLength(sum).map { $0 * columnLength }
+        }
+        var grownWeight: [Float] = []
+        for input in 0..<output.inputs {
+            grownWeight +=
+                weight[weight.startIndex + input * output.outputs..<weight.startIndex + (input + 1) * output.outputs]
+            grownWeight += newColumns.map { $0[input] }
+        }
+        let meanBias = bias.reduce(0, +) / Float(bias.count)
+        var architecture = base.architecture
+        architecture.classes = classNames.count
+        return GestureModel(
+            featureNames: base.featureNames, windowing: base.windowing, samplingRate: base.samplingRate,
+            classNames: classNames, normalization: base.normalization, architecture: architecture,
+            parameters: base.parameters[..<network.outputOffset] + grownWeight + bias
+                + repeatElement(meanBias, count: added) + base.parameters[network.trainableCount...],
+            trainingRecord: base.trainingRecord)
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import GestureAnalysis
+import GestureCommandLine
+import GestureCore
+import GestureExperiments
+import GestureLearning
+import Synchronization
+
+struct Personalize: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a model one person's, from their own takes; it can learn gestures the model never had.",
+        discussion: """
+            knn (the default, seconds) keeps the network and classifies each window by its nearest neighbours among \
+            the person's windows; finetune trains the last layers again on them (the last take of each gesture \
+            chooses the epoch when every gesture has 3 takes; Ctrl-C keeps the best so far). A gesture the person \
+            did not record keeps the model's own recognition with knn; finetune needs takes of every gesture. The \
+            result works wherever a model does; only finetune's exports to Core ML, ONNX and C.
+            """)
+
+    @Option(help: "The model to personalise.") var model: String
+    @OptionGroup var folder: FolderOptions
+    @OptionGroup var selection: SelectionOptions
+    @Option(help: "knn or finetune.") var method: Personalization.Method = .knn
+    @Option(help: "knn: the layer whose activations windows are compared by: dense or lstm.")
+    var embedding: Embedding = .dense
+    @Option(help: "knn: the neighbours that vote.") var neighbours = 5
+    @Option(help: "knn: the most windows kept of each class; more are reduced by k-means.") var prototypes = 64
+    @Option(help: "finetune: the layers trained: dense (with batch norm and the output), or lstm (and those).")
+    var layers: TunedLayers = .dense
+    @Option(help: "finetune: epochs.") var epochs = 20
+    @Option(help: "finetune: Adam's learning rate.") var learningRate: Float = 0.001
+    @Option(help: "finetune: the seed for shuffling and dropout.") var seed: UInt64 = 1
+    @Option(name: [.short, .long], help: "The model file to write (default: <model>-<user>.model).")
+    var output: String?
+
+    func run() async throws {
+        for (name, value) in [("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs)]
+        where value < 1 {
+            throw Failure.usage("\(name) \(value) is not a positive number")
+        }
+        guard selection.users.count == 1 else {
+            throw Failure.usage("personalize needs the person: one --user")
+        }
+        let base = try loadModel(model)
+        var selection = selection
+        selection.rate = base.samplingRate
+        let dataset = try selection.dataset(in: folder)
+        let sessions = try analysing {
+            try PersonalSessions(base: base, baseName: (model as NSString).lastPathComponent, dataset: dataset)
+        }
+        describe(sessions)
+        let (personal, signal) = try method == .knn ? (nearestNeighbours(sessions), nil) : finetune(sessions)
+        let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
+        do {
+            try personal.write(to: path)
+        } catch {
+            throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
+        }
+        Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
+        if let signal { throw interrupted(by: signal) }
+    }
+
+    private func describe(_ sessions: PersonalSessions) {
+        let takes = Personalization(
+            method: method, user: sessions.user, baseModel: model,
+            baseClassNames: sessions.personalizer.base.classNames,
+            sessions: sessions.sequences, classNames: sessions.personalizer.classNames
+        ).takes
+        Terminal.say(
+            "personalising for \(sessions.user.rawValue) by \(method.rawValue) from \(sessions.sequences.count.counting("session")): "
+                + takes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        if !sessions.newClasses.isEmpty {
+            Terminal.say("new gestures: \(sessions.newClasses.joined(separator: ", "))")
+        }
+        let missing = sessions.classesWithoutTakes
+        if !missing.isEmpty, method == .knn {
+            Terminal.note(
+                "no windows of \(missing.joined(separator: ", ")): the model's own recognition is kept for them")
+        }
+    }
+
+    private func nearestNeighbours(_ sessions: PersonalSessions) throws -> GestureModel {
+        try learning {
+            try sessions.personalizer.nearestNeighbours(
+                sessions.sequences, user: sessions.user, embedding: embedding, k: neighbours,
+                prototypesPerClass: prototypes)
+        }
+    }
+
+    /// The model of the epoch kept, and the signal that stopped training early, if one did.
+    private func finetune(_ sessions: PersonalSessions) throws -> (GestureModel, Int32?) {
+        let (training, validation) = sessions.heldOut()
+        Terminal.say(
+            validation.isEmpty
+                ? "no take held out (every gesture needs 3 takes for one): the epoch of the lowest training loss is kept"
+                : "holding out the last take of each gesture (\(validation.count.counting("session"))) to choose the epoch"
+        )
+        let stop = Atomic<Bool>(false)
+        let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
+        let started = Date()
+        let result = try learning {
+            try sessions.personalizer.finetune(
+                training, validation: validation, user: sessions.user, layers: layers,
+                options: TrainingOptions(epochs: epochs, learningRate: learningRate, seed: seed),
+                onEpoch: { report in
+                    let elapsed = Date().timeIntervalSince(started)
+                    let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
+                    Terminal.say(Reports.epochLine(report, of: epochs, secondsLeft: left))
+                }, isCancelled: { stop.load(ordering: .relaxed) })
+        }
+        Terminal.say(
+            "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count)")
+        return (result.model, signals.received)
+    }
+}
+extension Personalization.Method: ExpressibleByArgument {}
+extension Embedding: ExpressibleByArgument {}
+extension TunedLayers: ExpressibleByArgument {}
+
+/// Runs learning code, turning its errors into one-line usage failures.
+func learning<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as TrainingError {
+        throw Failure.usage(error.description)
+    }
+}
