@@ -25,7 +25,9 @@ public enum Embedding: String, Sendable, Codable, CaseIterable {
 
 /// A personalised model's classifier: a person's windows as embeddings of unit length (at most
 /// `prototypesPerClass` a class, more reduced by k-means), and a vote of the `k` nearest by cosine
-/// distance, each weighted by the inverse of its distance, for class probabilities.
+/// distance, each weighted by the inverse of its distance and of its class's share of the
+/// prototypes (so a class with more takes does not win its neighbours' windows), for class
+/// probabilities.
 ///
 /// A class without prototypes keeps the network's probability; the vote shares what is left
 /// among the others, so the classes the person did not record are still found as before.
@@ -39,6 +41,8 @@ public struct NearestNeighbours: Sendable, Equatable {
     public let labels: [Int]
     /// Whether each class has prototypes.
     let covered: [Bool]
+    /// Each class's weight in the vote: the mean of the classes' prototype counts over its own.
+    let classWeights: [Float]
 
     /// Keeps a close neighbour from weighing without bound.
     static let distanceFloor: Float = 0.05
@@ -50,7 +54,11 @@ public struct NearestNeighbours: Sendable, Equatable {
         self.dimension = dimension
         self.prototypes = prototypes
         self.labels = labels
-        covered = (0..<classes).map(Set(labels).contains)
+        var counts = [Float](repeating: 0, count: classes)
+        for label in labels { counts[label] += 1 }
+        covered = counts.map { $0 > 0 }
+        let mean = Float(labels.count) / Float(max(covered.filter { $0 }.count, 1))
+        classWeights = counts.map { $0 > 0 ? mean / $0 : 0 }
     }
 
     /// From windows' embeddings and classes: each class's reduced to at most `prototypesPerClass`.
@@ -116,7 +124,9 @@ public struct NearestNeighbours: Sendable, Equatable {
             if nearest.count > k { nearest.removeLast() }
         }
         var votes = [Float](repeating: 0, count: classes)
-        for neighbour in nearest { votes[neighbour.label] += 1 / (neighbour.distance + Self.distanceFloor) }
+        for neighbour in nearest {
+            votes[neighbour.label] += classWeights[neighbour.label] / (neighbour.distance + Self.distanceFloor)
+        }
         let total = votes.reduce(0, +)
         return votes.map { $0 / total }
     }

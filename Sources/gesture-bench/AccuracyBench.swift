@@ -47,7 +47,10 @@ struct AccuracyBench: ParsableCommand {
     var seglearnWindow = 25
 
     @Option(parsing: .upToNextOption, help: "seglearn-watch's features.")
-    var seglearnFeatures = ["rotX", "rotY", "rotZ", "gravX", "gravY", "gravZ", "accelX", "accelY", "accelZ"]
+    var seglearnFeatures = seglearnDefaultFeatures
+    static let seglearnDefaultFeatures = [
+        "rotX", "rotY", "rotZ", "gravX", "gravY", "gravZ", "accelX", "accelY", "accelZ",
+    ]
 
     @Option(help: "seglearn-watch's import: rows to mirror onto the other wrist, as `gesture import --mirror`.")
     var seglearnMirror = "side=left"
@@ -368,7 +371,7 @@ struct Experiment {
             evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) }, seconds: seconds)
     }
 
-    private func train(seed: UInt64) throws -> TrainingResult {
+    func train(seed: UInt64) throws -> TrainingResult {
         var options = options
         options.seed = seed
         let trainer = Trainer(model: description, options: options)

@@ -24,9 +24,23 @@ struct Play: AsyncParsableCommand {
     @Flag(help: "Print the calls instead of speaking them.") var quiet = false
     @Option(name: .customLong("speech-to"), help: "Write each call as a WAV file into this folder.") var speechTo:
         String?
+    @Option(
+        help:
+            "Before the game: record this many takes of each gesture by --user, personalise the model with all of that user's sessions (k nearest neighbours, as `gesture personalize`), and play with it."
+    )
+    var personalize: Int?
+    @Option(help: "With --personalize: the player, whose takes are recorded.") var user: String?
+    @OptionGroup var folder: FolderOptions
 
     func run() async throws {
-        var setup = try LiveSetup(options, sensor: sensor, holder: "player")
+        var options = options
+        if let takes = personalize {
+            guard let user, takes >= 1 else {
+                throw Failure.usage("--personalize needs a positive number of takes and the player's --user")
+            }
+            options.model = try await personalised(takes: takes, user: try userID(user))
+        }
+        var setup = try LiveSetup(options, sensor: sensor, holder: user ?? "player")
         var game = GestureGame(gestures: setup.gestures, timeout: timeout, pause: 2, seed: sensor.seed)
         var player = SimulatedPlayer(
             performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
@@ -68,5 +82,27 @@ struct Play: AsyncParsableCommand {
         await speech.finish()
         Terminal.say("final score \(game.score)\(ending.map { " (\($0))" } ?? "")")
         if let signal { throw interrupted(by: signal) }
+    }
+
+    /// Records the player's takes of every gesture, personalises the model with their sessions, and
+    /// returns where the personalised model was written: beside the model, named after the player.
+    private func personalised(takes: Int, user: UserID) async throws -> String {
+        let base = try loadModel(options.model)
+        var sensor = sensor
+        sensor.rate = sensor.rate ?? base.samplingRate
+        let voice: Speech.Voice = quiet ? .printed : .espeak
+        for gesture in base.classNames.filter({ $0 != ActivityLabel.rest.rawValue }) {
+            Terminal.say("» \(user.rawValue): \(takes) takes of \(gesture) before the game")
+            try await RecordingRun(
+                plan: try SessionPlan(user: user, gesture: try activityLabel(gesture), takes: takes), sensor: sensor,
+                folder: folder.folder, voice: voice, fast: options.fast, append: true, decision: .keep
+            ).run()
+        }
+        let path = (options.model as NSString).deletingPathExtension + "-\(user.rawValue).model"
+        var personalize = try Personalize.parse([
+            "--model", options.model, "--recordings", folder.path, "--user", user.rawValue, "-o", path,
+        ])
+        try await personalize.run()
+        return path
     }
 }

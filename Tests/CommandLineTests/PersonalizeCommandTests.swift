@@ -1,0 +1,83 @@
+import Foundation
+import GestureTestSupport
+import Testing
+
+/// zed's own takes, a new gesture among them, recorded once beside the trained model.
+private let personalFolder = SharedFixture {
+    let folder = try trained
+    for gesture in ["shake", "chop", "drive", "wave"] {
+        try runGesture(
+            [
+                "record", "--user", "zed", "--gesture", gesture, "--takes", "3", "--rate", "25", "--fast", "--quiet",
+                "--keep", "--append", "--seed", "5", "--recordings", "personal",
+            ],
+            in: folder.path
+        ).succeeded()
+    }
+    return folder
+}
+
+@Suite struct PersonalizeCommandTests {
+    private func gesture(_ arguments: [String]) throws -> ProcessResult {
+        try runGesture(arguments, in: personalFolder.value().path)
+    }
+
+    @Test func aKNNModelLearnsTheNewGestureAndWorksWhereAModelWorksButExport() throws {
+        let made = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "-o", "zed-knn.model",
+        ]).succeeded()
+        #expect(made.output.contains("personalising for zed by knn from 12 sessions: chop 3, drive 3, shake 3, wave 3"))
+        #expect(made.output.contains("new gestures: wave"))
+        #expect(made.output.hasSuffix("wrote zed-knn.model: classes chop, drive, rest, shake, wave\n"))
+        let scored = try gesture(["evaluate", "zed-knn.model", "--recordings", "personal", "--confusion", "k.svg"])
+            .succeeded()
+        #expect(
+            scored.error.contains("12 of the 12 test sessions personalised it for zed: these figures are not a test"))
+        #expect(scored.output.contains("== zed's own sessions (the model is personalised for zed)"))
+        #expect(scored.output.contains("== everyone else's sessions (the model is personalised for zed)\nnone"))
+        let detected = try gesture([
+            "detect", "--model", "zed-knn.model", "--fast", "--device", "replay:personal/zed-recordings.csv", "--json",
+        ]).succeeded()
+        #expect(detected.output.contains("\"gesture\":\"wave\""))
+        let export = try gesture(["export", "zed-knn.model", "--format", "onnx", "-o", "zed.onnx"])
+        #expect(export.status != 0)
+        #expect(export.error.contains("zed-knn.model: the model is personalised by k nearest neighbours"))
+        #expect(!FileManager.default.fileExists(atPath: try personalFolder.value().path.appending("zed.onnx").string))
+    }
+
+    @Test func aFineTunedModelHoldsOutTheLastTakesAndExports() throws {
+        let made = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--method", "finetune",
+            "--epochs", "3", "-o", "zed-tuned.model",
+        ]).succeeded()
+        #expect(made.output.contains("holding out the last take of each gesture (4 sessions) to choose the epoch"))
+        #expect(made.output.contains("epoch   3/3"))
+        let export = try gesture(["export", "zed-tuned.model", "--format", "onnx", "-o", "zed-tuned.onnx"]).succeeded()
+        #expect(export.output.hasPrefix("wrote zed-tuned.onnx ("))
+    }
+
+    @Test func playRecordsThePlayersTakesAndPersonalisesBeforeTheGame() throws {
+        let result = try gesture([
+            "play", "--model", "m.model", "--personalize", "1", "--user", "pia", "--recordings", "play-pia", "--fast",
+            "--quiet", "--rounds", "2", "--seed", "2",
+        ]).succeeded()
+        #expect(result.output.contains("» pia: 1 takes of chop before the game"))
+        #expect(result.output.contains("personalising for pia by knn from 3 sessions: chop 1, drive 1, shake 1"))
+        #expect(result.output.contains("wrote m-pia.model: classes chop, drive, rest, shake"))
+        #expect(result.output.contains("final score"))
+        let model = try runGesture(
+            ["evaluate", "m-pia.model", "--recordings", "play-pia", "--confusion", "p.svg"],
+            in: personalFolder.value().path)
+        #expect(model.output.contains("== pia's own sessions"))
+    }
+
+    @Test func personalisingNeedsOnePersonWithSessions() throws {
+        let noUser = try gesture(["personalize", "--model", "m.model", "--recordings", "personal"])
+        #expect(noUser.status != 0 && noUser.error.contains("personalize needs the person: one --user"))
+        let nobody = try gesture(["personalize", "--model", "m.model", "--recordings", "personal", "--user", "amy"])
+        #expect(nobody.status != 0)
+        #expect(nobody.error.split(separator: "\n").count == 1, "one line: \(nobody.error)")
+        let noModel = try gesture(["personalize", "--model", "none.model", "--recordings", "personal", "--user", "zed"])
+        #expect(noModel.status != 0 && noModel.error.contains("none.model"))
+    }
+}
