@@ -30,6 +30,7 @@ struct PersonalizeBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "The data to measure on.") var only: [Source] = Source.allCases
     @Option(help: "The seed of every training.") var seed: UInt64 = 1
     @Option(help: "finetune's epochs.") var finetuneEpochs = 40
+    @Option(help: "finetune's learning rate.") var finetuneLearningRate: Float = 0.001
     @Option(help: "Training from scratch: epochs.") var scratchEpochs = 30
     @Option(parsing: .upToNextOption, help: "The methods to compare.") var methods = Method.allCases
 
@@ -191,7 +192,7 @@ struct PersonalizeBench: AsyncParsableCommand {
         case .finetuneDense, .finetuneLSTM:
             model = try personalizer.finetune(
                 personal, validation: [], user: person.user, layers: method == .finetuneDense ? .dense : .lstm,
-                options: TrainingOptions(epochs: finetuneEpochs, seed: seed)
+                options: TrainingOptions(epochs: finetuneEpochs, learningRate: finetuneLearningRate, seed: seed)
             ).model
         case .scratch:
             let base = personalizer.base
