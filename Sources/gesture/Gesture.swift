@@ -11,7 +11,8 @@ struct Gesture: AsyncParsableCommand {
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
-            Train.self, Personalize.self, Evaluate.self, Detect.self, Play.self, Export.self, ImportModel.self,
+            Train.self, Crossval.self, Personalize.self, Evaluate.self, Detect.self, Play.self, Export.self,
+            ImportModel.self,
         ])
 
     static func main() async {

@@ -21,28 +21,7 @@ struct Train: AsyncParsableCommand {
     @Option(name: .customLong("gesture"), help: "Without --manifest: only sessions of this gesture (repeatable).")
     var gestures: [String] = []
     @Option(help: "Downsample to this rate in Hz first (default: the manifest's, else as recorded).") var rate: Double?
-    @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
-    @Option(help: "Samples per prediction window.") var window = 20
-    @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
-    var convFilters = LayerSizes().convolutionFilters
-    @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
-    @Option(help: "The dense layer's units (the book's: 128).") var denseUnits = LayerSizes().denseUnits
-    @Option var epochs = 30
-    @Option(help: "Chunks of 20 windows per batch.") var batch = 32
-    @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
-    @Option(
-        help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch."
-    )
-    var schedule: LearningRateSchedule = .constant
-    @Option var seed: UInt64 = 1
-    @Option(
-        help:
-            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis) or rotate (the watch turned a little, see --rotation). Repeatable; each adds a copy."
-    )
-    var augment: [Augmentation] = []
-    @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
-    var mirrorAxis: DeviceAxis = .x
-    @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
+    @OptionGroup var model: ModelOptions
     @Option(help: "The model file to write; its history goes beside it as .history.csv and .history.svg.")
     var output = "gesture.model"
     @Option(help: "Only check that the model can fit this many sessions, as Machine Learning by Tutorials' first step.")
@@ -56,11 +35,11 @@ struct Train: AsyncParsableCommand {
             try ExperimentData(
                 folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         }
-        let chosen = try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } }
+        let chosen = try model.chosenFeatures
         // Overfitting learns only the classes of its few sessions, and is not validated.
         let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
         let training = try analysing {
-            try TrainingData(dataset: sessions.augmented(by: augmentationPlan), features: chosen)
+            try TrainingData(dataset: sessions.augmented(by: model.augmentationPlan), features: chosen)
         }
         let validation = try (overfit == nil ? parts.validation : nil).map { dataset in
             try checkClasses(of: dataset, against: training)
@@ -74,12 +53,7 @@ struct Train: AsyncParsableCommand {
             )
         }
         let trainer = Trainer(
-            model: ModelDescription(
-                featureNames: chosen.map(\.name), windowing: Windowing(window: window),
-                samplingRate: training.rate, classNames: training.classNames,
-                layers: LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)),
-            options: TrainingOptions(
-                epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed))
+            model: model.description(rate: training.rate, classNames: training.classNames), options: model.training)
         (json ? Terminal.note : Terminal.say)(
             "training on \(training.sequences.count.counting("session")) (\(training.classNames.joined(separator: ", "))), "
                 + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz"
@@ -91,22 +65,10 @@ struct Train: AsyncParsableCommand {
         }
     }
 
-    private var augmentationPlan: AugmentationPlan {
-        AugmentationPlan(augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, seed: seed)
-    }
-
     private func checkOptions() throws {
-        for (name, value) in [
-            ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--overfit", overfit ?? 1),
-            ("--conv-filters", convFilters), ("--lstm-units", lstmUnits), ("--dense-units", denseUnits),
-        ] where value < 1 {
-            throw Failure.usage("\(name) \(value) is not a positive number")
-        }
-        guard learningRate > 0, learningRate.isFinite else {
-            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
-        }
-        guard (0...180).contains(rotation) else {
-            throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
+        try model.check()
+        if let overfit, overfit < 1 {
+            throw Failure.usage("--overfit \(overfit) is not a positive number")
         }
         let outputFolder = URL(fileURLWithPath: output).deletingLastPathComponent().standardizedFileURL
         guard outputFolder != URL(fileURLWithPath: folder.path, isDirectory: true).standardizedFileURL else {
@@ -176,8 +138,9 @@ struct Train: AsyncParsableCommand {
 
     private func print(epoch report: EpochReport, at started: Date) {
         let elapsed = Date().timeIntervalSince(started)
-        let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
-        Terminal.say(json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: epochs, secondsLeft: left))
+        let left = elapsed / Double(report.epoch) * Double(model.epochs - report.epoch)
+        Terminal.say(
+            json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: model.epochs, secondsLeft: left))
     }
 }
 extension Augmentation: ExpressibleByArgument {}

@@ -199,3 +199,31 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(evaluate.status == 0, "\(evaluate.error)")
     }
 }
+
+@Suite struct CrossvalCommandTests {
+    @Test func eachPersonIsLeftOutInTurnAndTheSummaryIsTheirMean() throws {
+        let result = try runGesture(["crossval", "--epochs", "2", "--json"], in: trained.path).succeeded()
+        let lines = try result.output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(lines.dropLast().map { $0["user"] as? String } == ["ann", "ben", "cat"])
+        let accuracies = lines.dropLast().compactMap { $0["windowAccuracy"] as? Double }
+        #expect(accuracies.count == 3 && accuracies.allSatisfy { (0...1).contains($0) })
+        let summary = try #require(lines.last)
+        #expect(summary["folds"] as? Int == 3)
+        let mean = try #require(summary["meanWindowAccuracy"] as? Double)
+        #expect(abs(mean - accuracies.reduce(0, +) / 3) < 1e-9)
+        #expect(summary["least"] as? Double == accuracies.min() && summary["most"] as? Double == accuracies.max())
+    }
+
+    @Test func onePersonCannotBeLeftOut() throws {
+        let folder = try TemporaryFolder()
+        try runGesture(
+            ["record", "--user", "solo", "--gesture", "shake", "--takes", "1", "--fast", "--quiet", "--keep"],
+            in: folder.path
+        ).succeeded()
+        let result = try runGesture(["crossval", "--epochs", "1"], in: folder.path)
+        #expect(result.status != 0)
+        #expect(result.error.contains("leaving a person out needs at least two people"))
+    }
+}

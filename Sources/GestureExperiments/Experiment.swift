@@ -1,0 +1,141 @@
+import Foundation
+import GestureAnalysis
+import GestureCore
+import GestureLearning
+
+/// Training on some users' sessions, choosing the epoch on others', and testing on the rest.
+public struct Experiment: Sendable {
+    public struct Run: Sendable {
+        /// Window accuracy on the validation sessions at the epoch kept.
+        public var validationAccuracy: Double?
+        public var evaluation: Evaluation?
+        /// Training time, augmentation included.
+        public var seconds: Double
+
+        /// Each seed's window accuracy, their median, and the median training time.
+        public static func foldSummary(_ runs: [Run]) -> String {
+            let accuracies = runs.compactMap { $0.evaluation?.accuracy }
+            return "window accuracy " + accuracies.map { String(format: "%.4f", $0) }.joined(separator: " ")
+                + String(
+                    format: ", median %.4f; macro F1 %.4f; trained in %.1f s", (accuracies.median ?? .nan),
+                    (runs.compactMap { $0.evaluation?.macroF1 }.median ?? .nan), (runs.map(\.seconds).median ?? .nan))
+        }
+
+        public var summary: String {
+            var parts: [String] = []
+            if let validationAccuracy { parts.append(String(format: "validation accuracy %.4f", validationAccuracy)) }
+            if let evaluation {
+                parts.append(
+                    String(
+                        format: "test window accuracy %.4f, macro F1 %.4f, session accuracy %.4f (%d of %d)",
+                        evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy,
+                        evaluation.sessionsRecognised, evaluation.sessionsWithGesture))
+            }
+            return parts.joined(separator: "; ")
+        }
+    }
+
+    public var name: String
+    public var description: ModelDescription
+    public var trainingSessions: Dataset
+    /// The training sessions without augmentation.
+    public var training: TrainingData
+    /// Made again for each run, with the run's seed, as `gesture train` makes it.
+    public var augmentation: AugmentationPlan
+    /// Each run's, but for its seed.
+    public var options: TrainingOptions
+    public var validation: TrainingData?
+    public var test: TrainingData?
+
+    public init(
+        name: String, features: [String], window: Int, layers: LayerSizes, training: Dataset,
+        augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?, test: Dataset?
+    ) throws {
+        let chosen = try features.map { name throws(UnknownFeature) in try Feature(named: name) }
+        self.name = name
+        trainingSessions = training
+        self.training = try TrainingData(dataset: training, features: chosen)
+        self.augmentation = augmentation
+        self.options = options
+        let classNames = self.training.classNames
+        self.validation = try validation.map { dataset throws(AnalysisError) in
+            try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
+        }
+        self.test = try test.map { dataset throws(AnalysisError) in
+            try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
+        }
+        description = ModelDescription(
+            featureNames: features, windowing: Windowing(window: window),
+            samplingRate: self.training.rate, classNames: self.training.classNames, layers: layers)
+    }
+
+    public var summary: String {
+        let counts = [("train", training), ("validation", validation), ("test", test)].compactMap { part, data in
+            data.map { "\($0.sequences.count) \(part)" }
+        }
+        let augmented =
+            augmentation.augmentations.isEmpty
+            ? "" : " (and \(augmentation.augmentations.map(\.rawValue).joined(separator: ", ")) copies)"
+        return "\(counts.joined(separator: " / ")) sessions\(augmented), \(description.classNames.count) classes, "
+            + "window \(description.windowing.window) at \(String(format: "%g", training.rate)) Hz, features \(description.featureNames.joined(separator: " ")), "
+            + "layers \(description.layers.convolutionFilters)/\(description.layers.lstmUnits)/\(description.layers.denseUnits), "
+            + "\(options.epochs) epochs of batches of \(options.batchSize), learning rate \(options.learningRate) \(options.schedule.rawValue)"
+    }
+
+    /// `size` models, from seeds seed·100 + 1 …, scored by their mean probabilities.
+    public func run(seed: UInt64, ensemble size: Int) throws -> Run {
+        guard size > 1 else { return try run(seed: seed) }
+        let start = ContinuousClock.now
+        let models = try (1...size).map { try train(seed: seed * 100 + UInt64($0)).model }
+        return Run(
+            validationAccuracy: nil,
+            evaluation: test.map { Evaluation(ensemble: Ensemble(models), sequences: $0.sequences) },
+            seconds: (ContinuousClock.now - start) / .seconds(1))
+    }
+
+    public func run(seed: UInt64) throws -> Run {
+        let start = ContinuousClock.now
+        let result = try train(seed: seed)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        return Run(
+            validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,
+            evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) }, seconds: seconds)
+    }
+
+    public func train(seed: UInt64) throws -> TrainingResult {
+        var options = options
+        options.seed = seed
+        let trainer = Trainer(model: description, options: options)
+        var plan = augmentation
+        plan.seed = seed
+        let sequences =
+            plan.augmentations.isEmpty
+            ? training.sequences
+            : try TrainingData(
+                dataset: trainingSessions.augmented(by: plan), features: training.features,
+                classNames: training.classNames
+            ).sequences
+        return try trainer.train(sequences, validation: validation?.sequences ?? [])
+    }
+}
+
+/// How a figure spreads over folds: mean, standard deviation, least and most.
+public struct Spread: Sendable {
+    public var values: [Double]
+
+    public init(_ values: [Double]) { self.values = values }
+
+    public var mean: Double { values.reduce(0, +) / Double(max(values.count, 1)) }
+
+    public var standardDeviation: Double {
+        let mean = mean
+        return (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(max(values.count - 1, 1))).squareRoot()
+    }
+
+    public func summary(of figure: String, over folds: String) -> String {
+        "mean \(figure) " + String(format: "%.4f", mean) + " over \(values.count) \(folds) "
+            + String(
+                format: "(standard deviation %.4f, least %.4f, most %.4f)", standardDeviation, values.min() ?? 0,
+                values.max() ?? 0)
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import GestureAnalysis
+import GestureCommandLine
+import GestureCore
+import GestureExperiments
+import GestureLearning
+
+/// What a model reads, its layers and how it is trained: the options `train` and `crossval` share.
+struct ModelOptions: ParsableArguments {
+    @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
+    @Option(help: "Samples per prediction window.") var window = 20
+    @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
+    var convFilters = LayerSizes().convolutionFilters
+    @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
+    @Option(help: "The dense layer's units (the book's: 128).") var denseUnits = LayerSizes().denseUnits
+    @Option var epochs = 30
+    @Option(help: "Chunks of 20 windows per batch.") var batch = 32
+    @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
+    @Option(
+        help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch."
+    )
+    var schedule: LearningRateSchedule = .constant
+    @Option var seed: UInt64 = 1
+    @Option(
+        help:
+            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (up to 1.25 times faster or slower) or scale (up to 1.25 times stronger or weaker). Repeatable; each adds a copy."
+    )
+    var augment: [Augmentation] = []
+    @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
+    var mirrorAxis: DeviceAxis = .x
+    @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
+
+    /// Usage errors for values no model can be made with.
+    func check() throws {
+        for (name, value) in [
+            ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--conv-filters", convFilters),
+            ("--lstm-units", lstmUnits), ("--dense-units", denseUnits),
+        ] where value < 1 {
+            throw Failure.usage("\(name) \(value) is not a positive number")
+        }
+        guard learningRate > 0, learningRate.isFinite else {
+            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
+        }
+        guard (0...180).contains(rotation) else {
+            throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
+        }
+    }
+
+    var chosenFeatures: [Feature] {
+        get throws { try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } } }
+    }
+
+    var layers: LayerSizes {
+        LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+    }
+
+    var augmentationPlan: AugmentationPlan {
+        AugmentationPlan(augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, seed: seed)
+    }
+
+    var training: TrainingOptions {
+        TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed)
+    }
+
+    func description(rate: Double, classNames: [String]) -> ModelDescription {
+        ModelDescription(
+            featureNames: features, windowing: Windowing(window: window), samplingRate: rate, classNames: classNames,
+            layers: layers)
+    }
+}
