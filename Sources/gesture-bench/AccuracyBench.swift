@@ -8,22 +8,25 @@ import GestureStore
 
 import struct SystemPackage.FilePath
 
-struct AccuracyBench: ParsableCommand {
+struct AccuracyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accuracy",
         abstract:
-            "Accuracy on people nobody here recorded: seglearn-watch by subject and basic-motions by its own split.",
+            "Accuracy on people nobody here recorded: seglearn-watch and the simulated crowd by person, basic-motions by its own split.",
         discussion: """
             Imports ../shared/datasets into a temporary recordings folder, as `gesture import` does, then trains \
             once per seed. seglearn-watch leaves each of its seven subjects out in turn, trains on the other six \
             from scratch and tests on the one left out, and prints each fold, the mean and the spread over \
             subjects. basic-motions trains on its train cases and is tested on its test cases; with \
-            --validation-only, it scores each of --basic-motions-folds of its train cases instead.
+            --validation-only, it scores each of --basic-motions-folds of its train cases instead. The simulated \
+            crowd (six people, shake, chop and drive, 5 takes each at 25 Hz) leaves each person out in turn, trained \
+            as `gesture train` trains by default.
             """)
 
     enum Source: String, ExpressibleByArgument, CaseIterable {
         case seglearnWatch = "seglearn-watch"
         case basicMotions = "basic-motions"
+        case simulated
     }
 
     @Option(help: "The folder holding seglearn-watch/ and basic-motions/.")
@@ -124,7 +127,7 @@ struct AccuracyBench: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let folder = FilePath(
             FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-accuracy-\(getpid())").path)
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
@@ -139,6 +142,32 @@ struct AccuracyBench: ParsableCommand {
         let loaded = try DatasetLoader(folder: recordings).load()
         if only.contains(.seglearnWatch) { try measureSeglearn(loaded) }
         if only.contains(.basicMotions) { try measureBasicMotions(loaded) }
+        if only.contains(.simulated) { try await measureSimulated(in: RecordingsFolder(folder.appending("simulated"))) }
+    }
+
+    /// The people of the simulated crowd.
+    static let simulatedCrowd = ["ada", "ben", "cy", "dee", "eli", "fay"]
+
+    /// Leave one simulated person out, trained on the others as `gesture train` trains by default.
+    private func measureSimulated(in folder: RecordingsFolder) async throws {
+        let crowd = try Self.simulatedCrowd.map { name throws in try UserID(name) }
+        _ = try await FaultyRecordings(users: crowd, takes: 5, faultRate: 0, rate: 25).record(into: folder)
+        let loaded = try DatasetLoader(folder: folder).load()
+        var accuracies: [Double] = []
+        for person in crowd {
+            let experiment = try Experiment(
+                name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
+                training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: loaded),
+                augmentation: AugmentationPlan([]), options: TrainingOptions(), validation: nil,
+                test: SessionSelection(users: [person]).apply(to: loaded))
+            if accuracies.isEmpty { print("the simulated crowd, each person left out in turn: \(experiment.summary)") }
+            let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
+            accuracies.append(median(runs.compactMap { $0.evaluation?.accuracy }))
+            print("  \(person.rawValue) left out: " + Experiment.Run.foldSummary(runs))
+        }
+        print(
+            "the simulated crowd, leave one person out, \(seeds.count.counting("seed")): "
+                + Spread(accuracies).summary(of: "window accuracy", over: "people"))
     }
 
     /// Leave one subject out: each subject in turn is the test, the model trained from scratch on

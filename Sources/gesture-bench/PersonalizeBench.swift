@@ -108,7 +108,7 @@ struct PersonalizeBench: AsyncParsableCommand {
     // MARK: the simulated crowd
 
     private func measureSimulated(in folder: RecordingsFolder) async throws {
-        let crowd = try ["ada", "ben", "cy", "dee", "eli", "fay"].map { name throws in try UserID(name) }
+        let crowd = try AccuracyBench.simulatedCrowd.map { name throws in try UserID(name) }
         let newcomers = try ["gus", "hal", "ivy"].map { name throws in try UserID(name) }
         let wave = try ActivityLabel("wave")
         _ = try await FaultyRecordings(users: crowd, takes: 5, faultRate: 0, seed: seed, rate: 25).record(into: folder)
