@@ -78,6 +78,9 @@ public struct Experiment: Sendable {
             ? "" : " (and \(augmentation.augmentations.map(\.rawValue).joined(separator: ", ")) copies)"
         return "\(counts.joined(separator: " / ")) sessions\(augmented), \(description.classNames.count) classes, "
             + "window \(description.windowing.window) at \(String(format: "%g", training.rate)) Hz, features \(description.featureNames.joined(separator: " ")), "
+            + (description.layers.temporalFilters > 0
+                ? "temporal convolution \(description.layers.temporalFilters) × \(description.layers.temporalKernel) samples, "
+                : "")
             + "layers \(description.layers.convolutionFilters)/\(description.layers.lstmUnits)/\(description.layers.denseUnits), "
             + "\(options.epochs) epochs of batches of \(options.batchSize), learning rate \(options.learningRate) \(options.schedule.rawValue)"
     }

@@ -32,7 +32,7 @@ public struct GestureModel: Sendable, Equatable {
         self.normalization = normalization
         architecture = Architecture(
             windowSize: description.windowing.window * description.featureNames.count,
-            classes: description.classNames.count, layers: description.layers)
+            classes: description.classNames.count, layers: description.layers, window: description.windowing.window)
         var random = Xoshiro256(seed: seed)
         let network = Network(architecture)
         parameters = network.roundingToBFloat16(network.initialParameters(using: &random))

@@ -117,6 +117,15 @@ extension GestureModel {
         else {
             throw inconsistent("\(classes) class names for \(architecture.classes) outputs")
         }
+        if let temporal = architecture.temporal {
+            guard temporal.window == header.window, temporal.features == features,
+                (1...temporal.window).contains(temporal.kernel), (1...1 << 12).contains(temporal.filters)
+            else {
+                throw inconsistent(
+                    "a temporal convolution of \(temporal.filters) filters of \(temporal.kernel) samples over windows of \(temporal.window) × \(temporal.features)"
+                )
+            }
+        }
         let network = Network(architecture)
         let dimension = header.neighbours?.embedding.width(architecture) ?? 0
         let prototypeCount = header.neighbours?.labels.count ?? 0

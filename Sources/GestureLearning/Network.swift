@@ -2,7 +2,8 @@ import GestureMotion
 
 /// The model's shape, Turi Create's activity classifier: a convolution whose kernel and stride are
 /// one window, ReLU, dropout; an LSTM over the windows of a chunk; dense, batch norm, ReLU,
-/// dropout; dense to the classes, softmax.
+/// dropout; dense to the classes, softmax. Optionally GestureLab's own first layer before it: a
+/// temporal convolution over the samples inside each window, then ReLU.
 public struct Architecture: Sendable, Equatable, Codable {
     /// Values in one window: window length × features.
     public var windowSize: Int
@@ -12,18 +13,46 @@ public struct Architecture: Sendable, Equatable, Codable {
     public var denseUnits: Int
     public var convolutionDropout: Float = 0.2
     public var denseDropout: Float = 0.5
+    /// nil for Turi Create's architecture.
+    public var temporal: TemporalConvolution?
 
-    public init(windowSize: Int, classes: Int, layers: LayerSizes = LayerSizes()) {
+    /// - Parameter window: samples per window, which a temporal convolution (`layers.temporalFilters` > 0) needs.
+    public init(windowSize: Int, classes: Int, layers: LayerSizes = LayerSizes(), window: Int? = nil) {
         self.windowSize = windowSize
         self.classes = classes
         convolutionFilters = layers.convolutionFilters
         lstmUnits = layers.lstmUnits
         denseUnits = layers.denseUnits
+        if layers.temporalFilters > 0 {
+            guard let window else { preconditionFailure("a temporal convolution needs the window's length") }
+            temporal = TemporalConvolution(
+                window: window, features: windowSize / window, filters: layers.temporalFilters,
+                kernel: min(layers.temporalKernel, window))
+        }
     }
 
     public var layers: LayerSizes {
-        LayerSizes(convolutionFilters: convolutionFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+        LayerSizes(
+            convolutionFilters: convolutionFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
+            temporalFilters: temporal?.filters ?? 0, temporalKernel: temporal?.kernel ?? LayerSizes().temporalKernel)
     }
+}
+
+/// Filters sliding over the samples of a window, each spanning `kernel` samples of every feature:
+/// what a window's values look like over time, before the window convolution sees it whole.
+public struct TemporalConvolution: Sendable, Equatable, Codable {
+    /// The input's layout: samples per window, features per sample.
+    public var window: Int
+    public var features: Int
+    public var filters: Int
+    public var kernel: Int
+
+    /// Where a kernel fits in a window.
+    var positions: Int { window - kernel + 1 }
+    /// One window's values after it.
+    var outputSize: Int { positions * filters }
+    /// One kernel's inputs: `kernel` samples of every feature, consecutive in a window's row.
+    var span: Int { kernel * features }
 }
 
 /// The widths of the hidden layers; the defaults are the book's (246,500 weights for 6 features
@@ -32,13 +61,21 @@ public struct LayerSizes: Sendable, Equatable, Codable {
     public var convolutionFilters = 64
     public var lstmUnits = 200
     public var denseUnits = 128
+    /// The temporal convolution's filters; 0 for none, Turi Create's architecture.
+    public var temporalFilters = 0
+    /// The samples each temporal filter spans.
+    public var temporalKernel = 5
 
     public init() {}
 
-    public init(convolutionFilters: Int, lstmUnits: Int, denseUnits: Int) {
+    public init(
+        convolutionFilters: Int, lstmUnits: Int, denseUnits: Int, temporalFilters: Int = 0, temporalKernel: Int = 5
+    ) {
         self.convolutionFilters = convolutionFilters
         self.lstmUnits = lstmUnits
         self.denseUnits = denseUnits
+        self.temporalFilters = temporalFilters
+        self.temporalKernel = temporalKernel
     }
 }
 
@@ -46,6 +83,8 @@ public struct LayerSizes: Sendable, Equatable, Codable {
 /// parameters first (Adam updates that prefix), then batch norm's running statistics.
 struct Network {
     let architecture: Architecture
+    /// The temporal convolution as a dense layer on each kernel position's span (see `unfold`).
+    let temporal: Affine?
     let convolution: Affine
     let lstm: LSTM
     let dense: Affine
@@ -55,6 +94,7 @@ struct Network {
     let denseDropout: Dropout
     let loss: SoftmaxCrossEntropy
 
+    let temporalOffset = 0
     let convolutionOffset: Int
     let lstmOffset: Int
     let denseOffset: Int
@@ -67,7 +107,10 @@ struct Network {
 
     init(_ architecture: Architecture) {
         self.architecture = architecture
-        convolution = Affine(inputs: architecture.windowSize, outputs: architecture.convolutionFilters)
+        temporal = architecture.temporal.map { Affine(inputs: $0.span, outputs: $0.filters) }
+        convolution = Affine(
+            inputs: architecture.temporal?.outputSize ?? architecture.windowSize,
+            outputs: architecture.convolutionFilters)
         lstm = LSTM(inputs: architecture.convolutionFilters, units: architecture.lstmUnits)
         dense = Affine(inputs: architecture.lstmUnits, outputs: architecture.denseUnits)
         batchNorm = BatchNorm(features: architecture.denseUnits)
@@ -75,8 +118,8 @@ struct Network {
         convolutionDropout = Dropout(rate: architecture.convolutionDropout)
         denseDropout = Dropout(rate: architecture.denseDropout)
         loss = SoftmaxCrossEntropy(classes: architecture.classes)
-        convolutionOffset = 0
-        lstmOffset = convolution.parameterCount
+        convolutionOffset = temporal?.parameterCount ?? 0
+        lstmOffset = convolutionOffset + convolution.parameterCount
         denseOffset = lstmOffset + lstm.parameterCount
         batchNormOffset = denseOffset + dense.parameterCount
         outputOffset = batchNormOffset + batchNorm.parameterCount
@@ -96,6 +139,9 @@ struct Network {
             }
         }
         let units = lstm.units
+        if let temporal {
+            xavier(at: temporalOffset, rows: temporal.inputs, columns: temporal.outputs, fanOut: temporal.outputs)
+        }
         xavier(
             at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
         // Each LSTM gate is a layer of its own for the initialisation's fan-out.
@@ -142,6 +188,11 @@ struct Network {
 final class Workspace {
     let capacity: Int
     let input: UnsafeMutablePointer<Float>
+    /// With a temporal convolution: each kernel position's span of each row, then its output
+    /// (the convolution's input) and that output's gradient.
+    let unfolded: UnsafeMutablePointer<Float>
+    let temporal: UnsafeMutablePointer<Float>
+    let temporalGradient: UnsafeMutablePointer<Float>
     let convolution: UnsafeMutablePointer<Float>
     let convolutionMask: UnsafeMutablePointer<Float>
     let lstm: LSTM.Saved
@@ -180,6 +231,10 @@ final class Workspace {
         let filters = architecture.convolutionFilters, units = architecture.lstmUnits
         let denseUnits = architecture.denseUnits
         input = buffer(architecture.windowSize)
+        let temporalConvolution = architecture.temporal
+        unfolded = allocate(max(capacity * (temporalConvolution.map { $0.positions * $0.span } ?? 0), 1))
+        temporal = allocate(max(capacity * (temporalConvolution?.outputSize ?? 0), 1))
+        temporalGradient = allocate(max(capacity * (temporalConvolution?.outputSize ?? 0), 1))
         convolution = buffer(filters)
         convolutionMask = buffer(filters)
         lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
@@ -197,14 +252,18 @@ final class Workspace {
         lstmScratch = LSTM.Scratch(
             gateGradient: buffer(4 * units), cellGradient: buffer(units),
             previousHidden: buffer(units))
-        // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single rows.
+        // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single
+        // rows, but for the temporal convolution's, one a kernel position.
+        let temporalRows = capacity * (temporalConvolution?.positions ?? 0)
         packing = allocate(
-            capacity < PackedFactor.blockRows
-                ? 1
-                : [
-                    network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
-                    network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
-                ].max()!)
+            max(
+                capacity < PackedFactor.blockRows
+                    ? 1
+                    : [
+                        network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+                        network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
+                    ].max()!,
+                temporalRows < PackedFactor.blockRows ? 1 : network.temporal!.packingCount(rows: temporalRows)))
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)
@@ -228,7 +287,8 @@ extension Network {
     ) {
         let rows = shape.rows
         convolution.forward(
-            workspace.input, rows: rows, weight: parameters + convolutionOffset,
+            convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
+            weight: parameters + convolutionOffset,
             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
             into: workspace.convolution, packing: workspace.packing)
         let convolutionCount = rows * convolution.outputs
@@ -257,7 +317,8 @@ extension Network {
     func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace) {
         let rows = shape.rows
         convolution.forward(
-            workspace.input, rows: rows, weight: parameters + convolutionOffset,
+            convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
+            weight: parameters + convolutionOffset,
             bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
             into: workspace.convolution, packing: workspace.packing)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
@@ -266,6 +327,33 @@ extension Network {
             saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
         inferenceHead(parameters, rows: rows, workspace: workspace)
+    }
+
+    /// What the convolution reads of the rows in `workspace.input`: those rows, or after a temporal
+    /// convolution, its output (with ReLU) in `workspace.temporal`.
+    func convolutionInput(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) -> UnsafePointer<Float> {
+        guard let temporal, let shape = architecture.temporal else { return UnsafePointer(workspace.input) }
+        unfold(workspace.input, rows: rows, shape, into: workspace.unfolded)
+        temporal.forward(
+            workspace.unfolded, rows: rows * shape.positions, weight: parameters + temporalOffset,
+            bias: parameters + temporalOffset + temporal.inputs * temporal.outputs, into: workspace.temporal,
+            packing: workspace.packing)
+        applyReLU(workspace.temporal, count: rows * shape.outputSize)
+        return UnsafePointer(workspace.temporal)
+    }
+
+    /// Each row's span at each kernel position, one after another: a window's samples are its row's
+    /// consecutive runs of `features` values, so a span is `span` consecutive values.
+    private func unfold(
+        _ input: UnsafePointer<Float>, rows: Int, _ shape: TemporalConvolution,
+        into unfolded: UnsafeMutablePointer<Float>
+    ) {
+        for row in 0..<rows {
+            for position in 0..<shape.positions {
+                (unfolded + (row * shape.positions + position) * shape.span).update(
+                    from: input + row * shape.window * shape.features + position * shape.features, count: shape.span)
+            }
+        }
     }
 
     /// From dense's output in `workspace.dense` to the probabilities, without dropout.
@@ -337,10 +425,19 @@ extension Network {
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
         reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
         convolution.backward(
-            workspace.input, outputGradient: workspace.convolutionGradient, rows: rows,
-            weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
+            temporal == nil ? workspace.input : workspace.temporal, outputGradient: workspace.convolutionGradient,
+            rows: rows, weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
             biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
-            inputGradient: nil, packing: workspace.packing)
+            inputGradient: temporal == nil ? nil : workspace.temporalGradient, packing: workspace.packing)
+        if let temporal, let shape = architecture.temporal {
+            let count = rows * shape.outputSize
+            reluBackward(output: workspace.temporal, gradient: workspace.temporalGradient, count: count)
+            temporal.backward(
+                workspace.unfolded, outputGradient: workspace.temporalGradient, rows: rows * shape.positions,
+                weight: parameters + temporalOffset, weightGradient: gradient + temporalOffset,
+                biasGradient: gradient + temporalOffset + temporal.inputs * temporal.outputs, inputGradient: nil,
+                packing: workspace.packing)
+        }
         return lossValue
     }
 }

@@ -122,8 +122,10 @@ public struct NetworkWeights: Sendable, Equatable {
 }
 
 extension GestureModel {
-    /// The network's parameters by layer (the normalization is separate, in `normalization`).
+    /// The network's parameters by layer (the normalization is separate, in `normalization`), for
+    /// Turi Create's architecture: without a temporal convolution.
     public var weights: NetworkWeights {
+        precondition(architecture.temporal == nil, "NetworkWeights hold Turi Create's layers only")
         let network = network
         func dense(_ layer: Affine, at offset: Int) -> DenseWeights {
             let weightCount = layer.inputs * layer.outputs

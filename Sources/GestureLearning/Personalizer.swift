@@ -6,6 +6,16 @@ public enum TunedLayers: String, Sendable, CaseIterable {
     case dense
     /// The LSTM and the layers after it.
     case lstm
+    /// Every layer, the convolution too.
+    case all
+
+    func frozenParameters(_ network: Network) -> Int {
+        switch self {
+        case .dense: network.denseOffset
+        case .lstm: network.lstmOffset
+        case .all: 0
+        }
+    }
 }
 
 /// Makes a model trained on many people one person's, from that person's sessions: by k nearest
@@ -67,7 +77,7 @@ public struct Personalizer: Sendable {
         start.personalization = record(.finetune, user: user, sessions: training + validation)
         let network = start.network
         var run = TrainingRun(
-            start: start, frozen: layers == .dense ? network.denseOffset : network.lstmOffset, options: options,
+            start: start, frozen: layers.frozenParameters(network), options: options,
             training: training, validation: validation)
         return trainer.epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
     }

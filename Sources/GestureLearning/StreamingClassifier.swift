@@ -89,7 +89,8 @@ public final class StreamingClassifier {
         let filters = network.convolution.outputs, units = network.lstm.units
         let matrices = network.bfloat16Matrices
         lstmInput.update(from: parameters + matrices.convolution.upperBound, count: filters)
-        convolution.multiply(workspace.input, into: lstmInput, adding: true)
+        convolution.multiply(
+            network.convolutionInput(parameters, rows: 1, workspace: workspace), into: lstmInput, adding: true)
         applyReLU(lstmInput, count: filters)
         (lstmInput + filters).update(from: hidden, count: units)
         let gates = workspace.lstm.gates

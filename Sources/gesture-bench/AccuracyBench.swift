@@ -103,9 +103,14 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
     @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
+    @Option(help: "A temporal convolution's filters, before the window convolution; 0 for none (Turi's).")
+    var temporalFilters = 0
+    @Option(help: "The samples each temporal filter spans.") var temporalKernel = LayerSizes().temporalKernel
 
     private var layers: LayerSizes {
-        LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+        LayerSizes(
+            convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
+            temporalFilters: temporalFilters, temporalKernel: temporalKernel)
     }
 
     @Flag(help: "basic-motions: score folds of its train cases only, to choose settings without its test set.")

@@ -29,16 +29,18 @@ struct PersonalizeBench: AsyncParsableCommand {
     @Option(help: "The folder holding seglearn-watch/.") var datasets = "../shared/datasets"
     @Option(parsing: .upToNextOption, help: "The data to measure on.") var only: [Source] = Source.allCases
     @Option(help: "The seed of every training.") var seed: UInt64 = 1
-    @Option(help: "finetune's epochs.") var finetuneEpochs = 40
+    @Option(help: "finetune's epochs.") var finetuneEpochs = 60
     @Option(help: "finetune's learning rate.") var finetuneLearningRate: Float = 0.001
     @Option(help: "Training from scratch: epochs.") var scratchEpochs = 30
-    @Option(parsing: .upToNextOption, help: "The methods to compare.") var methods = Method.allCases
+    @Option(parsing: .upToNextOption, help: "The methods to compare.")
+    var methods: [Method] = [.knnDense, .knnLSTM, .finetuneDense, .finetuneLSTM, .scratch]
 
     enum Method: String, ExpressibleByArgument, CaseIterable {
         case knnDense = "knn-dense"
         case knnLSTM = "knn-lstm"
         case finetuneDense = "finetune-dense"
         case finetuneLSTM = "finetune-lstm"
+        case finetuneAll = "finetune-all"
         case scratch
     }
 
@@ -189,9 +191,10 @@ struct PersonalizeBench: AsyncParsableCommand {
         case .knnDense, .knnLSTM:
             model = try personalizer.nearestNeighbours(
                 personal, user: person.user, embedding: method == .knnDense ? .dense : .lstm)
-        case .finetuneDense, .finetuneLSTM:
+        case .finetuneDense, .finetuneLSTM, .finetuneAll:
             model = try personalizer.finetune(
-                personal, validation: [], user: person.user, layers: method == .finetuneDense ? .dense : .lstm,
+                personal, validation: [], user: person.user,
+                layers: [.finetuneDense: .dense, .finetuneLSTM: .lstm][method] ?? .all,
                 options: TrainingOptions(epochs: finetuneEpochs, learningRate: finetuneLearningRate, seed: seed)
             ).model
         case .scratch:

@@ -9,6 +9,13 @@ import GestureLearning
 struct ModelOptions: ParsableArguments {
     @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
     @Option(help: "Samples per prediction window.") var window = 20
+    @Option(
+        help:
+            "turi, the book's (Turi Create's: what Core ML, ONNX and C exports take), or temporal: a temporal convolution over the samples of each window first."
+    )
+    var architecture: ArchitectureKind = .turi
+    @Option(help: "--architecture temporal: its filters.") var temporalFilters = 32
+    @Option(help: "--architecture temporal: the samples each filter spans.") var temporalKernel = 5
     @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
     var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
@@ -34,7 +41,8 @@ struct ModelOptions: ParsableArguments {
     func check() throws {
         for (name, value) in [
             ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--conv-filters", convFilters),
-            ("--lstm-units", lstmUnits), ("--dense-units", denseUnits),
+            ("--lstm-units", lstmUnits), ("--dense-units", denseUnits), ("--temporal-filters", temporalFilters),
+            ("--temporal-kernel", temporalKernel),
         ] where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
         }
@@ -51,7 +59,9 @@ struct ModelOptions: ParsableArguments {
     }
 
     var layers: LayerSizes {
-        LayerSizes(convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits)
+        LayerSizes(
+            convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
+            temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel)
     }
 
     var augmentationPlan: AugmentationPlan {
@@ -67,4 +77,8 @@ struct ModelOptions: ParsableArguments {
             featureNames: features, windowing: Windowing(window: window), samplingRate: rate, classNames: classNames,
             layers: layers)
     }
+}
+
+enum ArchitectureKind: String, ExpressibleByArgument, CaseIterable {
+    case turi, temporal
 }

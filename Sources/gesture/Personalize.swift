@@ -26,9 +26,9 @@ struct Personalize: AsyncParsableCommand {
     var embedding: Embedding = .dense
     @Option(help: "knn: the neighbours that vote.") var neighbours = 5
     @Option(help: "knn: the most windows kept of each class; more are reduced by k-means.") var prototypes = 64
-    @Option(help: "finetune: the layers trained: dense (with batch norm and the output), or lstm (and those).")
+    @Option(help: "finetune: the layers trained: dense (with batch norm and the output), lstm (and those), or all.")
     var layers: TunedLayers = .lstm
-    @Option(help: "finetune: epochs.") var epochs = 40
+    @Option(help: "finetune: epochs.") var epochs = 60
     @Option(help: "finetune: Adam's learning rate.") var learningRate: Float = 0.001
     @Option(help: "finetune: the seed for shuffling and dropout.") var seed: UInt64 = 1
     @Option(name: [.short, .long], help: "The model file to write (default: <model>-<user>.model).")

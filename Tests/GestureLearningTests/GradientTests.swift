@@ -205,26 +205,30 @@ func expectGradient(
     }
 
     /// The whole network, small, with the same dropout masks in every pass: every trainable
-    /// parameter's gradient, through convolution, LSTM, dense, batch norm and the weighted loss.
-    @Test func wholeNetwork() {
-        var architecture = Architecture(windowSize: 4, classes: 3)
-        architecture.convolutionFilters = 5
-        architecture.lstmUnits = 4
-        architecture.denseUnits = 6
+    /// parameter's gradient, through the temporal convolution (when it has one), convolution, LSTM,
+    /// dense, batch norm and the weighted loss.
+    @Test(arguments: [0, 3])
+    func wholeNetwork(temporalFilters: Int) {
+        // Windows of 3 samples of 2 features: a temporal kernel of 2 samples fits at 2 positions.
+        var architecture = Architecture(
+            windowSize: 6, classes: 3,
+            layers: LayerSizes(
+                convolutionFilters: 5, lstmUnits: 4, denseUnits: 6, temporalFilters: temporalFilters, temporalKernel: 2),
+            window: 3)
         architecture.convolutionDropout = 0.25
         architecture.denseDropout = 0.25
         let network = Network(architecture), shape = BatchShape(lengths: [3, 3, 2]), rows = shape.rows
         let workspace = Workspace(network, capacity: rows)
         var random = Xoshiro256(seed: 19)
         let parameters = Floats(network.initialParameters(using: &random))
-        let inputs = Floats(random: rows * 4, seed: 20, scale: 2)
+        let inputs = Floats(random: rows * 6, seed: 20, scale: 2)
         for row in 0..<rows {
             workspace.labels[row] = row % 3
             workspace.lossWeights[row] = row == rows - 1 ? 0 : 1
         }
         let gradient = Floats(zeros: network.trainableCount)
         func loss() -> Double {
-            workspace.input.update(from: inputs.pointer, count: rows * 4)
+            workspace.input.update(from: inputs.pointer, count: rows * 6)
             var masks = Xoshiro256(seed: 21)
             network.forwardTraining(parameters.pointer, shape: shape, workspace: workspace, random: &masks)
             return Double(

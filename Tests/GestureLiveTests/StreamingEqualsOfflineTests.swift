@@ -8,12 +8,15 @@ import Testing
 /// The detector's overlapping windows against the model run offline: each window slot is a
 /// stream of consecutive windows, and must predict what the model predicts for them in one pass.
 @Suite struct StreamingEqualsOfflineTests {
-    @Test func everySlotPredictsWhatTheOfflineModelPredictsForItsWindows() throws {
+    @Test(arguments: [0, 8])
+    func everySlotPredictsWhatTheOfflineModelPredictsForItsWindows(temporalFilters: Int) throws {
         let (window, offset, features) = (20, 5, 6)
+        var layers = LayerSizes()
+        layers.temporalFilters = temporalFilters
         let model = GestureModel(
             untrained: ModelDescription(
                 featureNames: Array(TrainingFeatures.names.prefix(features)), windowing: Windowing(window: window),
-                samplingRate: 25, classNames: ["chop", "rest", "shake"]),
+                samplingRate: 25, classNames: ["chop", "rest", "shake"], layers: layers),
             normalization: FeatureNormalization(
                 mean: Array(repeating: 0.1, count: features), deviation: Array(repeating: 0.8, count: features)),
             seed: 5)
