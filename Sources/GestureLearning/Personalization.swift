@@ -28,12 +28,18 @@ public struct Personalization: Sendable, Equatable, Codable {
         self.user = user
         self.baseModel = baseModel
         self.baseClassNames = baseClassNames
+        self.sessions = Set(sessions.map(\.recordedSession)).sorted()
+        takes = Self.takes(in: sessions, classNames: classNames)
+    }
+
+    /// How many of the recorded sessions (an augmented copy counting as its recording) are of each gesture.
+    public static func takes(in sessions: [LabeledSequence], classNames: [String]) -> [String: Int] {
         let recorded = Dictionary(sessions.map { ($0.recordedSession, $0) }, uniquingKeysWith: { first, _ in first })
-        self.sessions = recorded.keys.sorted()
-        takes = [:]
+        var takes: [String: Int] = [:]
         for sequence in recorded.values {
             if let gesture = sequence.gesture(classNames: classNames) { takes[gesture, default: 0] += 1 }
         }
+        return takes
     }
 
     /// The classes the base model did not have.

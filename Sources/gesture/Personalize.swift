@@ -15,7 +15,7 @@ struct Personalize: AsyncParsableCommand {
             the person's windows; finetune trains the last layers again on them (the last take of each gesture \
             chooses the epoch when every gesture has 3 takes; Ctrl-C keeps the best so far). A gesture the person \
             did not record keeps the model's own recognition with knn; finetune needs takes of every gesture. The \
-            result works wherever a model does; only finetune's exports to Core ML, ONNX and C.
+            result works wherever a model does; only finetune's also exports to Core ML, ONNX and C.
             """)
 
     @Option(help: "The model to personalise.") var model: String
@@ -44,6 +44,11 @@ struct Personalize: AsyncParsableCommand {
         }
         let base = try loadModel(model)
         var selection = selection
+        if let rate = selection.rate, rate != base.samplingRate {
+            throw Failure.usage(
+                "--rate \(rate.shortText): personalising reads the sessions at the model's rate, \(base.samplingRate.shortText) Hz"
+            )
+        }
         selection.rate = base.samplingRate
         let dataset = try selection.dataset(in: folder)
         let sessions = try analysing {
@@ -62,11 +67,7 @@ struct Personalize: AsyncParsableCommand {
     }
 
     private func describe(_ sessions: PersonalSessions) {
-        let takes = Personalization(
-            method: method, user: sessions.user, baseModel: model,
-            baseClassNames: sessions.personalizer.base.classNames,
-            sessions: sessions.sequences, classNames: sessions.personalizer.classNames
-        ).takes
+        let takes = Personalization.takes(in: sessions.sequences, classNames: sessions.personalizer.classNames)
         Terminal.say(
             "personalising for \(sessions.user.rawValue) by \(method.rawValue) from \(sessions.sequences.count.counting("session")): "
                 + takes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
