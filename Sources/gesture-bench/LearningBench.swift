@@ -19,6 +19,12 @@ struct LearningBenchOptions: ParsableArguments {
     @Option(help: "Samples per prediction window.")
     var window = 20
 
+    @Option(help: "A temporal convolution's filters (`gesture train --architecture temporal`); 0 for none.")
+    var temporalFilters = 0
+
+    @Option(help: "The samples each temporal filter spans.")
+    var temporalKernel = LayerSizes().temporalKernel
+
     @Flag(help: "Keep the kernels OpenBLAS picks itself, instead of its AVX-512 ones where the CPU has AVX-512.")
     var defaultKernels = false
 
@@ -34,7 +40,10 @@ struct LearningBenchOptions: ParsableArguments {
     var description: ModelDescription {
         ModelDescription(
             featureNames: (1...features).map { "f\($0)" }, windowing: Windowing(window: window),
-            samplingRate: 25, classNames: (1...classes).map { "class\($0)" })
+            samplingRate: 25, classNames: (1...classes).map { "class\($0)" },
+            layers: LayerSizes(
+                convolutionFilters: LayerSizes().convolutionFilters, lstmUnits: LayerSizes().lstmUnits,
+                denseUnits: LayerSizes().denseUnits, temporalFilters: temporalFilters, temporalKernel: temporalKernel))
     }
 
     func sessionsShapedLikeTheBook() -> [LabeledSequence] {
