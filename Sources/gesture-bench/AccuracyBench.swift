@@ -144,9 +144,11 @@ struct AccuracyBench: AsyncParsableCommand {
         where only.contains(source) {
             try dataset.run(from: datasets, into: recordings)
         }
-        let loaded = try DatasetLoader(folder: recordings).load()
-        if only.contains(.seglearnWatch) { try measureSeglearn(loaded) }
-        if only.contains(.basicMotions) { try measureBasicMotions(loaded) }
+        if only.contains(.seglearnWatch) || only.contains(.basicMotions) {
+            let loaded = try DatasetLoader(folder: recordings).load()
+            if only.contains(.seglearnWatch) { try measureSeglearn(loaded) }
+            if only.contains(.basicMotions) { try measureBasicMotions(loaded) }
+        }
         if only.contains(.simulated) { try await measureSimulated(in: RecordingsFolder(folder.appending("simulated"))) }
     }
 
