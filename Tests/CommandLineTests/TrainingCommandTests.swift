@@ -227,3 +227,32 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(result.error.contains("leaving a person out needs at least two people"))
     }
 }
+
+@Suite struct TemporalArchitectureCommandTests {
+    @Test func aTemporalModelTrainsDetectsAndIsNotExported() throws {
+        let folder = try trained
+        try runGesture(
+            [
+                "train", "--architecture", "temporal", "--temporal-filters", "4", "--epochs", "2", "--output",
+                "temporal.model",
+            ],
+            in: folder.path
+        ).succeeded()
+        let scored = try runGesture(
+            [
+                "evaluate", "temporal.model", "--recordings", "unseen", "--gesture", "shake", "--confusion",
+                "temporal.svg",
+            ],
+            in: folder.path
+        ).succeeded()
+        #expect(scored.output.contains("window accuracy"))
+        try runGesture(
+            ["detect", "--model", "temporal.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+            in: folder.path
+        ).succeeded()
+        let export = try runGesture(
+            ["export", "temporal.model", "--format", "coreml", "-o", "temporal.mlmodel"], in: folder.path)
+        #expect(export.status != 0)
+        #expect(export.error.contains("temporal convolution") && export.error.contains("--architecture turi"))
+    }
+}
