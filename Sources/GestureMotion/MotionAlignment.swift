@@ -48,6 +48,14 @@ public struct MotionAlignment: Sendable {
         return .motion(first.lowerBound...last.upperBound)
     }
 
+    /// The bursts of motion in a whole recording made without prompts, against its own stillness:
+    /// its rest is all of it, which the medians tell from motion while motion is under half of it.
+    public func bursts(in rows: [RecordingRow]) -> [ClosedRange<Double>] {
+        guard rows.count >= leastRest else { return [] }
+        return movingStretches(
+            smoothed(RestModel(rows, floors: (rotationFloor, accelerationFloor)).energy(of: rows), rows), rows)
+    }
+
     /// Each value averaged with its neighbours within half `smoothing` either side, by time.
     private func smoothed(_ values: [Double], _ rows: [RecordingRow]) -> [Double] {
         var sums = [0.0]

@@ -113,6 +113,18 @@ public struct SessionLabels: Codable, Sendable, Equatable {
     }
 }
 
+extension SessionLabels {
+    /// These labels with `spans` laid over them, one after the other; the gesture becomes the
+    /// longest stretch's label other than rest.
+    func overlaid(with spans: [LabelSpan]) -> SessionLabels {
+        var labels = self
+        labels.labels = spans.reduce(self.labels ?? []) { $0.overlaid(with: $1) }
+        let longest = labels.labels!.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
+        labels.gesture = longest?.label ?? gesture
+        return labels
+    }
+}
+
 extension SessionRecord {
     public var sessionLabels: SessionLabels {
         get { SessionLabels(gesture: gesture, labels: labels, alignment: alignment, kept: kept) }

@@ -19,11 +19,28 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)")
         }
-        return try changeLabels([id], action: "relabeled") { record, before throws(StoreError) in
-            let spans = before.labels!.overlaid(with: LabelSpan(from: from, to: to, label: label))
-            let longest = spans.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
-            return SessionLabels(gesture: longest?.label ?? record.gesture, labels: spans, alignment: before.alignment)
+        return try changeLabels([id], action: "relabeled") { _, before throws(StoreError) in
+            before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
         }[0]
+    }
+
+    /// Finds the bursts of motion in a session recorded without prompts (`MotionAlignment.bursts`)
+    /// and labels each as `label` says, given the burst, its number and how many there are; nil
+    /// leaves a burst as it is. Returns the session and its bursts.
+    public func segment(
+        _ id: SessionID, labeling label: (ClosedRange<Double>, Int, Int) throws(StoreError) -> ActivityLabel?
+    ) throws(StoreError) -> (record: SessionRecord, bursts: [ClosedRange<Double>]) {
+        var found: [ClosedRange<Double>] = []
+        let record = try changeLabels([id], action: "segmented") { _, before, rows throws(StoreError) in
+            found = MotionAlignment().bursts(in: rows)
+            var spans: [LabelSpan] = []
+            for (index, burst) in found.enumerated() {
+                guard let label = try label(burst, index + 1, found.count) else { continue }
+                spans.append(LabelSpan(from: burst.lowerBound, to: burst.upperBound, label: label))
+            }
+            return before.overlaid(with: spans)
+        }[0]
+        return (record, found)
     }
 
     /// Makes each session's gesture labels follow its motion inside the prompt (`MotionAlignment`):

@@ -10,7 +10,7 @@ struct Gesture: AsyncParsableCommand {
         version: gestureLabVersion,
         subcommands: [
             Demo.self, Devices.self, Record.self, Sessions.self, Discard.self, Restore.self, Align.self, Relabel.self,
-            Trim.self, Undo.self, Check.self,
+            Trim.self, Segment.self, Undo.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,
             Train.self, Crossval.self, Personalize.self, Evaluate.self, Detect.self, Play.self, Export.self,
             ImportModel.self,

@@ -72,9 +72,52 @@ struct Trim: ParsableCommand {
     }
 }
 
+struct Segment: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Find the bursts of motion in a session recorded without prompts and label them; gesture undo takes it back.",
+        discussion: """
+            With --as, every burst gets that label. Without it, each burst is shown and a label asked \
+            for: a gesture, rest, or s to skip it. Nothing changes until every burst is answered.
+            """)
+
+    @OptionGroup var folder: FolderOptions
+    @Option(name: .customLong("as"), help: "Label every burst so.", completion: Completions.gestures)
+    var label: String?
+    @Argument(help: "The session ID, as `gesture sessions` lists it.", completion: Completions.sessions)
+    var id: String
+
+    func run() throws {
+        let given = try label.map(activityLabel)
+        let (record, bursts) = try changing {
+            try folder.archive().segment(SessionID(rawValue: id)) { burst, number, count throws(StoreError) in
+                if let given { return given }
+                return try Self.ask(burst, number, count)
+            }
+        }
+        Terminal.say(Summary.labels([record], prompts: [nil]))
+        Terminal.say("\(bursts.count.counting("burst")) found")
+    }
+
+    private static func ask(
+        _ burst: ClosedRange<Double>, _ number: Int, _ count: Int
+    ) throws(StoreError) -> ActivityLabel? {
+        let question = String(
+            format: "burst %d of %d: %.2f–%.2f s (%.2f s). Label (a gesture, rest, or s to skip)?", number, count,
+            burst.lowerBound, burst.upperBound, burst.upperBound - burst.lowerBound)
+        while true {
+            guard let answer = Terminal.ask(question) else {
+                throw StoreError("no label for burst \(number) of \(count) before the end of input; nothing changed")
+            }
+            if answer == "s" { return nil }
+            do { return try ActivityLabel(answer) } catch { Terminal.warn("\(error)") }
+        }
+    }
+}
+
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Take back the last align, relabel or trim of each session not yet taken back.")
+        abstract: "Take back the last align, relabel, trim or segment of each session not yet taken back.")
 
     @OptionGroup var folder: FolderOptions
     @Argument(help: "Session IDs, as `gesture sessions` lists them.", completion: Completions.sessions)

@@ -123,6 +123,27 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         #expect(try recordingLines(in: folder.recordings) == before)
     }
 
+    /// A take's one burst is where the aligner put the chop; answered `s` it stays chop, and with
+    /// no answer at all nothing changes.
+    @Test func segmentLabelsTheBurstsAsToldOrAsAnswered() throws {
+        let folder = try TemporaryFolder()
+        let record = try recordChops(in: folder, takes: 1)[0]
+        let before = try recordingLines(in: folder.recordings)
+        let chops = try labels(of: record.id, in: folder, file: "ann-recordings.csv")
+        let skipped = try runGesture(["segment", record.id.rawValue], in: folder.path, input: "s\n").succeeded()
+        #expect(skipped.output.contains("burst 1 of 1: "))
+        #expect(try recordingLines(in: folder.recordings) == before)
+        let unanswered = try runGesture(["segment", record.id.rawValue], in: folder.path)
+        #expect(unanswered.status == 1)
+        #expect(unanswered.error == "gesture: no label for burst 1 of 1 before the end of input; nothing changed\n")
+        #expect(try recordingLines(in: folder.recordings) == before)
+        try runGesture(["segment", record.id.rawValue, "--as", "wave"], in: folder.path).succeeded()
+        let wave = try ActivityLabel("wave")
+        let waves = try labels(of: record.id, in: folder, file: "ann-recordings.csv")
+        #expect(waves == chops.map { $0 == .chop ? wave : $0 })
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+
     @Test func trimMovesTheEndsToDiscardedAndUndoBringsThemBackInOrder() throws {
         let folder = try TemporaryFolder()
         let id = try recordChops(in: folder)[0].id
@@ -148,7 +169,7 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
     /// Stops each change of labels dead (SIGKILL) after each of its durable steps in turn: `check`
     /// names what is unfinished, `check --repair` finishes it, every row stays in exactly one place
     /// (labels aside), and the files end as a run that was never stopped leaves them.
-    @Test(arguments: [("relabel", 2), ("align", 2), ("undo", 2), ("trim", 4), ("untrim", 4)])
+    @Test(arguments: [("relabel", 2), ("align", 2), ("undo", 2), ("trim", 4), ("untrim", 4), ("segment", 2)])
     func aLabelChangeKilledAfterAnyStepIsRepairedWithoutLosingARow(command: String, steps: Int) throws {
         let template = try TemporaryFolder()
         let id = try recordChops(in: template)[1].id.rawValue
@@ -159,6 +180,7 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
             case "relabel": relabel
             case "align": ["align", "--prompted", id]
             case "trim": trim
+            case "segment": ["segment", id, "--as", "wave"]
             default: ["undo", id]
             }
         if command == "undo" { try runGesture(relabel, in: template.path).succeeded() }
