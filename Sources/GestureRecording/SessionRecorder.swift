@@ -87,7 +87,9 @@ public final class SessionRecorder: Sendable {
             return RecordingOutcome(sessions: [], file: file, interruption: error.description)
         }
         if let performer = sensor as? any GesturePerformer {
-            for take in 1...plan.takes { performer.perform(context.performance(take: take)) }
+            let performances =
+                plan.prompted ? (1...plan.takes).map(context.performance(take:)) : context.scriptedPerformances()
+            performances.forEach(performer.perform)
         }
         let sampler = Sampler(sensor: sensor, clock: clock, rate: rate)
         self.sampler.withLock { $0 = sampler }
@@ -102,7 +104,8 @@ public final class SessionRecorder: Sendable {
             failure = "\(error)"
             sampler.stop()
         }
-        let stopped = interruption.withLock { $0 } ?? failure
+        // Without prompts, being stopped is how a recording ends.
+        let stopped = failure ?? (plan.prompted ? interruption.withLock { $0 } : nil)
         takes.close(appender: appender, rate: rate, incompleteBecause: stopped)
         if takes.closed.isEmpty { try? catalog.withdraw(context.sessionID(take: 1)) }
         if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
@@ -209,8 +212,20 @@ private struct TakeContext {
             start: wallClock(plan.sessionStart(take: take)), end: "", device: recorder.sensor.info.id,
             requestedRate: recorder.requestedRate, deviceRate: recorder.rate, achievedRate: 0, jitterMs: 0,
             sampleCount: 0, file: recorder.folder.relative(recorder.file), status: .incomplete,
-            reason: SessionRecord.recordingReason, promptFrom: plan.go(take: take) - plan.sessionStart(take: take),
-            promptTo: plan.stop(take: take) - plan.sessionStart(take: take))
+            reason: SessionRecord.recordingReason,
+            promptFrom: plan.prompted ? plan.go(take: take) - plan.sessionStart(take: take) : nil,
+            promptTo: plan.prompted ? plan.stop(take: take) - plan.sessionStart(take: take) : nil)
+    }
+
+    /// The simulated person's gestures in a recording without prompts, one every few seconds.
+    func scriptedPerformances() -> [Performance] {
+        let plan = recorder.plan
+        return plan.script.enumerated().map { index, gesture in
+            let go = start + plan.intro + SessionPlan.scriptInterval * Double(index) + 1
+            return Performance(
+                user: plan.user, gesture: gesture, take: index + 1, sessionStart: go - 1,
+                sessionEnd: go - 1 + SessionPlan.scriptInterval, go: go, stop: go + 2.5)
+        }
     }
 
     func performance(take: Int) -> Performance {
@@ -226,7 +241,8 @@ private struct TakeContext {
 /// from `lead` seconds before the prompt's go on are held until the take ends, when their labels
 /// are made to follow the motion (`MotionAlignment`); the rows before are rest, and written as they
 /// come. A row is held `longestHold` seconds at most: a long take's start is decided from the
-/// motion so far, and its rows written as it goes.
+/// motion so far, and its rows written as it goes. A take without a prompt holds nothing and keeps
+/// its labels.
 private struct OpenTake {
     var record: SessionRecord
     var rows: [RecordingRow] = []
@@ -239,7 +255,7 @@ private struct OpenTake {
     static let longestHold = 10.0
 
     var take: Int { record.take }
-    private var prompt: ClosedRange<Double> { record.promptFrom!...record.promptTo! }
+    private var prompt: ClosedRange<Double>? { record.promptFrom.flatMap { from in record.promptTo.map { from...$0 } } }
 
     mutating func add(_ sample: RawSample, label: ActivityLabel, motion: DeviceMotion, sessionTime: Double) {
         times.append(sample.time)
@@ -251,9 +267,10 @@ private struct OpenTake {
 
     /// Writes the rows that are not held.
     mutating func flush(to appender: RecordingAppender) throws(StoreError) {
+        guard let prompt else { return try write(upTo: rows.endIndex, to: appender) }
         var end = rows[written...].firstIndex { $0.timestamp >= prompt.lowerBound - Self.lead } ?? rows.endIndex
         if let last = rows.last, end < rows.count, last.timestamp - rows[end].timestamp > Self.longestHold {
-            let start = self.start ?? startSoFar()
+            let start = self.start ?? startSoFar(prompt)
             self.start = start
             end = rows[end...].firstIndex { $0.timestamp > last.timestamp - Self.longestHold / 2 } ?? rows.endIndex
             for index in written..<end where rows[index].timestamp <= prompt.upperBound {
@@ -264,7 +281,7 @@ private struct OpenTake {
     }
 
     /// Where the motion inside the prompt so far started; go if nothing moved.
-    private func startSoFar() -> Double {
+    private func startSoFar(_ prompt: ClosedRange<Double>) -> Double {
         let now = max(prompt.lowerBound, min(prompt.upperBound, rows.last?.timestamp ?? 0))
         guard case .motion(let found) = MotionAlignment().align(rows, prompt: prompt.lowerBound...now) else {
             return prompt.lowerBound
@@ -274,6 +291,10 @@ private struct OpenTake {
 
     /// Labels the held rows as the motion says, writes every row left and notes the labels in the record.
     mutating func finish(to appender: RecordingAppender) throws(StoreError) {
+        guard let prompt else {
+            record.labels = [LabelSpan](runsOf: rows)
+            return try write(upTo: rows.endIndex, to: appender)
+        }
         let alignment = MotionAlignment().align(rows, prompt: prompt)
         if case .motion(let found) = alignment, written < rows.count {
             let span = LabelSpan(

@@ -215,3 +215,80 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         #expect(step == steps + 1, "the catalog, then each file rewritten")
     }
 }
+
+@Suite struct ContinuousRecordingTests {
+    /// The simulated person makes a gesture every 5 s from 1 s into the session; segment finds each
+    /// and labels the ones answered, skipping the one answered `s`.
+    @Test func aContinuousRecordingIsRestUntilSegmented() throws {
+        let folder = try TemporaryFolder()
+        let recorded = try runGesture(
+            [
+                "record", "--user", "ann", "--continuous", "--seconds", "20", "--perform", "shake", "chop", "drive",
+                "--fast", "--quiet", "--keep",
+            ], in: folder.path
+        ).succeeded()
+        #expect(recorded.output.contains("1 take, 2000 rows appended"))
+        let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        #expect(records.map(\.gesture) == [.rest])
+        #expect(records.map(\.promptFrom) == [nil])
+        let id = records[0].id
+        #expect(try labels(of: id, in: folder, file: "ann-recordings.csv").allSatisfy(\.isRest))
+        let segmented = try runGesture(["segment", id.rawValue], in: folder.path, input: "shake\ns\ndrive\n")
+            .succeeded()
+        #expect(segmented.output.contains("3 bursts found"))
+        let rows = try readRows(folder.recordings.root.appending("ann-recordings.csv"))
+        let spans = [LabelSpan](runsOf: rows)
+        #expect(spans.map(\.label) == [.shake, .drive])
+        for (span, go) in zip(spans, [1.0, 11.0]) {
+            #expect(span.from > go + 0.1 && span.from < go + 0.8, "\(span)")
+            #expect(span.to > go + 2.6 && span.to < go + 3.5, "\(span)")
+        }
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+
+    @Test func aContinuousRecordingLabeledAsAGestureIsThatGestureThroughout() throws {
+        let folder = try TemporaryFolder()
+        try runGesture(
+            [
+                "record", "--user", "ann", "--continuous", "--as", "wave", "--seconds", "3", "--fast", "--quiet",
+                "--keep",
+            ],
+            in: folder.path
+        ).succeeded()
+        let rows = try readRows(folder.recordings.root.appending("ann-recordings.csv"))
+        #expect(rows.count == 300)
+        #expect(rows.allSatisfy { $0.activity.rawValue == "wave" })
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+
+    /// Ctrl-C is how a continuous recording ends: the take is kept and the exit code is 0.
+    @Test func ctrlCEndsAContinuousRecordingAndKeepsIt() throws {
+        let folder = try TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = ["record", "--user", "ann", "--continuous", "--quiet", "--keep"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let file = folder.path.appending("recordings/ann-recordings.csv").string
+        while process.isRunning, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 20_000 {
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        #expect(records.map(\.status) == [.kept])
+        #expect(records.map(\.sampleCount) == [try readRows(FilePath(file)).count])
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+
+    @Test func aRecordingWithNeitherAGestureNorContinuousIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture(["record", "--user", "ann", "--fast", "--quiet"], in: folder.path)
+        #expect(result.status == 2)
+        #expect(result.error == "gesture: --gesture is required, unless --continuous\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path.appending("recordings").string))
+    }
+}
