@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "GestureCore"),
 
         // Foundations.
-        // Motion maths: quaternions, the attitude filter, seeded random numbers, timing statistics.
+        // Motion maths: quaternions, the attitude filter, seeded random numbers, timing statistics, aligning
+        // labels with the motion.
         .target(name: "GestureMotion", dependencies: ["GestureCore"]),
         // Storage: the recordings folder, the CSV appender, locks, the catalog (SQLite), the archive.
         .target(

@@ -56,6 +56,16 @@ public enum Terminal {
         return answer.hasPrefix("y")
     }
 
+    /// Asks for a line of text; nil at the end of input.
+    public static func ask(_ question: String) -> String? {
+        write("\(question) ", to: STDOUT_FILENO)
+        guard let answer = readLine()?.trimmed else {
+            say("")
+            return nil
+        }
+        return String(answer)
+    }
+
     static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in

@@ -222,6 +222,20 @@ public enum RecordingCSV {
             return rows
         }
 
+        /// The line just read with its activity given as `label`, in its file's format: the label's
+        /// name, or the book's code for it; nil when the book's format has no code for it.
+        public func line(_ line: String, relabeledAs label: ActivityLabel) -> String? {
+            var fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            switch format {
+            case .gestureLab(let index, _)?: fields[index[1]] = label.rawValue
+            case .book?:
+                guard let code = RecordingCSV.bookActivities.firstIndex(of: label) else { return nil }
+                fields[1] = "\(code)"
+            case nil: return line
+            }
+            return fields.joined(separator: ",")
+        }
+
         /// Counts a line that was not read, e.g. one too long to be a row, and returns its number.
         @discardableResult
         public mutating func skipLine() -> Int {

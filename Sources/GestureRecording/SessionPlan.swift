@@ -19,11 +19,39 @@ public struct SessionPlan: Sendable, Equatable {
     public var countdown: Int
     /// Seconds between "session start" and the first take.
     public var intro: Double
+    /// Whether go and stop are prompted; without, one take is recorded until stopped, labeled
+    /// `gesture` (rest included) throughout.
+    public var prompted = true
+    /// Without prompts, the gestures the simulated person makes, one every `scriptInterval` seconds.
+    public var script: [ActivityLabel] = []
+    public static let scriptInterval = 5.0
 
     public init(
         user: UserID, gesture: ActivityLabel, takes: Int, take: Double = 4, rest: Double = 3,
         getReady: Double = 1.5, countdown: Int = 3, intro: Double = 2
     ) throws(PlanError) {
+        try self.init(
+            user: user, gesture: gesture, takes: takes, take: take, rest: rest, getReady: getReady,
+            countdown: countdown, intro: intro, prompted: true)
+    }
+
+    /// A recording without prompts: one take of at most `seconds`, labeled `label` throughout,
+    /// that ends when it is stopped; the simulated person makes the gestures of `script`.
+    public static func continuous(
+        user: UserID, label: ActivityLabel, seconds: Double, script: [ActivityLabel] = []
+    ) throws(PlanError) -> SessionPlan {
+        var plan = try SessionPlan(
+            user: user, gesture: label, takes: 1, take: seconds, rest: 0, getReady: 0, countdown: 0, intro: 2,
+            prompted: false)
+        plan.script = script
+        return plan
+    }
+
+    private init(
+        user: UserID, gesture: ActivityLabel, takes: Int, take: Double, rest: Double, getReady: Double,
+        countdown: Int, intro: Double, prompted: Bool
+    ) throws(PlanError) {
+        self.prompted = prompted
         self.user = user
         self.gesture = gesture
         self.takes = takes
@@ -35,7 +63,9 @@ public struct SessionPlan: Sendable, Equatable {
         guard (1...Self.maximumTakes).contains(takes) else {
             throw PlanError("takes must be from 1 to \(Self.maximumTakes), not \(takes)")
         }
-        guard gesture != .rest else { throw PlanError("'rest' is the label between takes, not a gesture") }
+        guard gesture != .rest || !prompted else {
+            throw PlanError("'rest' is the label between takes, not a gesture")
+        }
         for (name, seconds) in [("take", take), ("rest", rest), ("get ready", getReady), ("intro", intro)] {
             guard seconds.isFinite, (0...Self.maximumSeconds).contains(seconds) else {
                 throw PlanError("\(name) must be from 0 to \(Int(Self.maximumSeconds)) seconds, not \(seconds)")
@@ -67,6 +97,12 @@ public struct SessionPlan: Sendable, Equatable {
 
     /// Every prompt of the recording, in order.
     public var prompts: [Prompt] {
+        guard prompted else {
+            return [
+                Prompt(.sessionStart, at: 0, "Recording \(gesture) until stopped"),
+                Prompt(.sessionComplete, at: duration, "Session complete"),
+            ]
+        }
         var prompts = [
             Prompt(.sessionStart, at: 0, "Session start: \(takes) \(takes == 1 ? "take" : "takes") of \(gesture)")
         ]

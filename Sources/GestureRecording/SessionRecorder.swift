@@ -87,7 +87,9 @@ public final class SessionRecorder: Sendable {
             return RecordingOutcome(sessions: [], file: file, interruption: error.description)
         }
         if let performer = sensor as? any GesturePerformer {
-            for take in 1...plan.takes { performer.perform(context.performance(take: take)) }
+            let performances =
+                plan.prompted ? (1...plan.takes).map(context.performance(take:)) : context.scriptedPerformances()
+            performances.forEach(performer.perform)
         }
         let sampler = Sampler(sensor: sensor, clock: clock, rate: rate)
         self.sampler.withLock { $0 = sampler }
@@ -102,7 +104,8 @@ public final class SessionRecorder: Sendable {
             failure = "\(error)"
             sampler.stop()
         }
-        let stopped = interruption.withLock { $0 } ?? failure
+        // Without prompts, being stopped is how a recording ends.
+        let stopped = failure ?? (plan.prompted ? interruption.withLock { $0 } : nil)
         takes.close(appender: appender, rate: rate, incompleteBecause: stopped)
         if takes.closed.isEmpty { try? catalog.withdraw(context.sessionID(take: 1)) }
         if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
@@ -126,7 +129,7 @@ public final class SessionRecorder: Sendable {
             takes.lost += reading.lostBefore
             let sessionTime = ((time - plan.sessionStart(take: take)) * 1e9).rounded() / 1e9
             takes.open!.add(sample, label: label, motion: motion, sessionTime: sessionTime)
-            if takes.open!.pending.count >= max(1, Int(rate)) { try takes.open!.flush(to: appender) }
+            if takes.open!.rows.count - takes.open!.written >= max(1, Int(rate)) { try takes.open!.flush(to: appender) }
         }
     }
 
@@ -169,7 +172,7 @@ private struct TakeLog {
         open = nil
         var reason = reason
         do {
-            try take.flush(to: appender)
+            try take.finish(to: appender)
         } catch {
             reason = error.description
         }
@@ -209,7 +212,20 @@ private struct TakeContext {
             start: wallClock(plan.sessionStart(take: take)), end: "", device: recorder.sensor.info.id,
             requestedRate: recorder.requestedRate, deviceRate: recorder.rate, achievedRate: 0, jitterMs: 0,
             sampleCount: 0, file: recorder.folder.relative(recorder.file), status: .incomplete,
-            reason: SessionRecord.recordingReason)
+            reason: SessionRecord.recordingReason,
+            promptFrom: plan.prompted ? plan.go(take: take) - plan.sessionStart(take: take) : nil,
+            promptTo: plan.prompted ? plan.stop(take: take) - plan.sessionStart(take: take) : nil)
+    }
+
+    /// The simulated person's gestures in a recording without prompts, one every few seconds.
+    func scriptedPerformances() -> [Performance] {
+        let plan = recorder.plan
+        return plan.script.enumerated().map { index, gesture in
+            let go = start + plan.intro + SessionPlan.scriptInterval * Double(index) + 1
+            return Performance(
+                user: plan.user, gesture: gesture, take: index + 1, sessionStart: go - 1,
+                sessionEnd: go - 1 + SessionPlan.scriptInterval, go: go, stop: go + 2.5)
+        }
     }
 
     func performance(take: Int) -> Performance {
@@ -221,26 +237,84 @@ private struct TakeContext {
     }
 }
 
-/// A take being recorded: rows not yet written, and the times of all its samples.
+/// A take being recorded: its rows, how many are written, and the times of all its samples. Rows
+/// from `lead` seconds before the prompt's go on are held until the take ends, when their labels
+/// are made to follow the motion (`MotionAlignment`); the rows before are rest, and written as they
+/// come. A row is held `longestHold` seconds at most: a long take's start is decided from the
+/// motion so far, and its rows written as it goes. A take without a prompt holds nothing and keeps
+/// its labels.
 private struct OpenTake {
     var record: SessionRecord
-    var pending: [RecordingRow] = []
+    var rows: [RecordingRow] = []
     var times: [Double] = []
     var written = 0
+    /// Where the motion started, once rows after it had to be written before the take ended.
+    var start: Double?
+
+    static let lead = 1.0
+    static let longestHold = 10.0
 
     var take: Int { record.take }
+    private var prompt: ClosedRange<Double>? { record.promptFrom.flatMap { from in record.promptTo.map { from...$0 } } }
 
     mutating func add(_ sample: RawSample, label: ActivityLabel, motion: DeviceMotion, sessionTime: Double) {
         times.append(sample.time)
-        pending.append(
+        rows.append(
             RecordingRow(
                 session: record.id, activity: label, timestamp: sessionTime, motion: motion,
                 rawAcceleration: sample.acceleration, rawRotationRate: sample.rotationRate))
     }
 
+    /// Writes the rows that are not held.
     mutating func flush(to appender: RecordingAppender) throws(StoreError) {
-        try appender.append(pending)
-        written += pending.count
-        pending.removeAll(keepingCapacity: true)
+        guard let prompt else { return try write(upTo: rows.endIndex, to: appender) }
+        var end = rows[written...].firstIndex { $0.timestamp >= prompt.lowerBound - Self.lead } ?? rows.endIndex
+        if let last = rows.last, end < rows.count, last.timestamp - rows[end].timestamp > Self.longestHold {
+            let start = self.start ?? startSoFar(prompt)
+            self.start = start
+            end = rows[end...].firstIndex { $0.timestamp > last.timestamp - Self.longestHold / 2 } ?? rows.endIndex
+            for index in written..<end where rows[index].timestamp <= prompt.upperBound {
+                rows[index].activity = rows[index].timestamp >= start ? record.gesture : .rest
+            }
+        }
+        try write(upTo: end, to: appender)
+    }
+
+    /// Where the motion inside the prompt so far started; go if nothing moved.
+    private func startSoFar(_ prompt: ClosedRange<Double>) -> Double {
+        let now = max(prompt.lowerBound, min(prompt.upperBound, rows.last?.timestamp ?? 0))
+        guard case .motion(let found) = MotionAlignment().align(rows, prompt: prompt.lowerBound...now) else {
+            return prompt.lowerBound
+        }
+        return found.lowerBound
+    }
+
+    /// Labels the held rows as the motion says, writes every row left and notes the labels in the record.
+    mutating func finish(to appender: RecordingAppender) throws(StoreError) {
+        guard let prompt else {
+            record.labels = [LabelSpan](runsOf: rows)
+            return try write(upTo: rows.endIndex, to: appender)
+        }
+        let alignment = MotionAlignment().align(rows, prompt: prompt)
+        if case .motion(let found) = alignment, written < rows.count {
+            let span = LabelSpan(
+                from: max(start ?? found.lowerBound, rows[written].timestamp), to: found.upperBound,
+                label: record.gesture)
+            for index in written..<rows.count { rows[index].activity = [span].label(at: rows[index].timestamp) }
+        }
+        record.alignment =
+            switch alignment {
+            case .motion: .aligned
+            case .noMotion: .noMotion
+            case .noRest: .noRest
+            }
+        record.labels = [LabelSpan](runsOf: rows)
+        try write(upTo: rows.endIndex, to: appender)
+    }
+
+    private mutating func write(upTo end: Int, to appender: RecordingAppender) throws(StoreError) {
+        guard end > written else { return }
+        try appender.append(rows[written..<end])
+        written = end
     }
 }

@@ -46,6 +46,12 @@ public final class SimulatedSensor: GesturePerformer {
     /// The readings a `dropped` fault took away.
     public var lostReadings: Int { state.withLock { $0.lost } }
 
+    /// The takes performed so far, each with when the hand actually moved, on the sensor's clock:
+    /// the truth that aligned labels are measured against.
+    public var performedTakes: [(performance: Performance, motion: Range<Double>)] {
+        state.withLock { $0.takes.map { ($0.performance, $0.motion.span) } }
+    }
+
     public func perform(_ performance: Performance) {
         let take = SimulatedTake(performance, hand: hand, faults: faults, seed: seed)
         state.withLock { $0.takes.append(take) }
@@ -175,6 +181,7 @@ struct Hand: Sendable {
 
 /// One take as the simulated person performs it, faults included.
 struct SimulatedTake: Sendable {
+    var performance: Performance
     var session: Range<Double>
     var motion: GestureKinematics
     var flip: Burst?
@@ -182,6 +189,7 @@ struct SimulatedTake: Sendable {
     var gaps: [Range<Double>] = []
 
     init(_ performance: Performance, hand: Hand, faults: SimulatedFaults, seed: UInt64) {
+        self.performance = performance
         let take = performance.take
         var random = SeededRandom(
             seed: seed, "take", performance.user.rawValue, performance.gesture.rawValue, "\(take)")

@@ -63,7 +63,7 @@ public struct Archive: Sendable {
     }
 
     /// The catalog's records of exactly these sessions.
-    private func sessions(_ ids: [SessionID]) throws(StoreError) -> [SessionRecord] {
+    func sessions(_ ids: [SessionID]) throws(StoreError) -> [SessionRecord] {
         let records = try catalog.sessions(SessionFilter(ids: ids))
         let unknown = Set(ids).subtracting(records.map(\.id))
         guard unknown.isEmpty else {
@@ -72,29 +72,38 @@ public struct Archive: Sendable {
         return records
     }
 
-    /// Puts each session's rows in the file its status says, discarded/ or the user's own; the
-    /// caller holds the users' locks. Rows are added to the file they belong in (those not in it
-    /// already) before they are taken out of the other, so every row is in one file at least.
+    /// Puts each session's rows in the file they belong in: discarded/ when the session is discarded
+    /// or the row is trimmed off, else the user's own; the caller holds the users' locks. Rows are
+    /// added to the file they belong in (those not in it already) before they are taken out of the
+    /// other, so every row is in one file at least. Rows that come back join their session's rows
+    /// in time order, the session at the end of the file.
     func placeRows(of records: [SessionRecord]) throws(StoreError) {
         for (file, sessions) in Dictionary(grouping: records, by: \.file).sorted(by: { $0.key < $1.key }) {
-            let live = folder.absolute(file)
-            let discarded = folder.discardedFile(for: live)
-            let inDiscarded = Set(sessions.filter { $0.status == .discarded }.map(\.id))
-            let inLive = Set(sessions.map(\.id)).subtracting(inDiscarded)
-            let liveLines = RecordingLines(path: live, longestLine: longestLineToMove)
-            let discardedLines = RecordingLines(path: discarded, longestLine: longestLineToMove)
-            let leaving = try liveLines.lines(of: inDiscarded), returning = try discardedLines.lines(of: inLive)
-            let inDiscardedAlready = Set(try discardedLines.lines(of: inDiscarded))
-            let inLiveAlready = Set(try liveLines.lines(of: inLive))
-            let toDiscarded = leaving.filter { !inDiscardedAlready.contains($0) }
-            let toLive = returning.filter { !inLiveAlready.contains($0) }
+            let byID = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0) })
+            let ids = Set(byID.keys)
+            let keeps = { (row: RecordingRow) in byID[row.session]!.keepsRow(at: row.timestamp) }
+            let live = RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove)
+            let discarded = RecordingLines(
+                path: folder.discardedFile(for: folder.absolute(file)), longestLine: longestLineToMove)
+            let liveRows = try live.rows(of: ids), discardedRows = try discarded.rows(of: ids)
+            let leaving = liveRows.filter { !keeps($0.row) }, returning = discardedRows.filter { keeps($0.row) }
+            let inDiscarded = Set(discardedRows.map(\.line)), inLive = Set(liveRows.map(\.line))
+            let toDiscarded = leaving.filter { !inDiscarded.contains($0.line) }
+            let toLive = returning.filter { !inLive.contains($0.line) }
             if !toDiscarded.isEmpty {
                 try FileManager.default.createDirectoryIfNeeded(folder.discardedFolder)
-                try discardedLines.rewrite(adding: toDiscarded)
+                try discarded.rewrite(adding: toDiscarded.map(\.line))
             }
-            if !toLive.isEmpty { try liveLines.rewrite(adding: toLive) }
-            if !leaving.isEmpty { try liveLines.rewrite(removing: inDiscarded) }
-            if !returning.isEmpty { try discardedLines.rewrite(removing: inLive) }
+            if !toLive.isEmpty {
+                let joining = Set(toLive.map(\.row.session))
+                let merged = (liveRows.filter { joining.contains($0.row.session) } + toLive).enumerated().sorted {
+                    ($0.element.row.session.rawValue, $0.element.row.timestamp, $0.offset)
+                        < ($1.element.row.session.rawValue, $1.element.row.timestamp, $1.offset)
+                }
+                try live.rewrite(removing: joining, adding: merged.map(\.element.line))
+            }
+            if !leaving.isEmpty { try live.rewrite(removingRowsOf: ids, where: { !keeps($0) }) }
+            if !returning.isEmpty { try discarded.rewrite(removingRowsOf: ids, where: keeps) }
         }
     }
 }

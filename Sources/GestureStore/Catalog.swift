@@ -37,12 +37,28 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var file: String
     public var status: SessionStatus
     public var reason: String?
+    /// When the prompt said go and stop, seconds since the session started; nil for sessions
+    /// recorded without prompts.
+    public var promptFrom: Double?
+    public var promptTo: Double?
+    /// What aligning the labels with the motion found; nil if they were never aligned.
+    public var alignment: AlignmentStatus?
+    /// The spans the rows' labels follow (the last span holding a row gives its label, rest if
+    /// none); nil: the labels are as the file has them, never changed.
+    public var labels: [LabelSpan]?
+    /// The stretch of the session its file keeps, when trimmed, seconds since it started; its rows
+    /// outside it are in recordings/discarded/.
+    public var keptFrom: Double?
+    public var keptTo: Double?
 
     public init(
         id: SessionID, user: UserID, gesture: ActivityLabel, take: Int, start: String, end: String, device: String,
         requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
-        file: String, status: SessionStatus, reason: String? = nil
+        file: String, status: SessionStatus, reason: String? = nil, promptFrom: Double? = nil,
+        promptTo: Double? = nil
     ) {
+        self.promptFrom = promptFrom
+        self.promptTo = promptTo
         self.id = id
         self.user = user
         self.gesture = gesture
@@ -66,6 +82,88 @@ extension SessionID: DatabaseValueConvertible {}
 extension UserID: DatabaseValueConvertible {}
 extension ActivityLabel: DatabaseValueConvertible {}
 extension SessionStatus: DatabaseValueConvertible {}
+
+/// What aligning a session's labels with its motion found.
+public enum AlignmentStatus: String, Codable, Sendable {
+    /// The gesture's labels follow the motion found inside the prompt.
+    case aligned
+    /// Nothing moved inside the prompt: the labels are the prompt's, and the take is suspect.
+    case noMotion = "no-motion"
+    /// Too little rest to tell motion from; the labels are the prompt's.
+    case noRest = "no-rest"
+}
+
+extension AlignmentStatus: DatabaseValueConvertible {}
+
+/// A session's labels as the catalog holds them: its gesture, the spans its rows' labels follow
+/// (nil: as the file has them), what aligning them found, and the stretch its file keeps (nil: all).
+public struct SessionLabels: Codable, Sendable, Equatable {
+    public var gesture: ActivityLabel
+    public var labels: [LabelSpan]?
+    public var alignment: AlignmentStatus?
+    public var kept: ClosedRange<Double>?
+
+    public init(
+        gesture: ActivityLabel, labels: [LabelSpan]?, alignment: AlignmentStatus?, kept: ClosedRange<Double>? = nil
+    ) {
+        self.gesture = gesture
+        self.labels = labels
+        self.alignment = alignment
+        self.kept = kept
+    }
+}
+
+extension SessionLabels {
+    /// These labels with `spans` laid over them, one after the other; the gesture becomes the
+    /// longest stretch's label other than rest.
+    func overlaid(with spans: [LabelSpan]) -> SessionLabels {
+        var labels = self
+        labels.labels = spans.reduce(self.labels ?? []) { $0.overlaid(with: $1) }
+        let longest = labels.labels!.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
+        labels.gesture = longest?.label ?? gesture
+        return labels
+    }
+}
+
+extension SessionRecord {
+    public var sessionLabels: SessionLabels {
+        get { SessionLabels(gesture: gesture, labels: labels, alignment: alignment, kept: kept) }
+        set {
+            (gesture, labels, alignment) = (newValue.gesture, newValue.labels, newValue.alignment)
+            (keptFrom, keptTo) = (newValue.kept?.lowerBound, newValue.kept?.upperBound)
+        }
+    }
+
+    public var kept: ClosedRange<Double>? { keptFrom.flatMap { from in keptTo.map { from...$0 } } }
+
+    /// Whether a row at `time` belongs in the session's own file: the session is not discarded,
+    /// and the row is not trimmed off.
+    func keepsRow(at time: Double) -> Bool { status != .discarded && kept?.contains(time) != false }
+}
+
+/// A change to a session's labels: what they were and become, the history's name for it, and
+/// the change it undoes, if it is an undo.
+public struct LabelChange: Sendable {
+    public var id: SessionID
+    public var before: SessionLabels
+    public var after: SessionLabels
+    public var action: String
+    public var undoing: Int64?
+    /// The session's rows within its new kept stretch, when that changes.
+    public var sampleCount: Int?
+
+    public init(
+        _ id: SessionID, from before: SessionLabels, to after: SessionLabels, action: String, undoing: Int64? = nil,
+        sampleCount: Int? = nil
+    ) {
+        self.sampleCount = sampleCount
+        self.id = id
+        self.before = before
+        self.after = after
+        self.action = action
+        self.undoing = undoing
+    }
+}
 
 /// A session's new status, and why.
 public struct StatusChange: Sendable, Equatable {
@@ -201,6 +299,20 @@ public final class Catalog: Sendable {
             }
             try db.execute(sql: "UPDATE sessions SET deviceRate = requestedRate")
         }
+        migrator.registerMigration("v4: labels") { db in
+            try db.alter(table: "sessions") { t in
+                t.add(column: "promptFrom", .double)
+                t.add(column: "promptTo", .double)
+                t.add(column: "alignment", .text)
+                t.add(column: "labels", .text)
+                t.add(column: "keptFrom", .double)
+                t.add(column: "keptTo", .double)
+            }
+            try db.alter(table: "session_events") { t in
+                t.add(column: "labelsBefore", .text)
+                t.add(column: "undoes", .integer)
+            }
+        }
         return migrator
     }
 
@@ -269,6 +381,51 @@ public final class Catalog: Sendable {
                 try record.update(db)
                 try Self.log(db, session: change.id, action: change.status.rawValue, reason: change.reason)
             }
+        }
+    }
+
+    /// Gives sessions new labels in one transaction, noting each change and the labels before it
+    /// in their history.
+    public func setLabels(_ changes: [LabelChange]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        try write("relabel \(changes.count.counting("session"))") { db in
+            for change in changes {
+                guard var record = try SessionRecord.fetchOne(db, key: change.id) else { continue }
+                let before = String(decoding: try JSONEncoder().encode(change.before), as: UTF8.self)
+                record.sessionLabels = change.after
+                record.sampleCount = change.sampleCount ?? record.sampleCount
+                try record.update(db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO session_events (session, at, action, labelsBefore, undoes) VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [change.id, WallClock.iso8601(Date()), change.action, before, change.undoing])
+            }
+        }
+    }
+
+    /// The last change to a session's labels that is neither an undo nor undone: its event, its
+    /// action and the labels before it.
+    public func lastLabelChange(
+        of id: SessionID
+    ) throws(StoreError) -> (event: Int64, action: String, before: SessionLabels)? {
+        do {
+            return try database.read { db in
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, action, labelsBefore FROM session_events
+                        WHERE session = ? AND labelsBefore IS NOT NULL AND undoes IS NULL
+                          AND id NOT IN (SELECT undoes FROM session_events WHERE undoes IS NOT NULL)
+                        ORDER BY id DESC LIMIT 1
+                        """, arguments: [id])
+                guard let row else { return nil }
+                let before = try JSONDecoder().decode(
+                    SessionLabels.self, from: Data((row["labelsBefore"] as String).utf8))
+                return (row["id"], row["action"], before)
+            }
+        } catch {
+            throw StoreError("catalog \(path): cannot read the history of \(id): \(Self.reason(error))")
         }
     }
 

@@ -24,6 +24,10 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
     case unreadable(file: String, reason: String)
     /// A temporary file that a rewrite left behind when it was stopped; the file it was to replace is whole.
     case leftover(file: String)
+    /// A trimmed session's file holds rows outside the stretch it keeps: a trim was stopped.
+    case untrimmed(SessionID, kept: ClosedRange<Double>, rows: Int, file: String)
+    /// Rows labeled otherwise than the catalog's spans say: a relabel was stopped.
+    case labelsDiffer(SessionID, rows: Int, file: String)
 
     public var description: String {
         switch self {
@@ -42,6 +46,10 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
         case .missingNewline(let file): "\(file): the last line has no newline"
         case .unreadable(let file, let reason): "\(file): \(reason)"
         case .leftover(let file): "\(file) is left over from a rewrite that was stopped"
+        case .untrimmed(let id, let kept, let rows, let file):
+            "session \(id) is trimmed to \(String(format: "%.2f–%.2f s", kept.lowerBound, kept.upperBound)), but \(file) holds \(rows.counting("row")) outside it"
+        case .labelsDiffer(let id, let rows, let file):
+            "session \(id): \(rows.counting("row")) in \(file) labeled otherwise than the catalog says"
         }
     }
 
@@ -49,6 +57,7 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
     public var repair: String? {
         switch self {
         case .misplaced: "move the rows to where the status puts them"
+        case .untrimmed: "move them to discarded/"
         case .countDiffers(_, _, let found, _): found > 0 ? "count the rows again" : nil
         case .unfinished: "mark the take incomplete with the rows its file holds"
         case .uncatalogued: "add them to the catalog as recovered"
@@ -56,6 +65,7 @@ public enum Discrepancy: Sendable, Equatable, CustomStringConvertible {
         case .missingNewline: "add the newline"
         case .unreadable, .tooLongToMove: nil
         case .leftover: "remove it"
+        case .labelsDiffer: "label them as the catalog says"
         }
     }
 }
@@ -99,10 +109,16 @@ extension Archive {
             var report = try compare(scans, try catalog.sessions(), busy: busy)
             repaired += try recoverUncatalogued(report.discrepancies, scans: scans)
             try placeRows(of: try catalog.sessions().filter { busy[$0.user] == nil })
-            repaired += report.discrepancies.filter { if case .misplaced = $0 { true } else { false } }
+            repaired += report.discrepancies.filter {
+                switch $0 {
+                case .misplaced, .untrimmed: true
+                default: false
+                }
+            }
             scans = scanFiles(skipping: busy)
             report = try compare(scans, try catalog.sessions(), busy: busy)
             repaired += try recount(report.discrepancies, scans: scans)
+            repaired += try relabel(report.discrepancies)
             var after = try compare(scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
             after.busy = busy.values.sorted()
             return (repaired, after)
@@ -156,18 +172,31 @@ extension Archive {
         var found: [Discrepancy] = []
         let home = home(of: record)
         let away = record.status == .discarded ? record.file : discardedFile(of: record)
-        let rows = scans[home]?.sessions[record.id]?.count ?? 0
-        if let stray = scans[away]?.sessions[record.id]?.count {
+        let kept = { (time: Double) in record.kept?.contains(time) != false }
+        let rows = scans[home]?.sessions[record.id]?.times.filter(kept).count ?? 0
+        // Rows in the other file, and rows trimmed off that are still in the session's own file.
+        let stray =
+            (scans[away]?.sessions[record.id]?.times.filter { record.status == .discarded || kept($0) }.count ?? 0)
+        let trimmed =
+            record.status == .discarded ? 0 : scans[home]?.sessions[record.id]?.times.filter { !kept($0) }.count ?? 0
+        if stray > 0 {
             found.append(.misplaced(record.id, status: record.status, rows: stray, file: away))
+        } else if trimmed > 0, let kept = record.kept {
+            found.append(.untrimmed(record.id, kept: kept, rows: trimmed, file: home))
         } else if record.isBeingRecorded {
             found.append(.unfinished(record.id, rows: rows))
         } else if rows != record.sampleCount {
             found.append(.countDiffers(record.id, catalog: record.sampleCount, found: rows, file: home))
         }
+        if let labels = record.labels, let scanned = scans[home]?.sessions[record.id] {
+            let differing = zip(scanned.times, scanned.activities).filter { labels.label(at: $0) != $1 }.count
+            if differing > 0 { found.append(.labelsDiffer(record.id, rows: differing, file: home)) }
+        }
         return found
     }
 
-    private func home(of record: SessionRecord) -> String {
+    /// The file a session's rows live in: its user's, or the discarded one.
+    func home(of record: SessionRecord) -> String {
         record.status == .discarded ? discardedFile(of: record) : record.file
     }
 
@@ -254,6 +283,14 @@ extension Archive {
         return repaired
     }
 
+    /// Labels rows as the catalog's spans say where a relabel was stopped.
+    private func relabel(_ discrepancies: [Discrepancy]) throws(StoreError) -> [Discrepancy] {
+        let differing = discrepancies.filter { if case .labelsDiffer = $0 { true } else { false } }
+        let ids = Set(differing.compactMap { if case .labelsDiffer(let id, _, _) = $0 { id } else { nil } })
+        try placeLabels(of: try catalog.sessions(SessionFilter(ids: Array(ids))))
+        return differing
+    }
+
     /// Takes the row counts and timing of unfinished takes and miscounted sessions from their files.
     private func recount(_ discrepancies: [Discrepancy], scans: [String: FileScan]) throws(StoreError) -> [Discrepancy]
     {
@@ -289,13 +326,13 @@ extension SessionRecord {
 /// One session's rows in one file.
 struct SessionRows {
     var times: [Double] = []
-    var labels: [ActivityLabel: Int] = [:]
+    var activities: [ActivityLabel] = []
 
     var count: Int { times.count }
 
     mutating func add(_ row: RecordingRow) {
         times.append(row.timestamp)
-        labels[row.activity, default: 0] += 1
+        activities.append(row.activity)
     }
 
     /// Sets the record's count, rate and jitter from these rows.
@@ -314,8 +351,8 @@ struct SessionRows {
     /// A catalog record for rows the catalog did not know: its gesture is the most frequent label
     /// other than rest, its start the one its ID begins with.
     func recoveredRecord(id: SessionID, user: UserID, file: String, discarded: Bool) -> SessionRecord {
-        let gestures = labels.filter { !$0.key.isRest }.sorted { $0.key < $1.key }
-        let gesture = gestures.max { $0.value < $1.value }?.key ?? .rest
+        let counts = Dictionary(activities.filter { !$0.isRest }.map { ($0, 1) }, uniquingKeysWith: +)
+        let gesture = counts.sorted { $0.key < $1.key }.max { $0.value < $1.value }?.key ?? .rest
         let start = id.take.map { _ in String(id.rawValue[..<id.rawValue.lastIndex(of: "-")!]) } ?? ""
         var record = SessionRecord(
             id: id, user: user, gesture: gesture, take: id.take ?? 1, start: start, end: "",

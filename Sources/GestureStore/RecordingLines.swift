@@ -12,14 +12,13 @@ struct RecordingLines {
     /// The longest line that can move; a longer one is an error.
     var longestLine = Archive.defaultLongestLineToMove
 
-    /// The lines of these sessions, in file order, without their newlines.
-    func lines(of sessions: Set<SessionID>) throws(StoreError) -> [String] {
-        var lines: [String] = []
-        var member = SessionMembership(sessions)
-        try forEachLine(skippingOverlong: true) { _, line in
-            if member.contains(line) { lines.append(String(decoding: line, as: UTF8.self)) }
+    /// The rows of these sessions with their lines, in file order.
+    func rows(of sessions: Set<SessionID>) throws(StoreError) -> [(row: RecordingRow, line: String)] {
+        var rows: [(row: RecordingRow, line: String)] = []
+        try forEachRow(of: sessions, skippingOverlong: true) { line, row in
+            if let row { rows.append((row, String(decoding: line, as: UTF8.self))) }
         }
-        return lines
+        return rows
     }
 
     /// The lines with these numbers, counted from 1 at the file's first line; every line if nil.
@@ -49,6 +48,57 @@ struct RecordingLines {
         }
     }
 
+    /// Writes the file anew with the rows of these sessions labeled as their spans say, each in the
+    /// file's own format; every other line as it is. A crash leaves the old file or the new one.
+    func rewrite(relabeling labels: [SessionID: [LabelSpan]]) throws(StoreError) {
+        var reader = RecordingCSV.Reader(file: path.string)
+        var unwritable: ActivityLabel?
+        try replaceContents(of: path) { output throws(StoreError) in
+            try forEachLine { _, line in
+                guard let row = try? reader.read(line), let spans = labels[row.session],
+                    case let label = spans.label(at: row.timestamp), label != row.activity
+                else { return Self.write(line, to: &output) }
+                guard let relabeled = reader.line(String(decoding: line, as: UTF8.self), relabeledAs: label) else {
+                    unwritable = label
+                    return
+                }
+                Self.write(relabeled.utf8, to: &output)
+            }
+            if let unwritable {
+                throw StoreError(
+                    "\(path) is in the book's format, which has no code for '\(unwritable)': only \(RecordingCSV.bookActivities.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+        }
+    }
+
+    /// Writes the file anew without the rows of these sessions that `leaving` picks; every other
+    /// line as it is. A crash leaves the old file or the new one.
+    func rewrite(
+        removingRowsOf sessions: Set<SessionID>, where leaving: (RecordingRow) -> Bool
+    ) throws(StoreError) {
+        try replaceContents(of: path) { output throws(StoreError) in
+            try forEachRow(of: sessions) { line, row in
+                if row.map(leaving) != true { Self.write(line, to: &output) }
+            }
+        }
+    }
+
+    /// Calls `body` with every line (lines too long to move passed over if `skippingOverlong`), and
+    /// the row on it when it is one of these sessions'; the first line is always read, so that the
+    /// reader knows the file's format.
+    private func forEachRow(
+        of sessions: Set<SessionID>, skippingOverlong: Bool = false,
+        _ body: (UnsafeBufferPointer<UInt8>, RecordingRow?) -> Void
+    ) throws(StoreError) {
+        var reader = RecordingCSV.Reader(file: path.string)
+        var member = SessionMembership(sessions)
+        try forEachLine(skippingOverlong: skippingOverlong) { number, line in
+            let row = number == 1 || member.contains(line) ? try? reader.read(line) : nil
+            body(line, row.flatMap { $0 }.flatMap { sessions.contains($0.session) ? $0 : nil })
+        }
+    }
+
     private static func write(_ line: some Sequence<UInt8>, to output: inout FileOutput) {
         output.write(line)
         output.write(CollectionOfOne(UInt8(ascii: "\n")))
@@ -57,7 +107,7 @@ struct RecordingLines {
     /// Calls `body` with each line's number and bytes, without its newline; none if the file does
     /// not exist. A line longer than `longestLine` is an error, or passed over if `skippingOverlong`.
     private func forEachLine(
-        skippingOverlong: Bool = false, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void
+        skippingOverlong: Bool = false, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(StoreError) -> Void
     ) throws(StoreError) {
         guard access(path.string, F_OK) == 0 else { return }
         var blocks: LineBlocks
@@ -75,7 +125,7 @@ struct RecordingLines {
             }
             for line in Lines(bytes) {
                 number += 1
-                body(number, line)
+                try body(number, line)
             }
         }
     }

@@ -13,7 +13,7 @@ struct Bench: AsyncParsableCommand {
             "Benchmarks that print figures. Run them on an idle machine, in release: swift run -c release gesture-bench …",
         subcommands: [
             SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self,
-            AccuracyBench.self, PersonalizeBench.self, LiveBench.self, CLibraryBench.self,
+            AccuracyBench.self, PersonalizeBench.self, LiveBench.self, CLibraryBench.self, AlignBench.self,
         ])
 }
 

@@ -17,8 +17,25 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Who is recording: names their file, so no '-', '/' or spaces.", completion: Completions.users)
     var user: String
 
-    @Option(help: "The gesture to perform, e.g. shake, chop, drive.", completion: Completions.gestures)
-    var gesture: String
+    @Option(
+        help: "The gesture to perform, e.g. shake, chop, drive; required unless --continuous.",
+        completion: Completions.gestures)
+    var gesture: String?
+
+    @Flag(help: "Record one take without prompts until stopped (Ctrl-C), labeled rest or --as.")
+    var continuous = false
+
+    @Option(
+        name: .customLong("as"), help: "With --continuous: the label of every row.", completion: Completions.gestures)
+    var label = "rest"
+
+    @Option(help: "With --continuous: stop after this many seconds.")
+    var seconds = SessionPlan.maximumSeconds
+
+    @Option(
+        parsing: .upToNextOption,
+        help: "With --continuous on the simulated sensor: gestures the simulated person makes, one every 5 s.")
+    var perform: [String] = []
 
     @Option(help: "How many takes to record.")
     var takes = 5
@@ -52,11 +69,17 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         let plan: SessionPlan
         let known = RecordedNames(folder: folder.folder)
-        let user = RecordedNames.spelled(user, among: known.users, what: "user")
-        let gesture = RecordedNames.spelled(gesture, among: known.gestures, what: "gesture")
+        let user = try userID(RecordedNames.spelled(user, among: known.users, what: "user"))
         do {
-            plan = try SessionPlan(
-                user: try userID(user), gesture: try activityLabel(gesture), takes: takes, take: take, rest: rest)
+            if continuous {
+                let label = try activityLabel(RecordedNames.spelled(label, among: known.gestures, what: "gesture"))
+                plan = try .continuous(
+                    user: user, label: label, seconds: seconds, script: try perform.map(activityLabel))
+            } else {
+                guard let gesture else { throw Failure.usage("--gesture is required, unless --continuous") }
+                let label = try activityLabel(RecordedNames.spelled(gesture, among: known.gestures, what: "gesture"))
+                plan = try SessionPlan(user: user, gesture: label, takes: takes, take: take, rest: rest)
+            }
         } catch let error as PlanError {
             throw Failure.usage(error.description)
         }

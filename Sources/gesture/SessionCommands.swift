@@ -107,7 +107,7 @@ struct Check: ParsableCommand {
     }
 }
 
-private func changing<T>(_ body: () throws -> T) throws -> T {
+func changing<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as StoreError {

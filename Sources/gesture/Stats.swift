@@ -20,6 +20,12 @@ struct Stats: ParsableCommand {
             return
         }
         Terminal.say("Sessions per gesture and user\n" + Summary.counts(stats) + "\n")
+        let still = stats.sessions.filter(\.noMotion)
+        if !still.isEmpty {
+            Terminal.say(
+                "\(still.count.counting("session")) with no motion inside the prompt (`gesture clean` lists them): "
+                    + still.map(\.session).joined(separator: ", ") + "\n")
+        }
         Terminal.say(
             Summary.table(
                 header: ["gesture", "sessions", "samples", "seconds"],

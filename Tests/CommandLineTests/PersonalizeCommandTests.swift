@@ -8,7 +8,7 @@ private let personalFolder = SharedFixture {
     for gesture in ["shake", "chop", "drive", "wave"] {
         try runGesture(
             [
-                "record", "--user", "zed", "--gesture", gesture, "--takes", "3", "--rate", "25", "--fast", "--quiet",
+                "record", "--user", "zed", "--gesture", gesture, "--takes", "4", "--rate", "25", "--fast", "--quiet",
                 "--keep", "--append", "--seed", "5", "--recordings", "personal",
             ],
             in: folder.path
@@ -26,13 +26,13 @@ private let personalFolder = SharedFixture {
         let made = try gesture([
             "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "-o", "zed-knn.model",
         ]).succeeded()
-        #expect(made.output.contains("personalising for zed by knn from 12 sessions: chop 3, drive 3, shake 3, wave 3"))
+        #expect(made.output.contains("personalising for zed by knn from 16 sessions: chop 4, drive 4, shake 4, wave 4"))
         #expect(made.output.contains("new gestures: wave"))
         #expect(made.output.hasSuffix("wrote zed-knn.model: classes chop, drive, rest, shake, wave\n"))
         let scored = try gesture(["evaluate", "zed-knn.model", "--recordings", "personal", "--confusion", "k.svg"])
             .succeeded()
         #expect(
-            scored.error.contains("12 of the 12 test sessions personalised it for zed: these figures are not a test"))
+            scored.error.contains("16 of the 16 test sessions personalised it for zed: these figures are not a test"))
         #expect(scored.output.contains("== zed's own sessions (the model is personalised for zed)"))
         #expect(scored.output.contains("== everyone else's sessions (the model is personalised for zed)\nnone"))
         let detected = try gesture([

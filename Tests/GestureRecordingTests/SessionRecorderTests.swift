@@ -18,13 +18,41 @@ import Testing
         #expect(rows.count == 2 * 700)
         for (take, session) in [1, 2].map({ take in (take, rows.filter { $0.session.take == take }) }) {
             #expect(session.count == 700, "take \(take)")
+            // Rest until go at 4 s, then the gesture as the hand makes it: one run, then rest again.
             let labels = session.map(\.activity)
             #expect(labels[0..<400].allSatisfy { $0 == .rest })
-            #expect(labels[400..<600].allSatisfy { $0 == .shake })
-            #expect(labels[600..<700].allSatisfy { $0 == .rest })
+            #expect([LabelSpan](runsOf: session).map(\.label) == [.shake])
+            #expect(labels.last == .rest)
             #expect(session.first?.timestamp == 0)
             #expect(abs(session[400].timestamp - 4) < 1e-9)
             #expect(session.map(\.timestamp) == session.map(\.timestamp).sorted())
+        }
+    }
+
+    /// The gesture's labels start and end within 0.1 s of when the simulated hand started and
+    /// stopped moving, not at the prompt's go and stop, which the catalog keeps.
+    @Test(arguments: [25.0, 100.0])
+    func labelsFollowTheHandsMotionAndTheCatalogKeepsThePrompt(rate: Double) async throws {
+        let folder = try TemporaryFolder()
+        let plan = try plan("ann", "chop", takes: 3, take: 3, rest: 3)
+        let sensor = SimulatedSensor(seed: 4, holder: plan.user)
+        let recorder = try SessionRecorder(
+            plan: plan, sensor: sensor, clock: ManualClock(), rate: rate, folder: folder.recordings)
+        let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
+        let outcome = await recorder.run(speech: speech)
+        await speech.finish()
+        let rows = Dictionary(grouping: try readRows(outcome.file), by: \.session)
+        let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        for (record, performed) in zip(records, sensor.performedTakes) {
+            let start = performed.performance.sessionStart
+            let spans = [LabelSpan](runsOf: rows[record.id] ?? [])
+            #expect(spans.count == 1)
+            #expect(abs(spans[0].from - (performed.motion.lowerBound - start)) < 0.1)
+            #expect(abs(spans[0].to - (performed.motion.upperBound - start)) < 0.1)
+            #expect(record.labels == spans)
+            #expect(record.alignment == .aligned)
+            #expect(record.promptFrom == 4)
+            #expect(record.promptTo == 7)
         }
     }
 
@@ -107,6 +135,9 @@ import Testing
         let records = try Catalog(path: folder.recordings.catalogPath.string).sessions()
         #expect(records.map(\.status) == [.kept, .incomplete])
         #expect(records.map(\.reason) == [nil, "interrupted by test"])
+        // The observer hides the hand's gestures, so nothing moved inside either prompt (the second
+        // take stopped before go), which the catalog flags.
+        #expect(records.map(\.alignment) == [.noMotion, .noMotion])
         // Take 2 starts at 9 s; the reading at 10.51 s asks to stop and is the last one saved.
         #expect(records.map(\.sampleCount) == [700, 152])
         #expect(try readRows(outcome.file).count == 852)

@@ -9,7 +9,8 @@ import Testing
     @Test func aNewCatalogHasEveryMigration() throws {
         let folder = try TemporaryFolder()
         let catalog = try Catalog(path: folder.path.appending("catalog.sqlite").string)
-        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate"])
+        #expect(
+            try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate", "v4: labels"])
     }
 
     @Test func anOldCatalogIsMigratedAndKeepsItsSessions() throws {
@@ -32,7 +33,8 @@ import Testing
         }
         try old.close()
         let catalog = try Catalog(path: path)
-        #expect(try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate"])
+        #expect(
+            try catalog.appliedMigrations() == ["v1: sessions", "v2: session history", "v3: device rate", "v4: labels"])
         #expect(try catalog.sessions().map(\.sampleCount) == [42])
         #expect(try catalog.sessions().map(\.deviceRate) == [100])
         let session = SessionID(rawValue: "s-1")

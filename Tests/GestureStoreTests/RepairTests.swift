@@ -282,6 +282,6 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
             for _ in 0..<8 { group.addTask { _ = try Catalog(path: path) } }
             try await group.waitForAll()
         }
-        #expect(try Catalog(path: path).appliedMigrations().count == 3)
+        #expect(try Catalog(path: path).appliedMigrations().count == 4)
     }
 }

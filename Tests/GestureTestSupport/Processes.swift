@@ -30,10 +30,11 @@ public struct ProcessFailure: Error, CustomStringConvertible {
     public var description: String { "exit \(result.status): \(result.error)" }
 }
 
-/// Runs `gesture` (or another of the package's executables) with the arguments in `folder`, standard input closed.
+/// Runs `gesture` (or another of the package's executables) with the arguments in `folder`, standard
+/// input `input` or else closed.
 public func runGesture(
     _ arguments: [String], in folder: FilePath, environment: [String: String]? = nil,
-    shell prefix: String? = nil, executable: String = gestureExecutable
+    shell prefix: String? = nil, executable: String = gestureExecutable, input: String? = nil
 ) throws -> ProcessResult {
     let process = Process()
     if let prefix {
@@ -48,8 +49,13 @@ public func runGesture(
     let output = Pipe(), error = Pipe()
     process.standardOutput = output
     process.standardError = error
-    process.standardInput = FileHandle.nullDevice
+    let stdin = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    if let input {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+    }
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -10,6 +10,7 @@ public struct Finding: Sendable, Equatable, Codable {
         case clipping
         case flatLine = "flat-line"
         case tooShort = "too-short"
+        case noMotion = "no-motion"
     }
 
     public var kind: Kind

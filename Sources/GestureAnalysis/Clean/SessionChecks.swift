@@ -6,7 +6,10 @@ struct SessionChecks {
     let rules: CleaningRules
 
     func findings(_ session: RecordedSession) -> [Finding] {
-        [nonFinite(session), timing(session), clipping(session), flatLine(session), tooShort(session)].compactMap { $0 }
+        [
+            nonFinite(session), timing(session), clipping(session), flatLine(session), tooShort(session),
+            noMotion(session),
+        ].compactMap { $0 }
     }
 
     func nonFinite(_ session: RecordedSession) -> Finding? {
@@ -86,6 +89,15 @@ struct SessionChecks {
             String(
                 format: "%d samples of %@, a %.2g s window needs %d", have, session.gesture.rawValue, rules.window,
                 needed))
+    }
+
+    func noMotion(_ session: RecordedSession) -> Finding? {
+        guard session.lacksMotion else { return nil }
+        return Finding(
+            .noMotion,
+            session.rows.contains { $0.activity == session.gesture }
+                ? "nothing moved inside the prompt; the labels are the prompt's"
+                : "no row is labeled \(session.gesture): the take ended before the gesture")
     }
 
     private func longestConstantRun(_ values: [Double]) -> (count: Int, value: Double) {

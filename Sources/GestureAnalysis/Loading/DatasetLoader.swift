@@ -61,11 +61,13 @@ public struct DatasetLoader: Sendable {
         let relative = folder.relative(discarded ? folder.root.appending(path.lastComponent!) : path)
         return try RecordingFile.sessions(at: path, reading: reading).map { id, rows in
             let record = catalog[id]
-            return RecordedSession(
+            var session = RecordedSession(
                 id: id, user: user,
                 gesture: record?.gesture ?? Self.gesture(of: rows),
                 file: relative, device: record?.device, requestedRate: record?.requestedRate,
                 discarded: discarded, rows: rows)
+            session.alignment = record?.alignment
+            return session
         }
     }
 

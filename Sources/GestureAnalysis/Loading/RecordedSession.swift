@@ -1,4 +1,5 @@
 import GestureCore
+import GestureStore
 
 /// One session of a dataset: its rows in order, with who recorded it and what gesture it holds.
 public struct RecordedSession: Sendable {
@@ -13,6 +14,8 @@ public struct RecordedSession: Sendable {
     /// The catalog's requested rate, if any.
     public var requestedRate: Double?
     public var discarded: Bool
+    /// What aligning its labels with the motion found, as the catalog says; nil if never aligned.
+    public var alignment: AlignmentStatus?
     public var rows: [RecordingRow]
     /// The recorded session this one is an augmented copy of; nil for a recording.
     public var copyOf: SessionID?
@@ -41,6 +44,12 @@ public struct RecordedSession: Sendable {
     public var nominalRate: Double {
         if let requestedRate, requestedRate > 0 { return requestedRate }
         return rows.medianInterval.map { 1 / $0 } ?? 0
+    }
+
+    /// Whether nothing moved inside the session's prompt: the aligner found no motion, or no row
+    /// carries the gesture the session was recorded for (a take interrupted before go).
+    public var lacksMotion: Bool {
+        alignment == .noMotion || (!gesture.isRest && !rows.contains { $0.activity == gesture })
     }
 
     /// The rows that carry the session's gesture; all rows when none is labeled (rest sessions).

@@ -29,6 +29,8 @@ public struct DatasetStats: Sendable, Codable {
         public var samples: Int
         public var seconds: Double
         public var timing: SessionTiming
+        /// Whether nothing moved inside the session's prompt.
+        public var noMotion: Bool
     }
 
     public var users: [String]
@@ -58,7 +60,8 @@ public struct DatasetStats: Sendable, Codable {
         sessions = dataset.sessions.map { session in
             SessionSummary(
                 session: session.id.rawValue, user: session.user.rawValue, gesture: session.gesture.rawValue,
-                samples: session.rows.count, seconds: session.duration, timing: SessionTiming(session))
+                samples: session.rows.count, seconds: session.duration, timing: SessionTiming(session),
+                noMotion: session.lacksMotion)
         }
     }
 
