@@ -9,7 +9,7 @@ import struct SystemPackage.FilePath
     /// Bad usage exits 2, whether the argument parser or the command's own checks find it.
     @Test(arguments: [
         (["stats", "--bogus"], "Error: Unknown option '--bogus'"),
-        (["record", "--user", "ann"], "Error: Missing expected argument '--gesture <gesture>'"),
+        (["record", "--gesture", "shake"], "Error: Missing expected argument '--user <user>'"),
         (["train", "--epochs", "x"], "Error: The value 'x' is invalid for '--epochs <epochs>'"),
         (["record", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
