@@ -27,6 +27,13 @@ public struct SensorRange: Sendable, Equatable {
         self.acceleration = acceleration
         self.rotationRate = rotationRate
     }
+
+    /// Whether a reading is at the range on any axis: one 16-bit step below it counts as at it.
+    public func clips(acceleration: Vector3, rotationRate: Vector3) -> Bool {
+        let accelerationLimit = self.acceleration * (1 - 1.5 / 32768)
+        let rotationLimit = self.rotationRate * (1 - 1.5 / 32768)
+        return (0..<3).contains { abs(acceleration[$0]) >= accelerationLimit || abs(rotationRate[$0]) >= rotationLimit }
+    }
 }
 
 /// Who decides when a sample is taken.

@@ -78,7 +78,10 @@ public final class SessionRecorder: Sendable {
         sampler.withLock { $0?.stop() }
     }
 
-    public func run(speech: Speech, startDate: Date = Date()) async -> RecordingOutcome {
+    /// Records the plan; `observe` sees every reading, in takes or between them, as it arrives.
+    public func run(
+        speech: Speech, startDate: Date = Date(), observe: (SensorReading) -> Void = { _ in }
+    ) async -> RecordingOutcome {
         let start = clock.now()
         let context: TakeContext
         do {
@@ -99,7 +102,7 @@ public final class SessionRecorder: Sendable {
         var schedule = SessionSchedule(plan: plan)
         var failure: String?
         do {
-            try await record(from: sampler, speech: speech, schedule: &schedule, into: &takes)
+            try await record(from: sampler, speech: speech, schedule: &schedule, into: &takes, observe: observe)
         } catch {
             failure = "\(error)"
             sampler.stop()
@@ -116,10 +119,12 @@ public final class SessionRecorder: Sendable {
     }
 
     private func record(
-        from sampler: Sampler, speech: Speech, schedule: inout SessionSchedule, into takes: inout TakeLog
+        from sampler: Sampler, speech: Speech, schedule: inout SessionSchedule, into takes: inout TakeLog,
+        observe: (SensorReading) -> Void
     ) async throws {
         var filter = AttitudeFilter()
         for try await reading in sampler.samples(from: takes.context.start, duration: plan.duration) {
+            observe(reading)
             let sample = reading.sample
             let time = sample.time - takes.context.start
             schedule.prompts(through: time).forEach(speech.say)

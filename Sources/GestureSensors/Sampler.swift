@@ -13,6 +13,11 @@ import Glibc
 public struct SensorReading: Sendable {
     public var sample: RawSample
     public var lostBefore: Int
+
+    public init(sample: RawSample, lostBefore: Int = 0) {
+        self.sample = sample
+        self.lostBefore = lostBefore
+    }
 }
 
 /// Reads a sensor on its own thread at a fixed rate, with absolute deadlines on the clock, and

@@ -99,7 +99,7 @@ struct Play: AsyncParsableCommand {
             ).run()
         }
         let path = (options.model as NSString).deletingPathExtension + "-\(user.rawValue).model"
-        var personalize = try Personalize.parse([
+        let personalize = try Personalize.parse([
             "--model", options.model, "--recordings", folder.path, "--user", user.rawValue, "-o", path,
         ])
         try await personalize.run()

@@ -49,6 +49,9 @@ struct Record: AsyncParsableCommand {
     @OptionGroup var sensor: SensorOptions
     @OptionGroup var folder: FolderOptions
 
+    @Flag(help: "Show the sensor live below the prompts, as `gesture monitor` does.")
+    var monitor = false
+
     @Flag(help: "Print the prompts instead of speaking them.")
     var quiet = false
 
@@ -85,7 +88,7 @@ struct Record: AsyncParsableCommand {
         }
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
         try await RecordingRun(
-            plan: plan, sensor: sensor, folder: folder.folder, voice: voice, fast: fast,
+            plan: plan, sensor: sensor, folder: folder.folder, voice: voice, monitor: monitor, fast: fast,
             append: append, decision: decision
         ).run()
     }
@@ -97,6 +100,7 @@ struct RecordingRun {
     var sensor: SensorOptions
     var folder: RecordingsFolder
     var voice: Speech.Voice
+    var monitor = false
     var fast: Bool
     var append: Bool
     var decision: Record.Decision?
@@ -129,8 +133,15 @@ struct RecordingRun {
             }
         }
         let signals = SignalWatch { [weak recorder] in recorder?.interrupt(reason: "interrupted by \($0)") }
-        let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
-        let outcome = await recorder.run(speech: speech)
+        let view =
+            monitor
+            ? MonitorView(device: device.info, rate: recorder.rate, range: DeviceDirectory.knownRanges[device.info.id])
+            : nil
+        let show: @Sendable (String) -> Void = { line in
+            if let view { view.print(line) } else { Terminal.say(line) }
+        }
+        let speech = Speech(voice: voice, print: { show("» \($0)") }, warn: Terminal.warn)
+        let outcome = await recorder.run(speech: speech, observe: { view?.add($0) })
         await speech.finish()
         if outcome.lostReadings > 0 {
             Terminal.warn(

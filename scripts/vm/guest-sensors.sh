@@ -36,6 +36,7 @@ inject uinput evdev --silence-after 300
 "$bin/gesture" devices --json > "$out/devices.json"
 record evdev:GestureLab_VM_IMU vmevdev > "$out/evdev-record.log" 2>&1
 denied evdev:GestureLab_VM_IMU evdev /dev/input/event*
+"$bin/gesture" monitor --device evdev:GestureLab_VM_IMU --rate 50 --seconds 2 > "$out/evdev-monitor.log" 2>&1
 touch "$out/evdev.stop" && wait "$injector"
 
 # IIO: a HID sensor hub through uhid; the kernel's hid-sensor drivers make accel_3d and gyro_3d.
@@ -43,6 +44,7 @@ inject sensorhub iio
 "$bin/gesture" devices --json > "$out/devices-iio.json"
 record iio:accel_3d+gyro_3d vmiio > "$out/iio-record.log" 2>&1
 denied iio:accel_3d+gyro_3d iio /dev/iio:device*
+"$bin/gesture" monitor --device iio:accel_3d+gyro_3d --rate 50 --seconds 2 > "$out/iio-monitor.log" 2>&1
 touch "$out/iio.stop" && wait "$injector"
 
 # Unplugged mid-take: each device disappears once its take has rows on disk.

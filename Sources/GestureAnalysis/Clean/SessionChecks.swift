@@ -47,13 +47,8 @@ struct SessionChecks {
 
     func clipping(_ session: RecordedSession) -> Finding? {
         guard let device = session.device, let range = rules.ranges[device], !session.rows.isEmpty else { return nil }
-        // One 16-bit step below the range counts as at it.
-        let accelerationLimit = range.acceleration * (1 - 1.5 / 32768)
-        let rotationLimit = range.rotationRate * (1 - 1.5 / 32768)
-        let clipped = session.rows.filter { row in
-            (0..<3).contains {
-                abs(row.rawAcceleration[$0]) >= accelerationLimit || abs(row.rawRotationRate[$0]) >= rotationLimit
-            }
+        let clipped = session.rows.filter {
+            range.clips(acceleration: $0.rawAcceleration, rotationRate: $0.rawRotationRate)
         }.count
         guard Double(clipped) >= rules.clippingFraction * Double(session.rows.count) else { return nil }
         return Finding(

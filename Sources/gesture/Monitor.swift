@@ -1,0 +1,60 @@
+import ArgumentParser
+import GestureCommandLine
+import GestureCore
+import GestureSensors
+import GestureSimulation
+
+struct Monitor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Show a sensor's readings live: acceleration, rotation, gravity, rate and lost, held or clipped readings.",
+        discussion: """
+            On a terminal the view is redrawn in place five times a second until Ctrl-C; otherwise \
+            it prints one line a second.
+            """)
+
+    @OptionGroup var sensor: SensorOptions
+
+    @Option(help: "Stop after this many seconds (default: at Ctrl-C).")
+    var seconds = Double.infinity
+
+    @Flag(help: "Run on simulated time, without waiting (simulated sensor and replays only).")
+    var fast = false
+
+    func validate() throws {
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() throws {
+        let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
+        let device = try sensor.open(holder: try userID("monitor"), clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) {
+            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
+        }
+        let rate: Double
+        do {
+            let asked = sensor.rate(for: device)
+            try device.validate(rate: asked)
+            rate = try device.start(rate: asked)
+        } catch {
+            throw Failure.usage(error.description)
+        }
+        defer { device.stop() }
+        device.warnings.forEach(Terminal.warn)
+        let view = MonitorView(
+            device: device.info, rate: rate, range: DeviceDirectory.knownRanges[device.info.id],
+            hint: seconds.isFinite ? nil : "Ctrl-C ends")
+        let sampler = Sampler(sensor: device, clock: clock, rate: rate)
+        let watch = SignalWatch { _ in sampler.stop() }
+        defer { withExtendedLifetime(watch) {} }
+        do {
+            try sampler.run(from: clock.now(), duration: seconds, deliver: view.add)
+        } catch {
+            guard let replay = device as? ReplaySensor, replay.isFinished else {
+                view.finish()
+                throw Failure.failed(error.description)
+            }
+        }
+        view.finish()
+    }
+}
