@@ -79,7 +79,7 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
                 "GestureRecording",
-                "GestureAnalysis", "GestureLearning",
+                "GestureAnalysis", "GestureLearning", "GestureLive",
             ]),
 
         // Live: prediction windows, streaming detection and the game.

@@ -12,6 +12,12 @@ public struct Experiment: Sendable {
         /// Training time, augmentation included.
         public var seconds: Double
 
+        public init(validationAccuracy: Double?, evaluation: Evaluation?, seconds: Double) {
+            self.validationAccuracy = validationAccuracy
+            self.evaluation = evaluation
+            self.seconds = seconds
+        }
+
         /// Each seed's window accuracy, their median, and the median training time.
         public static func foldSummary(_ runs: [Run]) -> String {
             let accuracies = runs.compactMap { $0.evaluation?.accuracy }

@@ -68,4 +68,19 @@ public struct EventScore: Sendable, Equatable {
         self.minutes = minutes
         self.delays = delays
     }
+
+    /// Nothing to detect, nothing detected: the start of a sum.
+    public static let none = EventScore(detections: [], events: [], minutes: 0)
+
+    /// Two recordings' scores as one.
+    public static func + (a: EventScore, b: EventScore) -> EventScore {
+        var sum = a
+        sum.events += b.events
+        sum.found += b.found
+        sum.repeats += b.repeats
+        sum.falseDetections += b.falseDetections
+        sum.minutes += b.minutes
+        sum.delays += b.delays
+        return sum
+    }
 }

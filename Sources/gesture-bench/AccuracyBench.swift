@@ -4,6 +4,7 @@ import GestureAnalysis
 import GestureCore
 import GestureExperiments
 import GestureLearning
+import GestureLive
 import GestureStore
 
 import struct SystemPackage.FilePath
@@ -97,6 +98,13 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "basic-motions' features.")
     var basicMotionsFeatures = TrainingData.defaultFeatures
 
+    @Flag(
+        help: """
+            The simulated crowd: train on the prompt's labels too (as `gesture align --prompted` makes them), side \
+            by side with the motion's, both tested on the motion's labels, with `detect --evaluate`'s figures.
+            """)
+    var promptLabels = false
+
     @Option(help: "Models per run, trained from seeds seed·100+1…, whose mean probabilities are scored.")
     var ensemble = 1
 
@@ -155,26 +163,71 @@ struct AccuracyBench: AsyncParsableCommand {
     /// The people of the simulated crowd.
     static let simulatedCrowd = ["ada", "ben", "cy", "dee", "eli", "fay"]
 
-    /// Leave one simulated person out, trained on the others as `gesture train` trains by default.
+    /// Leave one simulated person out, trained on the others as `gesture train` trains by default;
+    /// with `--prompt-labels`, also on the prompt's labels, and each model's detections scored.
     private func measureSimulated(in folder: RecordingsFolder) async throws {
         let crowd = try Self.simulatedCrowd.map { name throws in try UserID(name) }
         _ = try await FaultyRecordings(users: crowd, takes: 5, faultRate: 0, rate: 25).record(into: folder)
         let loaded = try DatasetLoader(folder: folder).load()
-        var accuracies: [Double] = []
+        var labelings = [("the motion's labels", loaded)]
+        if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
+        var accuracies = Array(repeating: [Double](), count: labelings.count)
+        var scores = Array(repeating: EventScore.none, count: labelings.count)
         for person in crowd {
-            let experiment = try Experiment(
-                name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
-                training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: loaded),
-                augmentation: AugmentationPlan([]), options: TrainingOptions(), validation: nil,
-                test: SessionSelection(users: [person]).apply(to: loaded))
-            if accuracies.isEmpty { print("the simulated crowd, each person left out in turn: \(experiment.summary)") }
-            let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
-            accuracies.append(median(runs.compactMap { $0.evaluation?.accuracy }))
-            print("  \(person.rawValue) left out: " + Experiment.Run.foldSummary(runs))
+            let test = try SessionSelection(users: [person]).apply(to: loaded)
+            for (index, (labels, data)) in labelings.enumerated() {
+                let experiment = try Experiment(
+                    name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
+                    training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: data),
+                    augmentation: AugmentationPlan([]), options: TrainingOptions(), validation: nil, test: test)
+                if person == crowd[0], index == 0 {
+                    print("the simulated crowd, each person left out in turn: \(experiment.summary)")
+                }
+                let runs = try seeds.map { seed in try detectionRun(experiment, seed: seed, test: test) }
+                accuracies[index].append(median(runs.compactMap { $0.run.evaluation?.accuracy }))
+                scores[index] = runs.map(\.score).reduce(scores[index], +)
+                print(
+                    "  \(person.rawValue) left out, trained on \(labels): "
+                        + Experiment.Run.foldSummary(runs.map(\.run))
+                        + (promptLabels
+                            ? "; " + Self.detectionSummary(runs.map(\.score).reduce(EventScore.none, +)) : ""))
+            }
         }
-        print(
-            "the simulated crowd, leave one person out, \(seeds.count.counting("seed")): "
-                + Spread(accuracies).summary(of: "window accuracy", over: "people"))
+        for (index, (labels, _)) in labelings.enumerated() {
+            print(
+                "the simulated crowd, leave one person out, \(seeds.count.counting("seed")), trained on \(labels): "
+                    + Spread(accuracies[index]).summary(of: "window accuracy", over: "people")
+                    + (promptLabels ? "; " + Self.detectionSummary(scores[index]) : ""))
+        }
+    }
+
+    /// A copy of the folder whose sessions are labeled over their prompts, as recorded before alignment.
+    private func promptLabeled(copyOf folder: RecordingsFolder) throws -> Dataset {
+        let copy = RecordingsFolder(FilePath(folder.root.string + "-prompted"))
+        try FileManager.default.copyItem(atPath: folder.root.string, toPath: copy.root.string)
+        let archive = try Archive(folder: copy)
+        _ = try archive.align(try archive.catalog.sessions().map(\.id), prompted: true)
+        return try DatasetLoader(folder: copy).load()
+    }
+
+    private func detectionRun(
+        _ experiment: Experiment, seed: UInt64, test: Dataset
+    ) throws -> (run: Experiment.Run, score: EventScore) {
+        let start = ContinuousClock.now
+        let model = try experiment.train(seed: seed).model
+        let run = Experiment.Run(
+            validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: experiment.test!.sequences),
+            seconds: (ContinuousClock.now - start) / .seconds(1))
+        return (run, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none)
+    }
+
+    static func detectionSummary(_ score: EventScore) -> String {
+        guard !score.delays.isEmpty else { return "detect --evaluate: none of \(score.events) gestures found" }
+        return String(
+            format:
+                "detect --evaluate: %d of %d gestures found, median delay %.2f s (p90 %.2f s), %d false (%.2f a minute)",
+            score.found, score.events, median(score.delays), percentile(score.delays, 0.9), score.falseDetections,
+            score.falseDetectionsPerMinute)
     }
 
     /// Leave one subject out: each subject in turn is the test, the model trained from scratch on

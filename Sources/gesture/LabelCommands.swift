@@ -10,7 +10,8 @@ struct Align: ParsableCommand {
         discussion: """
             The prompt is the catalog's (when the recorder said go and stop), else the stretch from the \
             first to the last row labeled with the session's gesture, as in imported and book-format \
-            recordings. Without IDs, every kept or incomplete session that was never aligned.
+            recordings. Without IDs, every kept or incomplete session that was never aligned; with \
+            --prompted, every one whose labels were aligned.
             """)
 
     @OptionGroup var folder: FolderOptions
@@ -23,7 +24,9 @@ struct Align: ParsableCommand {
             let archive = try folder.archive()
             let ids =
                 ids.isEmpty
-                ? try archive.catalog.sessions().filter { $0.status != .discarded && $0.alignment == nil }.map(\.id)
+                ? try archive.catalog.sessions().filter {
+                    $0.status != .discarded && $0.alignment == (prompted ? .aligned : nil)
+                }.map(\.id)
                 : ids.map(SessionID.init(rawValue:))
             return try archive.align(ids, prompted: prompted)
         }

@@ -71,6 +71,27 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         #expect(try labels(of: id, in: folder, file: "bob-book.csv") == before)
     }
 
+    /// Without IDs, `align --prompted` labels every recorded (aligned) take over its prompt, and
+    /// `align` then aligns them again.
+    @Test func alignPromptedLabelsEveryAlignedTakeOverItsPrompt() throws {
+        let folder = try TemporaryFolder()
+        let takes = try recordChops(in: folder)
+        let aligned = try labels(of: takes[0].id, in: folder, file: "ann-recordings.csv")
+        let prompted = try runGesture(["align", "--prompted"], in: folder.path).succeeded()
+        #expect(prompted.output.contains("2 sessions labeled as prompted"), "\(prompted.output)")
+        for take in takes {
+            let (from, to) = (try #require(take.promptFrom), try #require(take.promptTo))
+            let rows = try readRows(folder.recordings.root.appending("ann-recordings.csv")).filter {
+                $0.session == take.id
+            }
+            #expect(rows.allSatisfy { $0.activity == ((from...to).contains($0.timestamp) ? .chop : .rest) })
+        }
+        #expect(try runGesture(["align", "--prompted"], in: folder.path).succeeded().output.contains("0 sessions"))
+        try runGesture(["check"], in: folder.path).succeeded()
+        #expect(try runGesture(["align"], in: folder.path).succeeded().output.contains("2 sessions aligned"))
+        #expect(try labels(of: takes[0].id, in: folder, file: "ann-recordings.csv") == aligned)
+    }
+
     @Test func aTakeWithNoMotionInsideItsPromptIsShownByStatsAndClean() throws {
         let folder = try TemporaryFolder()
         _ = try recordChops(in: folder, takes: 1)
