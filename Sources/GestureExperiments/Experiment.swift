@@ -85,7 +85,7 @@ public struct Experiment: Sendable {
         return "\(counts.joined(separator: " / ")) sessions\(augmented), \(description.classNames.count) classes, "
             + "window \(description.windowing.window) at \(String(format: "%g", training.rate)) Hz, features \(description.featureNames.joined(separator: " ")), "
             + (description.layers.temporalFilters > 0
-                ? "temporal convolution \(description.layers.temporalFilters) × \(description.layers.temporalKernel) samples, "
+                ? "\(description.layers.temporalLayers) temporal convolutions of \(description.layers.temporalFilters) × \(description.layers.temporalKernel) samples, "
                 : "")
             + "layers \(description.layers.convolutionFilters)/\(description.layers.lstmUnits)/\(description.layers.denseUnits), "
             + "\(options.epochs) epochs of batches of \(options.batchSize), learning rate \(options.learningRate) \(options.schedule.rawValue)"

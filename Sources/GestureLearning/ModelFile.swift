@@ -119,10 +119,11 @@ extension GestureModel {
         }
         if let temporal = architecture.temporal {
             guard temporal.window == header.window, temporal.features == features,
-                (1...temporal.window).contains(temporal.kernel), (1...1 << 12).contains(temporal.filters)
+                (1...temporal.window).contains(temporal.kernel), (1...1 << 12).contains(temporal.filters),
+                (1...temporal.window).contains(temporal.layers), temporal.positions >= 1
             else {
                 throw inconsistent(
-                    "a temporal convolution of \(temporal.filters) filters of \(temporal.kernel) samples over windows of \(temporal.window) × \(temporal.features)"
+                    "\(temporal.layers) temporal convolutions of \(temporal.filters) filters of \(temporal.kernel) samples over windows of \(temporal.window) × \(temporal.features)"
                 )
             }
         }

@@ -2,8 +2,8 @@ import GestureMotion
 
 /// The model's shape, Turi Create's activity classifier: a convolution whose kernel and stride are
 /// one window, ReLU, dropout; an LSTM over the windows of a chunk; dense, batch norm, ReLU,
-/// dropout; dense to the classes, softmax. Optionally GestureLab's own first layer before it: a
-/// temporal convolution over the samples inside each window, then ReLU.
+/// dropout; dense to the classes, softmax. Optionally GestureLab's own first layers before it:
+/// temporal convolutions over the samples inside each window, each followed by ReLU.
 public struct Architecture: Sendable, Equatable, Codable {
     /// Values in one window: window length × features.
     public var windowSize: Int
@@ -27,32 +27,61 @@ public struct Architecture: Sendable, Equatable, Codable {
             guard let window else { preconditionFailure("a temporal convolution needs the window's length") }
             temporal = TemporalConvolution(
                 window: window, features: windowSize / window, filters: layers.temporalFilters,
-                kernel: min(layers.temporalKernel, window))
+                kernel: min(layers.temporalKernel, window), layers: layers.temporalLayers)
+            precondition(temporal!.positions >= 1, "the temporal convolutions do not fit in a window of \(window)")
         }
     }
 
     public var layers: LayerSizes {
         LayerSizes(
             convolutionFilters: convolutionFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
-            temporalFilters: temporal?.filters ?? 0, temporalKernel: temporal?.kernel ?? LayerSizes().temporalKernel)
+            temporalFilters: temporal?.filters ?? 0, temporalKernel: temporal?.kernel ?? LayerSizes().temporalKernel,
+            temporalLayers: temporal?.layers ?? 1)
     }
 }
 
 /// Filters sliding over the samples of a window, each spanning `kernel` samples of every feature:
-/// what a window's values look like over time, before the window convolution sees it whole.
+/// what a window's values look like over time, before the window convolution sees it whole. With
+/// more than one layer, each slides over the one before's output, as in DeepConvLSTM.
 public struct TemporalConvolution: Sendable, Equatable, Codable {
     /// The input's layout: samples per window, features per sample.
     public var window: Int
     public var features: Int
     public var filters: Int
     public var kernel: Int
+    public var layers = 1
 
-    /// Where a kernel fits in a window.
-    var positions: Int { window - kernel + 1 }
-    /// One window's values after it.
+    public init(window: Int, features: Int, filters: Int, kernel: Int, layers: Int = 1) {
+        self.window = window
+        self.features = features
+        self.filters = filters
+        self.kernel = kernel
+        self.layers = layers
+    }
+
+    /// Model files from before stacking hold one layer and do not say so.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        window = try container.decode(Int.self, forKey: .window)
+        features = try container.decode(Int.self, forKey: .features)
+        filters = try container.decode(Int.self, forKey: .filters)
+        kernel = try container.decode(Int.self, forKey: .kernel)
+        layers = try container.decodeIfPresent(Int.self, forKey: .layers) ?? 1
+    }
+
+    /// Where a kernel fits in a window after the last layer.
+    var positions: Int { positions(after: layers) }
+    /// One window's values after the last layer.
     var outputSize: Int { positions * filters }
-    /// One kernel's inputs: `kernel` samples of every feature, consecutive in a window's row.
-    var span: Int { kernel * features }
+
+    /// The samples of a window after `count` layers: each layer's kernel fits `kernel − 1` fewer times.
+    func positions(after count: Int) -> Int { window - count * (kernel - 1) }
+    /// A layer's input: samples per window, values per sample.
+    func input(of layer: Int) -> (samples: Int, values: Int) {
+        (positions(after: layer), layer == 0 ? features : filters)
+    }
+    /// One kernel's inputs in a layer: `kernel` samples of every value, consecutive in a window's row.
+    func span(of layer: Int) -> Int { kernel * input(of: layer).values }
 }
 
 /// The widths of the hidden layers; the defaults are the book's (246,500 weights for 6 features
@@ -65,17 +94,21 @@ public struct LayerSizes: Sendable, Equatable, Codable {
     public var temporalFilters = 0
     /// The samples each temporal filter spans.
     public var temporalKernel = 5
+    /// Temporal convolutions stacked, each over the one before's output.
+    public var temporalLayers = 1
 
     public init() {}
 
     public init(
-        convolutionFilters: Int, lstmUnits: Int, denseUnits: Int, temporalFilters: Int = 0, temporalKernel: Int = 5
+        convolutionFilters: Int, lstmUnits: Int, denseUnits: Int, temporalFilters: Int = 0, temporalKernel: Int = 5,
+        temporalLayers: Int = 1
     ) {
         self.convolutionFilters = convolutionFilters
         self.lstmUnits = lstmUnits
         self.denseUnits = denseUnits
         self.temporalFilters = temporalFilters
         self.temporalKernel = temporalKernel
+        self.temporalLayers = temporalLayers
     }
 }
 
@@ -83,8 +116,8 @@ public struct LayerSizes: Sendable, Equatable, Codable {
 /// parameters first (Adam updates that prefix), then batch norm's running statistics.
 struct Network {
     let architecture: Architecture
-    /// The temporal convolution as a dense layer on each kernel position's span (see `unfold`).
-    let temporal: Affine?
+    /// Each temporal convolution as a dense layer on each kernel position's span (see `unfold`).
+    let temporal: [Affine]
     let convolution: Affine
     let lstm: LSTM
     let dense: Affine
@@ -94,7 +127,7 @@ struct Network {
     let denseDropout: Dropout
     let loss: SoftmaxCrossEntropy
 
-    let temporalOffset = 0
+    let temporalOffsets: [Int]
     let convolutionOffset: Int
     let lstmOffset: Int
     let denseOffset: Int
@@ -107,7 +140,10 @@ struct Network {
 
     init(_ architecture: Architecture) {
         self.architecture = architecture
-        temporal = architecture.temporal.map { Affine(inputs: $0.span, outputs: $0.filters) }
+        let stack = architecture.temporal
+        let temporal = (0..<(stack?.layers ?? 0)).map { Affine(inputs: stack!.span(of: $0), outputs: stack!.filters) }
+        self.temporal = temporal
+        temporalOffsets = temporal.indices.map { layer in temporal[..<layer].map(\.parameterCount).reduce(0, +) }
         convolution = Affine(
             inputs: architecture.temporal?.outputSize ?? architecture.windowSize,
             outputs: architecture.convolutionFilters)
@@ -118,7 +154,7 @@ struct Network {
         convolutionDropout = Dropout(rate: architecture.convolutionDropout)
         denseDropout = Dropout(rate: architecture.denseDropout)
         loss = SoftmaxCrossEntropy(classes: architecture.classes)
-        convolutionOffset = temporal?.parameterCount ?? 0
+        convolutionOffset = temporal.map(\.parameterCount).reduce(0, +)
         lstmOffset = convolutionOffset + convolution.parameterCount
         denseOffset = lstmOffset + lstm.parameterCount
         batchNormOffset = denseOffset + dense.parameterCount
@@ -139,8 +175,8 @@ struct Network {
             }
         }
         let units = lstm.units
-        if let temporal {
-            xavier(at: temporalOffset, rows: temporal.inputs, columns: temporal.outputs, fanOut: temporal.outputs)
+        for (layer, offset) in zip(temporal, temporalOffsets) {
+            xavier(at: offset, rows: layer.inputs, columns: layer.outputs, fanOut: layer.outputs)
         }
         xavier(
             at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
@@ -188,11 +224,13 @@ struct Network {
 final class Workspace {
     let capacity: Int
     let input: UnsafeMutablePointer<Float>
-    /// With a temporal convolution: each kernel position's span of each row, then its output
-    /// (the convolution's input) and that output's gradient.
-    let unfolded: UnsafeMutablePointer<Float>
-    let temporal: UnsafeMutablePointer<Float>
-    let temporalGradient: UnsafeMutablePointer<Float>
+    /// For each temporal convolution: each kernel position's span of each row, then its output
+    /// (the next layer's input) and that output's gradient.
+    let unfolded: [UnsafeMutablePointer<Float>]
+    let temporal: [UnsafeMutablePointer<Float>]
+    let temporalGradient: [UnsafeMutablePointer<Float>]
+    /// The gradient of a temporal convolution's spans, before it is folded back onto its input.
+    let unfoldedGradient: UnsafeMutablePointer<Float>
     let convolution: UnsafeMutablePointer<Float>
     let convolutionMask: UnsafeMutablePointer<Float>
     let lstm: LSTM.Saved
@@ -231,10 +269,13 @@ final class Workspace {
         let filters = architecture.convolutionFilters, units = architecture.lstmUnits
         let denseUnits = architecture.denseUnits
         input = buffer(architecture.windowSize)
-        let temporalConvolution = architecture.temporal
-        unfolded = allocate(max(capacity * (temporalConvolution.map { $0.positions * $0.span } ?? 0), 1))
-        temporal = allocate(max(capacity * (temporalConvolution?.outputSize ?? 0), 1))
-        temporalGradient = allocate(max(capacity * (temporalConvolution?.outputSize ?? 0), 1))
+        let stack = architecture.temporal
+        let layers = 0..<(stack?.layers ?? 0)
+        let unfoldedSizes = layers.map { capacity * stack!.positions(after: $0 + 1) * stack!.span(of: $0) }
+        unfolded = unfoldedSizes.map(allocate)
+        temporal = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
+        temporalGradient = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
+        unfoldedGradient = allocate(max(unfoldedSizes.dropFirst().max() ?? 0, 1))
         convolution = buffer(filters)
         convolutionMask = buffer(filters)
         lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
@@ -253,8 +294,11 @@ final class Workspace {
             gateGradient: buffer(4 * units), cellGradient: buffer(units),
             previousHidden: buffer(units))
         // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single
-        // rows, but for the temporal convolution's, one a kernel position.
-        let temporalRows = capacity * (temporalConvolution?.positions ?? 0)
+        // rows, but for the temporal convolutions', one a kernel position.
+        let temporalPacking = layers.map { layer in
+            let rows = capacity * stack!.positions(after: layer + 1)
+            return rows < PackedFactor.blockRows ? 1 : network.temporal[layer].packingCount(rows: rows)
+        }
         packing = allocate(
             max(
                 capacity < PackedFactor.blockRows
@@ -263,7 +307,7 @@ final class Workspace {
                         network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
                         network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
                     ].max()!,
-                temporalRows < PackedFactor.blockRows ? 1 : network.temporal!.packingCount(rows: temporalRows)))
+                temporalPacking.max() ?? 1))
         convolutionGradient = buffer(filters)
         batchNormScratch = allocate(2 * denseUnits)
         labels = .allocate(capacity: capacity)
@@ -329,29 +373,53 @@ extension Network {
         inferenceHead(parameters, rows: rows, workspace: workspace)
     }
 
-    /// What the convolution reads of the rows in `workspace.input`: those rows, or after a temporal
-    /// convolution, its output (with ReLU) in `workspace.temporal`.
+    /// What the convolution reads of the rows in `workspace.input`: those rows, or after temporal
+    /// convolutions, the last one's output (with ReLU) in `workspace.temporal`.
     func convolutionInput(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) -> UnsafePointer<Float> {
-        guard let temporal, let shape = architecture.temporal else { return UnsafePointer(workspace.input) }
-        unfold(workspace.input, rows: rows, shape, into: workspace.unfolded)
-        temporal.forward(
-            workspace.unfolded, rows: rows * shape.positions, weight: parameters + temporalOffset,
-            bias: parameters + temporalOffset + temporal.inputs * temporal.outputs, into: workspace.temporal,
-            packing: workspace.packing)
-        applyReLU(workspace.temporal, count: rows * shape.outputSize)
-        return UnsafePointer(workspace.temporal)
+        var layerInput = UnsafePointer(workspace.input)
+        guard let shape = architecture.temporal else { return layerInput }
+        for (layer, affine) in temporal.enumerated() {
+            let positions = shape.positions(after: layer + 1)
+            unfold(layerInput, rows: rows, shape, layer: layer, into: workspace.unfolded[layer])
+            affine.forward(
+                workspace.unfolded[layer], rows: rows * positions, weight: parameters + temporalOffsets[layer],
+                bias: parameters + temporalOffsets[layer] + affine.inputs * affine.outputs,
+                into: workspace.temporal[layer], packing: workspace.packing)
+            applyReLU(workspace.temporal[layer], count: rows * positions * shape.filters)
+            layerInput = UnsafePointer(workspace.temporal[layer])
+        }
+        return layerInput
     }
 
-    /// Each row's span at each kernel position, one after another: a window's samples are its row's
-    /// consecutive runs of `features` values, so a span is `span` consecutive values.
+    /// Each row's span at each kernel position of `layer`, one after another: a window's samples
+    /// are its row's consecutive runs of values, so a span is consecutive values.
     private func unfold(
-        _ input: UnsafePointer<Float>, rows: Int, _ shape: TemporalConvolution,
+        _ input: UnsafePointer<Float>, rows: Int, _ shape: TemporalConvolution, layer: Int,
         into unfolded: UnsafeMutablePointer<Float>
     ) {
+        let (samples, values) = shape.input(of: layer)
+        let span = shape.span(of: layer), positions = shape.positions(after: layer + 1)
         for row in 0..<rows {
-            for position in 0..<shape.positions {
-                (unfolded + (row * shape.positions + position) * shape.span).update(
-                    from: input + row * shape.window * shape.features + position * shape.features, count: shape.span)
+            for position in 0..<positions {
+                (unfolded + (row * positions + position) * span).update(
+                    from: input + (row * samples + position) * values, count: span)
+            }
+        }
+    }
+
+    /// `unfold` backwards: each span's gradient added onto the values it was copied from.
+    private func fold(
+        _ unfolded: UnsafePointer<Float>, rows: Int, _ shape: TemporalConvolution, layer: Int,
+        into input: UnsafeMutablePointer<Float>
+    ) {
+        let (samples, values) = shape.input(of: layer)
+        let span = shape.span(of: layer), positions = shape.positions(after: layer + 1)
+        input.update(repeating: 0, count: rows * samples * values)
+        for row in 0..<rows {
+            for position in 0..<positions {
+                let target = input + (row * samples + position) * values
+                let source = unfolded + (row * positions + position) * span
+                for index in 0..<span { target[index] += source[index] }
             }
         }
     }
@@ -425,19 +493,36 @@ extension Network {
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
         reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
         convolution.backward(
-            temporal == nil ? workspace.input : workspace.temporal, outputGradient: workspace.convolutionGradient,
+            workspace.temporal.last ?? workspace.input, outputGradient: workspace.convolutionGradient,
             rows: rows, weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
             biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
-            inputGradient: temporal == nil ? nil : workspace.temporalGradient, packing: workspace.packing)
-        if let temporal, let shape = architecture.temporal {
-            let count = rows * shape.outputSize
-            reluBackward(output: workspace.temporal, gradient: workspace.temporalGradient, count: count)
-            temporal.backward(
-                workspace.unfolded, outputGradient: workspace.temporalGradient, rows: rows * shape.positions,
-                weight: parameters + temporalOffset, weightGradient: gradient + temporalOffset,
-                biasGradient: gradient + temporalOffset + temporal.inputs * temporal.outputs, inputGradient: nil,
-                packing: workspace.packing)
-        }
+            inputGradient: workspace.temporalGradient.last, packing: workspace.packing)
+        if let shape = architecture.temporal { temporalBackward(parameters, rows: rows, shape, workspace, gradient) }
         return lossValue
+    }
+
+    /// From the last temporal convolution's output gradient in `workspace.temporalGradient` down
+    /// through each layer, folding each one's span gradient back onto the layer before.
+    private func temporalBackward(
+        _ parameters: UnsafePointer<Float>, rows: Int, _ shape: TemporalConvolution, _ workspace: Workspace,
+        _ gradient: UnsafeMutablePointer<Float>
+    ) {
+        for layer in temporal.indices.reversed() {
+            let affine = temporal[layer], offset = temporalOffsets[layer]
+            let positions = shape.positions(after: layer + 1)
+            reluBackward(
+                output: workspace.temporal[layer], gradient: workspace.temporalGradient[layer],
+                count: rows * positions * shape.filters)
+            affine.backward(
+                workspace.unfolded[layer], outputGradient: workspace.temporalGradient[layer], rows: rows * positions,
+                weight: parameters + offset, weightGradient: gradient + offset,
+                biasGradient: gradient + offset + affine.inputs * affine.outputs,
+                inputGradient: layer == 0 ? nil : workspace.unfoldedGradient, packing: workspace.packing)
+            if layer > 0 {
+                fold(
+                    workspace.unfoldedGradient, rows: rows, shape, layer: layer,
+                    into: workspace.temporalGradient[layer - 1])
+            }
+        }
     }
 }

@@ -114,11 +114,13 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "A temporal convolution's filters, before the window convolution; 0 for none (Turi's).")
     var temporalFilters = 0
     @Option(help: "The samples each temporal filter spans.") var temporalKernel = LayerSizes().temporalKernel
+    @Option(help: "Temporal convolutions stacked, each over the one before's output.")
+    var temporalLayers = LayerSizes().temporalLayers
 
     private var layers: LayerSizes {
         LayerSizes(
             convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
-            temporalFilters: temporalFilters, temporalKernel: temporalKernel)
+            temporalFilters: temporalFilters, temporalKernel: temporalKernel, temporalLayers: temporalLayers)
     }
 
     @Flag(help: "basic-motions: score folds of its train cases only, to choose settings without its test set.")

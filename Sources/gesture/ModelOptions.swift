@@ -16,6 +16,8 @@ struct ModelOptions: ParsableArguments {
     var architecture: ArchitectureKind = .turi
     @Option(help: "--architecture temporal: its filters.") var temporalFilters = 32
     @Option(help: "--architecture temporal: the samples each filter spans.") var temporalKernel = 5
+    @Option(help: "--architecture temporal: convolutions stacked, each over the one before's output.")
+    var temporalLayers = 1
     @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
     var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
@@ -42,9 +44,14 @@ struct ModelOptions: ParsableArguments {
         for (name, value) in [
             ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--conv-filters", convFilters),
             ("--lstm-units", lstmUnits), ("--dense-units", denseUnits), ("--temporal-filters", temporalFilters),
-            ("--temporal-kernel", temporalKernel),
+            ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
         ] where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
+        }
+        if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
+            throw Failure.usage(
+                "--temporal-layers \(temporalLayers) of --temporal-kernel \(temporalKernel) do not fit in --window \(window)"
+            )
         }
         guard learningRate > 0, learningRate.isFinite else {
             throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
@@ -61,7 +68,8 @@ struct ModelOptions: ParsableArguments {
     var layers: LayerSizes {
         LayerSizes(
             convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
-            temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel)
+            temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel,
+            temporalLayers: temporalLayers)
     }
 
     var augmentationPlan: AugmentationPlan {

@@ -229,30 +229,43 @@ private func isXML(_ path: FilePath) -> Bool {
 }
 
 @Suite struct TemporalArchitectureCommandTests {
-    @Test func aTemporalModelTrainsDetectsAndIsNotExported() throws {
+    @Test(arguments: [1, 3])
+    func aTemporalModelTrainsDetectsAndIsNotExported(layers: Int) throws {
         let folder = try trained
+        // The folder is shared: each case writes its own files.
+        let model = "temporal-\(layers).model"
         try runGesture(
             [
-                "train", "--architecture", "temporal", "--temporal-filters", "4", "--epochs", "2", "--output",
-                "temporal.model",
+                "train", "--architecture", "temporal", "--temporal-filters", "4", "--temporal-layers", "\(layers)",
+                "--epochs", "2", "--output", model,
             ],
             in: folder.path
         ).succeeded()
         let scored = try runGesture(
             [
-                "evaluate", "temporal.model", "--recordings", "unseen", "--gesture", "shake", "--confusion",
-                "temporal.svg",
+                "evaluate", model, "--recordings", "unseen", "--gesture", "shake", "--confusion",
+                "temporal-\(layers).svg",
             ],
             in: folder.path
         ).succeeded()
         #expect(scored.output.contains("window accuracy"))
         try runGesture(
-            ["detect", "--model", "temporal.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+            ["detect", "--model", model, "--fast", "--device", "replay:unseen/zed-recordings.csv"],
             in: folder.path
         ).succeeded()
         let export = try runGesture(
-            ["export", "temporal.model", "--format", "coreml", "-o", "temporal.mlmodel"], in: folder.path)
+            ["export", model, "--format", "coreml", "-o", "temporal-\(layers).mlmodel"], in: folder.path)
         #expect(export.status != 0)
         #expect(export.error.contains("temporal convolution") && export.error.contains("--architecture turi"))
+    }
+
+    @Test func stackedConvolutionsMustFitInAWindow() throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture(
+            ["train", "--architecture", "temporal", "--temporal-layers", "5", "--window", "20"], in: folder.path)
+        #expect(result.status == 2)
+        #expect(
+            result.error
+                == "gesture: --temporal-layers 5 of --temporal-kernel 5 do not fit in --window 20\n")
     }
 }

@@ -205,30 +205,35 @@ func expectGradient(
     }
 
     /// The whole network, small, with the same dropout masks in every pass: every trainable
-    /// parameter's gradient, through the temporal convolution (when it has one), convolution, LSTM,
-    /// dense, batch norm and the weighted loss.
-    @Test(arguments: [0, 3])
-    func wholeNetwork(temporalFilters: Int) {
-        // Windows of 3 samples of 2 features: a temporal kernel of 2 samples fits at 2 positions.
+    /// parameter's gradient, through the temporal convolutions (when it has them), convolution,
+    /// LSTM, dense, batch norm and the weighted loss.
+    @Test(arguments: [(0, 1), (3, 1), (3, 2)])
+    func wholeNetwork(temporalFilters: Int, temporalLayers: Int) {
+        // Windows of 4 samples of 2 features: a temporal kernel of 2 samples fits at 3 positions,
+        // and a second one at 2 positions of the first's output.
         var architecture = Architecture(
-            windowSize: 6, classes: 3,
+            windowSize: 8, classes: 3,
             layers: LayerSizes(
-                convolutionFilters: 5, lstmUnits: 4, denseUnits: 6, temporalFilters: temporalFilters, temporalKernel: 2),
-            window: 3)
+                convolutionFilters: 5, lstmUnits: 4, denseUnits: 6, temporalFilters: temporalFilters, temporalKernel: 2,
+                temporalLayers: temporalLayers),
+            window: 4)
         architecture.convolutionDropout = 0.25
         architecture.denseDropout = 0.25
         let network = Network(architecture), shape = BatchShape(lengths: [3, 3, 2]), rows = shape.rows
         let workspace = Workspace(network, capacity: rows)
         var random = Xoshiro256(seed: 19)
-        let parameters = Floats(network.initialParameters(using: &random))
-        let inputs = Floats(random: rows * 6, seed: 20, scale: 2)
+        // Zero biases would put every ReLU fed by a dead one exactly at its kink, where the numeric
+        // gradient is half the slope: a little noise on every parameter keeps them off it.
+        let noise = Floats(random: network.parameterCount, seed: 22, scale: 0.05).array
+        let parameters = Floats(zip(network.initialParameters(using: &random), noise).map { $0 + $1 })
+        let inputs = Floats(random: rows * 8, seed: 20, scale: 2)
         for row in 0..<rows {
             workspace.labels[row] = row % 3
             workspace.lossWeights[row] = row == rows - 1 ? 0 : 1
         }
         let gradient = Floats(zeros: network.trainableCount)
         func loss() -> Double {
-            workspace.input.update(from: inputs.pointer, count: rows * 6)
+            workspace.input.update(from: inputs.pointer, count: rows * 8)
             var masks = Xoshiro256(seed: 21)
             network.forwardTraining(parameters.pointer, shape: shape, workspace: workspace, random: &masks)
             return Double(
@@ -238,6 +243,10 @@ func expectGradient(
         }
         _ = loss()
         let analytic = gradient.array
+        // Every temporal layer has a gradient to check: none is dead.
+        for (offset, layer) in zip(network.temporalOffsets, network.temporal) {
+            #expect(analytic[offset..<offset + layer.parameterCount].contains { $0 != 0 })
+        }
         let trainable = Floats(Array(parameters.array[..<network.trainableCount]))
         expectGradient(analytic, of: trainable) {
             parameters.pointer.update(from: trainable.pointer, count: network.trainableCount)

@@ -38,6 +38,33 @@ import Testing
         #expect(loaded.predict(smallSessions) == model.predict(smallSessions))
     }
 
+    /// Files written before temporal convolutions could be stacked do not say how many: one.
+    @Test func aTemporalFileWithoutItsLayersHoldsOne() throws {
+        var layers = LayerSizes(convolutionFilters: 4, lstmUnits: 3, denseUnits: 4, temporalFilters: 2)
+        layers.temporalKernel = 3
+        let model = GestureModel(
+            untrained: ModelDescription(
+                featureNames: ["a", "b"], windowing: Windowing(window: 6), samplingRate: 25,
+                classNames: ["rest", "shake"], layers: layers),
+            normalization: FeatureNormalization(mean: [0, 0], deviation: [1, 1]), seed: 3)
+        var bytes = model.serialized()
+        let lengthAt = GestureModel.magic.count + 4
+        let headerLength = bytes[lengthAt..<lengthAt + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let header = String(decoding: bytes[lengthAt + 4..<lengthAt + 4 + headerLength], as: UTF8.self)
+        let old = header.replacingOccurrences(of: #","layers":1"#, with: "")
+            .replacingOccurrences(of: #""layers":1,"#, with: "")
+        #expect(old.count < header.count)
+        bytes.replaceSubrange(lengthAt + 4..<lengthAt + 4 + headerLength, with: Array(old.utf8))
+        bytes.replaceSubrange(
+            lengthAt..<lengthAt + 4, with: withUnsafeBytes(of: UInt32(old.utf8.count).littleEndian, Array.init))
+        let checksum = fnv1a(bytes.dropLast(8))
+        bytes.replaceSubrange(
+            bytes.count - 8..<bytes.count, with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+        let loaded = try GestureModel(serialized: bytes)
+        #expect(loaded.architecture.temporal?.layers == 1)
+        #expect(loaded == model)
+    }
+
     /// An augmented copy is the session it was made from, so a test on that session is no test.
     @Test func theRecordCountsACopyAsItsRecording() throws {
         let recorded = try sequence([0, 0, 1], session: 1, user: "ann")

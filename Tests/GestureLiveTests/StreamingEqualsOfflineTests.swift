@@ -8,11 +8,12 @@ import Testing
 /// The detector's overlapping windows against the model run offline: each window slot is a
 /// stream of consecutive windows, and must predict what the model predicts for them in one pass.
 @Suite struct StreamingEqualsOfflineTests {
-    @Test(arguments: [0, 8])
-    func everySlotPredictsWhatTheOfflineModelPredictsForItsWindows(temporalFilters: Int) throws {
+    @Test(arguments: [(0, 1), (8, 1), (8, 3)])
+    func everySlotPredictsWhatTheOfflineModelPredictsForItsWindows(temporalFilters: Int, temporalLayers: Int) throws {
         let (window, offset, features) = (20, 5, 6)
         var layers = LayerSizes()
         layers.temporalFilters = temporalFilters
+        layers.temporalLayers = temporalLayers
         let model = GestureModel(
             untrained: ModelDescription(
                 featureNames: Array(TrainingFeatures.names.prefix(features)), windowing: Windowing(window: window),
