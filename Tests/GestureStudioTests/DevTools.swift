@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import Synchronization
+import WSClient
+
+/// A client of the DevTools protocol over one WebSocket: commands by id, answers matched to them,
+/// events kept by method for the tests to wait on.
+final class DevTools: Sendable {
+    private let outgoing: AsyncStream<String>.Continuation
+    private let answers = Answers()
+    private let nextID = Atomic<Int>(1)
+    private let connection: Task<Void, Never>
+
+    init(url: String) {
+        let (stream, outgoing) = AsyncStream.makeStream(of: String.self)
+        self.outgoing = outgoing
+        let answers = answers
+        connection = Task {
+            var configuration = WebSocketClientConfiguration()
+            configuration.maxFrameSize = 1 << 26
+            _ = try? await WebSocketClient.connect(
+                url: url, configuration: configuration, logger: Logger(label: "devtools") { _ in SwiftLogNoOpLogHandler() }
+            ) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for await text in stream { try await outbound.write(.text(text)) } }
+                    for try await case .text(let text) in inbound.messages(maxSize: 1 << 26) {
+                        let data = Data(text.utf8)
+                        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                            let id = object["id"] as? Int
+                        else { continue }
+                        answers.take(id)?.resume(returning: data)
+                    }
+                    group.cancelAll()
+                }
+            }
+            for continuation in answers.takeAll() {
+                continuation.resume(throwing: DevToolsError(message: "the connection to Chromium closed"))
+            }
+        }
+    }
+
+    deinit {
+        outgoing.finish()
+        connection.cancel()
+    }
+
+    /// Runs `method` and returns its result.
+    @discardableResult
+    func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> [String: Any] {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        var command: [String: Any] = ["id": id, "method": method, "params": parameters]
+        if let session { command["sessionId"] = session }
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self)
+        let data = try await withCheckedThrowingContinuation { continuation in
+            answers.wait(id, continuation)
+            outgoing.yield(text)
+        }
+        let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        if let error = answer["error"] as? [String: Any] {
+            throw DevToolsError(message: "\(method): \(error["message"] ?? error)")
+        }
+        return answer["result"] as? [String: Any] ?? [:]
+    }
+}
+
+/// The commands sent and not answered yet.
+private final class Answers: Sendable {
+    private let waiting = Mutex<[Int: CheckedContinuation<Data, any Error>]>([:])
+
+    func wait(_ id: Int, _ continuation: CheckedContinuation<Data, any Error>) {
+        waiting.withLock { $0[id] = continuation }
+    }
+
+    func take(_ id: Int) -> CheckedContinuation<Data, any Error>? {
+        waiting.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func takeAll() -> [CheckedContinuation<Data, any Error>] {
+        waiting.withLock { waiting in
+            defer { waiting = [:] }
+            return Array(waiting.values)
+        }
+    }
+}
+
+struct DevToolsError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

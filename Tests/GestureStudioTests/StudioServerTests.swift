@@ -1,0 +1,83 @@
+import Foundation
+import GestureTestSupport
+import Logging
+import Testing
+import WSClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `gesture studio`: the token guards every request and the phone's socket, and a bad message closes
+/// only its own connection.
+@Suite struct StudioServerTests {
+    static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    static func status(of address: String) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(from: URL(string: address)!)
+        return (response as! HTTPURLResponse).statusCode
+    }
+
+    /// Connects to the phone's socket, sends `messages`, and returns how the server closed it: the
+    /// close code's name; or closes it itself when `leaving`.
+    static func closing(_ address: String, after messages: [String], leaving: Bool = false) async throws -> String? {
+        var configuration = WebSocketClientConfiguration()
+        configuration.maxFrameSize = 1 << 20
+        let close = try await WebSocketClient.connect(url: address, configuration: configuration, logger: quiet) {
+            inbound, outbound, _ in
+            for message in messages { try await outbound.write(.text(message)) }
+            if leaving { try await outbound.close(.normalClosure, reason: nil) }
+            for try await _ in inbound {}
+        }
+        return close.map { "\($0.closeCode)" }
+    }
+
+    @Test func everyRequestWithoutTheTokenIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await studio.address()
+        let token = try #require(address.firstMatch(of: /token=([0-9a-f]{32})$/)?.1)
+        let base = String(address.prefix { $0 != "?" }.dropLast())
+        #expect(try await Self.status(of: address) == 200)
+        #expect(try await Self.status(of: base + "/phone?token=\(token)") == 200)
+        for refused in [
+            base + "/", base + "/phone", base + "/phone?token=", base + "/phone?token=\(token.dropLast())0",
+            base + "/nosuch", base + "/phone?token=\(token.uppercased())", base + "/?Token=\(token)",
+        ] {
+            #expect(try await Self.status(of: refused) == 401, "\(refused)")
+        }
+        let socket = base.replacingOccurrences(of: "http:", with: "ws:") + "/phone/socket"
+        await #expect(throws: (any Error).self) { _ = try await Self.closing(socket, after: []) }
+        await #expect(throws: (any Error).self) { _ = try await Self.closing(socket + "?token=0\(token.dropFirst())", after: []) }
+        #expect(!studio.errors.contains("connected"), "a refused socket reached the phone: \(studio.errors)")
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+
+    @Test func malformedAndOversizedMessagesCloseOnlyTheirConnection() async throws {
+        let folder = try TemporaryFolder()
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await studio.address()
+        let socket = address.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
+            of: "/?token=", with: "/phone/socket?token=")
+        let source = #"{"source":"device-motion"}"#
+        let bad = [
+            "not JSON", #"{"readings":[[1,2,3]]}"#, #"{"source":"telepathy"}"#, "{}",
+            source + "x", #"{"source":"device-motion","readings":[]}"#,
+        ]
+        for message in bad {
+            #expect(try await Self.closing(socket, after: [message]) == "unacceptableData", "\(message)")
+        }
+        #expect(try await Self.closing(socket, after: [source, #"{"readings":[[2,0,0,9.8,0,0,0],[1,0,0,9.8,0,0,0]]}"#]) == "unacceptableData")
+        let huge = #"{"readings":["# + Array(repeating: "[1,0,0,9.8,0,0,0]", count: 5000).joined(separator: ",") + "]}"
+        #expect(try await Self.closing(socket, after: [source, huge]) == "messageTooLarge")
+        #expect(try await Self.status(of: address) == 200)
+        let good = try await Self.closing(socket, after: [source, #"{"readings":[[1,0,0,9.8,0,0,0]]}"#], leaving: true)
+        #expect(good == "normalClosure")
+        let notes = studio.errors
+        #expect(notes.contains("phone streaming through the device-motion API"), "\(notes)")
+        #expect(notes.contains("refused a message: not a message of the phone's page (not JSON)"), "\(notes)")
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+}
