@@ -9,10 +9,11 @@ public struct AccessToken: Sendable, Equatable {
     public static func random() -> AccessToken {
         var generator = SystemRandomNumberGenerator()
         let words = [generator.next(), generator.next()] as [UInt64]
-        return AccessToken(value: words.map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined())
+        return AccessToken(
+            value: words.map { word in
+                let hex = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - hex.count) + hex
+            }.joined())
     }
 
     /// Whether `candidate` is the token, compared in time that does not depend on where they differ.

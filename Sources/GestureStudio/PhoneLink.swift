@@ -49,6 +49,12 @@ public final class PhoneLink: Sendable {
     /// Shows `text` big on the page, if one is connected.
     public func show(prompt text: String) { send(#"{"prompt":\#(jsonString(text))}"#) }
 
+    /// Tells the page that `text` ended its part, and closes its connection.
+    public func close(saying text: String) {
+        send(#"{"prompt":\#(jsonString(text))}"#)
+        _ = shared.withLock { $0.toPage?.finish() }
+    }
+
     /// Waits until a page streams readings; nil if the task is cancelled first.
     public func streamingSource() async -> PhoneSource? {
         while !Task.isCancelled {

@@ -48,7 +48,9 @@ public final class PhoneSensor: MotionSensor, @unchecked Sendable {
             } catch {
                 throw SensorError(
                     device: info.id,
-                    reason: "the phone's page stopped delivering (\(error.reason)); was it closed, locked or off the network?")
+                    reason:
+                        "the phone's page stopped delivering (\(error.reason)); was it closed, locked or off the network?"
+                )
             }
             guard !readings.isEmpty else {
                 ready += resampler?.quiet(until: MonotonicClock().now()) ?? []

@@ -41,7 +41,8 @@ public struct StudioServer: Sendable {
         }
         for await event in events {
             switch event {
-            case .success(let port): return RunningStudio(url: url(port: port), token: token, serving: serving)
+            case .success(let port):
+                return RunningStudio(url: url(port: port), token: token, phone: phone, serving: serving)
             case .failure(let error): throw StudioError("cannot listen on \(host):\(port): \(error)")
             }
         }
@@ -71,14 +72,17 @@ public struct RunningStudio: Sendable {
     /// Where it listens, without the token: `http://127.0.0.1:8080`.
     public let url: String
     let token: AccessToken
+    let phone: PhoneLink
     let serving: Task<Void, Never>
 
     /// The address of a page, with the token.
     public func address(of page: String) -> String { "\(url)\(page)?token=\(token.value)" }
 
-    public func stop() async {
+    /// Closes the phone's page's connection, saying `farewell` on it, and stops serving. It does
+    /// not wait: a graceful shutdown would wait for the browser to close its idle connections.
+    public func stop(saying farewell: String) {
+        phone.close(saying: farewell)
         serving.cancel()
-        await serving.value
     }
 }
 
@@ -92,7 +96,9 @@ struct TokenCheck<Context: RequestContext>: RouterMiddleware {
     let token: AccessToken
     private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         guard token.admits(request.uri.queryParameters["token"]) else {

@@ -118,7 +118,9 @@ struct RecordingRun {
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
         let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server) : nil
-        let device = try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) } ?? sensor.open(holder: plan.user, clock: clock)
+        let device =
+            try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) }
+            ?? sensor.open(holder: plan.user, clock: clock)
         if fast, !(device is SimulatedSensor || device is ReplaySensor) {
             throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
         }
@@ -153,7 +155,7 @@ struct RecordingRun {
             }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech, observe: { view?.add($0) })
         await speech.finish()
-        await phone?.close()
+        phone?.close(saying: outcome.interruption == nil ? "Done" : "Stopped")
         if outcome.lostReadings > 0 {
             Terminal.warn(
                 "\(device.info.id): \(outcome.lostReadings.counting("reading")) lost: not read in time, or delivered too late"

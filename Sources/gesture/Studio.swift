@@ -20,7 +20,7 @@ struct Studio: AsyncParsableCommand {
         let stop = AsyncStream<Void>.makeStream()
         let watch = SignalWatch { _ in stop.continuation.finish() }
         for await _ in stop.stream {}
-        await studio.stop()
+        studio.stop(saying: "Studio closed")
         withExtendedLifetime(watch) {}
     }
 }
@@ -69,10 +69,10 @@ struct PhoneConnection {
     func show(_ prompt: String) { sensor.link.show(prompt: prompt) }
 
     /// Tells what came from the phone, and stops serving.
-    func close() async {
+    func close(saying farewell: String) {
         Terminal.note(
             "phone: \(sensor.link.receivedReadings.counting("reading")) received, "
                 + "\(sensor.heldSamples.counting("held sample")) filling its silences")
-        await studio.stop()
+        studio.stop(saying: farewell)
     }
 }

@@ -11,9 +11,11 @@ final class Chromium {
     init(in folder: FilePath) async throws {
         let profile = folder.appending("chromium")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
-        // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start.
+        // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start. The
+        // WebSocket client says it comes from ws://127.0.0.1, an origin DevTools refuses unless told.
         process.arguments = [
             "--headless=new", "--remote-debugging-port=0", "--user-data-dir=\(profile)", "--no-sandbox",
+            "--remote-allow-origins=ws://127.0.0.1",
             "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "about:blank",
         ]
         let log = folder.appending("chromium.log").string
@@ -41,23 +43,27 @@ final class Chromium {
         let session =
             try await devTools.send("Target.attachToTarget", ["targetId": target, "flatten": true])["sessionId"]
             as! String
-        let page = BrowserPage(devTools: devTools, target: target, session: session)
+        let page = BrowserPage(browser: self, target: target, session: session)
         try await page.send("Page.enable")
+        // A phone's screen: the page is made for one.
+        try await page.send(
+            "Emulation.setDeviceMetricsOverride", ["width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true])
         try await page.send("Page.navigate", ["url": url])
-        try await page.waitUntil("the page loaded", "document.readyState === 'complete' && location.href !== 'about:blank'")
+        try await page.waitUntil(
+            "the page loaded", "document.readyState === 'complete' && location.href !== 'about:blank'")
         return page
     }
 }
 
-/// A tab of `Chromium`.
+/// A tab of `Chromium`, which lives as long as its tabs.
 struct BrowserPage {
-    let devTools: DevTools
+    let browser: Chromium
     let target: String
     let session: String
 
     @discardableResult
     func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> [String: Any] {
-        try await devTools.send(method, parameters, session: session)
+        try await browser.devTools.send(method, parameters, session: session)
     }
 
     /// The value of a JavaScript expression, awaited if it is a promise.
@@ -82,7 +88,7 @@ struct BrowserPage {
     }
 
     func close() async throws {
-        try await devTools.send("Target.closeTarget", ["targetId": target])
+        try await browser.devTools.send("Target.closeTarget", ["targetId": target])
     }
 }
 

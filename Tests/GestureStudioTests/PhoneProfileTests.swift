@@ -36,7 +36,8 @@ import Testing
     @Test func thePhonesClockOnTheHosts() {
         var clock = PhoneClock()
         func expect(_ times: [Double], _ expected: [Double]) {
-            #expect(times.count == expected.count && zip(times, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
+            #expect(
+                times.count == expected.count && zip(times, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
         }
         expect(clock.times(of: [1000, 1010, 1020], arrivedAt: 50), [49.98, 49.99, 50])
         expect(clock.times(of: [1030], arrivedAt: 50.2), [50.01])
@@ -64,8 +65,10 @@ import Testing
                 #expect(error.description.hasPrefix(reason), "\(text): \(error)")
             }
         }
-        let many = "[" + Array(repeating: "[1,0,0,9.8,0,0,0]", count: PhoneMessage.largestBatch + 1).joined(
-            separator: ",") + "]"
+        let many =
+            "["
+            + Array(repeating: "[1,0,0,9.8,0,0,0]", count: PhoneMessage.largestBatch + 1).joined(
+                separator: ",") + "]"
         #expect(throws: PhoneMessageError.self) { try PhoneMessage(parsing: #"{"readings":\#(many)}"#) }
     }
 
@@ -78,6 +81,7 @@ import Testing
         #expect(!token.admits(""))
         #expect(!token.admits(Substring(token.value.dropLast())))
         #expect(!token.admits(Substring(token.value + "0")))
-        #expect(!token.admits(Substring(String(token.value.reversed()))) || token.value == String(token.value.reversed()))
+        #expect(
+            !token.admits(Substring(String(token.value.reversed()))) || token.value == String(token.value.reversed()))
     }
 }

@@ -44,7 +44,7 @@ import struct SystemPackage.FilePath
     /// Start and plays the motion once the page streams.
     static func recordFromThePage(
         _ arguments: [String], in folder: TemporaryFolder
-    ) async throws -> (RunningGesture, Chromium, BrowserPage) {
+    ) async throws -> (RunningGesture, BrowserPage) {
         let gesture = try RunningGesture(
             ["record", "--device", "phone", "--port", "0", "--user", "ann", "--gesture", "shake", "--quiet", "--keep"]
                 + arguments, in: folder.path)
@@ -56,7 +56,7 @@ import struct SystemPackage.FilePath
         _ = try await page.evaluate("document.getElementById('start').click(); true")
         try await page.waitUntil("the page streaming", "studio.source === 'device-motion'")
         _ = try await page.evaluate(player)
-        return (gesture, chromium, page)
+        return (gesture, page)
     }
 
     /// The prompt the page shows, once it is `text`.
@@ -67,7 +67,7 @@ import struct SystemPackage.FilePath
     @Test func everyReadingArrivesOnceInOrderOnTheRightAxesAndUnits() async throws {
         let folder = try TemporaryFolder()
         let log = folder.path.appending("readings.log")
-        let (gesture, _, page) = try await Self.recordFromThePage(
+        let (gesture, page) = try await Self.recordFromThePage(
             ["--takes", "1", "--take", "2", "--rest", "1", "--rate", "60", "--phone-log", log.string], in: folder)
         try await Self.waitForPrompt("Go", on: page)
         let screenshot = folder.path.appending("phone.png")
@@ -106,7 +106,7 @@ import struct SystemPackage.FilePath
 
     @Test func closingThePageMidTakeEndsTheTakeIncompleteWithItsRows() async throws {
         let folder = try TemporaryFolder()
-        let (gesture, _, page) = try await Self.recordFromThePage(["--takes", "2", "--take", "30"], in: folder)
+        let (gesture, page) = try await Self.recordFromThePage(["--takes", "2", "--take", "30"], in: folder)
         try await Self.waitForPrompt("Go", on: page)
         try await page.close()
         #expect(try await gesture.exitCode() == 1)

@@ -48,7 +48,9 @@ import FoundationNetworking
         }
         let socket = base.replacingOccurrences(of: "http:", with: "ws:") + "/phone/socket"
         await #expect(throws: (any Error).self) { _ = try await Self.closing(socket, after: []) }
-        await #expect(throws: (any Error).self) { _ = try await Self.closing(socket + "?token=0\(token.dropFirst())", after: []) }
+        await #expect(throws: (any Error).self) {
+            _ = try await Self.closing(socket + "?token=0\(token.dropFirst())", after: [])
+        }
         #expect(!studio.errors.contains("connected"), "a refused socket reached the phone: \(studio.errors)")
         studio.interrupt()
         #expect(try await studio.exitCode() == 0)
@@ -68,7 +70,9 @@ import FoundationNetworking
         for message in bad {
             #expect(try await Self.closing(socket, after: [message]) == "unacceptableData", "\(message)")
         }
-        #expect(try await Self.closing(socket, after: [source, #"{"readings":[[2,0,0,9.8,0,0,0],[1,0,0,9.8,0,0,0]]}"#]) == "unacceptableData")
+        #expect(
+            try await Self.closing(socket, after: [source, #"{"readings":[[2,0,0,9.8,0,0,0],[1,0,0,9.8,0,0,0]]}"#])
+                == "unacceptableData")
         let huge = #"{"readings":["# + Array(repeating: "[1,0,0,9.8,0,0,0]", count: 5000).joined(separator: ",") + "]}"
         #expect(try await Self.closing(socket, after: [source, huge]) == "messageTooLarge")
         #expect(try await Self.status(of: address) == 200)

@@ -105,17 +105,21 @@ function useGenericSensors() {
   accelerometer.start();
 }
 
+// iOS and iPadOS (which says it is a Mac with a touch screen) report acceleration with the opposite signs.
+const iOS = /iPhone|iPad|iPod/.test(navigator.userAgent) || (/Macintosh/.test(navigator.userAgent) && navigator.maxTouchPoints > 1);
+
 async function start() {
   startButton.disabled = true;
   startButton.textContent = "Streaming";
-  // iOS gives motion only to a page that asks during a tap, and reports acceleration with the opposite signs.
-  const iOS = typeof DeviceMotionEvent !== "undefined" && typeof DeviceMotionEvent.requestPermission === "function";
-  if (iOS) {
+  // Safari gives motion only to a page that asks during a tap.
+  if (typeof DeviceMotionEvent !== "undefined" && typeof DeviceMotionEvent.requestPermission === "function") {
     const answer = await DeviceMotionEvent.requestPermission().catch(() => "denied");
     if (answer !== "granted") {
-      show("Motion access was refused. Allow it (Settings › Safari › Motion & Orientation Access) and reload.");
+      show("Motion access was refused. Allow it (on iOS: Settings › Safari › Motion & Orientation Access) and reload.");
       return;
     }
+  }
+  if (iOS) {
     useDeviceMotion("device-motion-ios");
   } else if ("Accelerometer" in window && "Gyroscope" in window) {
     useGenericSensors();
