@@ -19,6 +19,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // Plain value types and formats: samples, labels, session IDs, device motion, features, the CSV
@@ -100,16 +104,22 @@ let package = Package(
             ],
             exclude: ["Schemas"]),
 
-        // The studio: the local web server, with its access token, and the phone as a sensor. Its pages are
-        // plain files in Assets/, compiled into the module.
+        // The studio: the local web server, with its access token, HTTPS on the LAN with a certificate it
+        // makes, and the phone as a sensor. Its pages are plain files in Assets/, compiled into the module.
         .target(
             name: "GestureStudio",
             dependencies: [
                 "GestureCore", "GestureSensors",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [
                 .embedInCode("Assets/phone.html"), .embedInCode("Assets/phone.js"), .embedInCode("Assets/studio.html"),

@@ -4,7 +4,7 @@
 public struct AccessToken: Sendable, Equatable {
     public let value: String
 
-    public init(value: String) { self.value = value }
+    private init(value: String) { self.value = value }
 
     public static func random() -> AccessToken {
         var generator = SystemRandomNumberGenerator()

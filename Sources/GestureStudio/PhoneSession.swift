@@ -16,7 +16,9 @@ struct PhoneSession {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await text in toPage { try await outbound.write(.text(text)) }
-                // The link has finished with the page: so has the connection.
+                // The link has finished with the page, so has the connection; unless the reader
+                // has ended it already, cancelling this.
+                guard !Task.isCancelled else { return }
                 try await outbound.close(.normalClosure, reason: "the studio is done with this page")
             }
             defer { group.cancelAll() }

@@ -2,9 +2,12 @@ import Foundation
 import GestureSensors
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// The studio's web server: its pages, and the phone's WebSocket, all behind the access token.
@@ -15,20 +18,27 @@ public struct StudioServer: Sendable {
     /// The address to listen on, and the port (0: any free one).
     public var host: String
     public var port: Int
+    /// With a certificate, HTTPS on every address of the machine; without, HTTP on `host`.
+    public var certificate: StudioCertificate?
 
-    public init(token: AccessToken = .random(), phone: PhoneLink, host: String = "127.0.0.1", port: Int) {
+    public init(
+        token: AccessToken = .random(), phone: PhoneLink, host: String = "127.0.0.1", port: Int,
+        certificate: StudioCertificate? = nil
+    ) {
         self.token = token
         self.phone = phone
         self.host = host
         self.port = port
+        self.certificate = certificate
     }
 
     /// Starts serving and returns once the server listens.
     public func start() async throws(StudioError) -> RunningStudio {
         let (events, listening) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let application = Application(
-            router: router(), server: .http1WebSocketUpgrade(webSocketRouter: router(), configuration: Self.sockets),
-            configuration: .init(address: .hostname(host, port: port), serverName: "GestureLab Studio"),
+            router: router(), server: try server(),
+            configuration: .init(
+                address: .hostname(certificate == nil ? host : "0.0.0.0", port: port), serverName: "GestureLab Studio"),
             onServerRunning: { listening.yield(.success($0.localAddress?.port ?? 0)) },
             logger: Logger(label: "gesture-studio") { _ in SwiftLogNoOpLogHandler() })
         let serving = Task {
@@ -49,7 +59,22 @@ public struct StudioServer: Sendable {
         throw StudioError("the server stopped before it listened on \(host):\(port)")
     }
 
-    private func url(port: Int) -> String { "http://\(host):\(port)" }
+    private func url(port: Int) -> String { "\(certificate == nil ? "http" : "https")://\(host):\(port)" }
+
+    private func server() throws(StudioError) -> HTTPServerBuilder {
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router(), configuration: Self.sockets)
+        guard let certificate else { return plain }
+        do {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [
+                    .certificate(try NIOSSLCertificate(bytes: Array(certificate.certificatePEM.utf8), format: .pem))
+                ],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.keyPEM.utf8), format: .pem)))
+            return try .tls(plain, tlsConfiguration: configuration)
+        } catch {
+            throw StudioError("cannot serve HTTPS with the certificate: \(error)")
+        }
+    }
 
     static let sockets = HTTP1WebSocketUpgradeChannel.Configuration(
         ws: WebSocketServerConfiguration(
@@ -69,7 +94,8 @@ public struct StudioServer: Sendable {
 
 /// A studio server that listens, until its task is cancelled.
 public struct RunningStudio: Sendable {
-    /// Where it listens, without the token: `http://127.0.0.1:8080`.
+    /// Where it is reached, without the token: `http://127.0.0.1:8080`, or with a certificate
+    /// `https://` and the machine's address on its network.
     public let url: String
     let token: AccessToken
     let phone: PhoneLink

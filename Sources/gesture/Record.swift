@@ -117,7 +117,7 @@ struct RecordingRun {
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server) : nil
+        let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server, folder: folder) : nil
         let device =
             try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) }
             ?? sensor.open(holder: plan.user, clock: clock)

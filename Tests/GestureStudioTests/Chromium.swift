@@ -8,23 +8,27 @@ final class Chromium {
     private let process = Process()
     let devTools: DevTools
 
-    init(in folder: FilePath) async throws {
+    /// - Parameter arguments: Chromium's own, added to those that make it headless and drivable.
+    init(in folder: FilePath, arguments: [String] = []) async throws {
         let profile = folder.appending("chromium")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
         // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start. The
         // WebSocket client says it comes from ws://127.0.0.1, an origin DevTools refuses unless told.
-        process.arguments = [
-            "--headless=new", "--remote-debugging-port=0", "--user-data-dir=\(profile)", "--no-sandbox",
-            "--remote-allow-origins=ws://127.0.0.1",
-            "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "about:blank",
-        ]
+        process.arguments =
+            [
+                "--headless=new", "--remote-debugging-port=0", "--user-data-dir=\(profile)", "--no-sandbox",
+                "--remote-allow-origins=ws://127.0.0.1",
+                "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage",
+            ] + arguments + ["about:blank"]
         let log = folder.appending("chromium.log").string
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: log)
         process.standardError = FileHandle(forWritingAtPath: log)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        // A profile used before keeps the port of the Chromium that used it.
         let portFile = profile.appending("DevToolsActivePort").string
+        try? FileManager.default.removeItem(atPath: portFile)
+        try process.run()
         let lines = try await waitFor("Chromium's DevToolsActivePort") {
             let lines = (try? String(contentsOfFile: portFile, encoding: .utf8))?.split(separator: "\n") ?? []
             return lines.count == 2 ? lines : nil

@@ -84,4 +84,40 @@ import FoundationNetworking
         studio.interrupt()
         #expect(try await studio.exitCode() == 0)
     }
+
+    /// Runs curl on `address`, trusting any certificate, and returns the HTTP status.
+    static func curl(_ address: String, in folder: TemporaryFolder) throws -> String {
+        try runGesture(
+            ["-k", "-s", "-o", "/dev/null", "-w", "%{http_code}", address], in: folder.path, executable: "/usr/bin/curl"
+        ).succeeded().output
+    }
+
+    @Test func onTheLANItServesHTTPSWithACertificateItMakesOnceAndKeeps() async throws {
+        let folder = try TemporaryFolder()
+        let kept = folder.recordings.root.appending(".studio")
+        var certificates: [String] = []
+        for _ in 0..<2 {
+            let studio = try RunningGesture(["studio", "--lan", "--port", "0"], in: folder.path)
+            let address = try await studio.address()
+            let host = try #require(address.firstMatch(of: /^https:\/\/([0-9.]+):/)?.1)
+            #expect(try Self.curl(address, in: folder) == "200")
+            #expect(try Self.curl(String(address.prefix { $0 != "?" }), in: folder) == "401")
+            let names = try runGesture(
+                ["x509", "-in", kept.appending("certificate.pem").string, "-noout", "-ext", "subjectAltName"],
+                in: folder.path, executable: "/usr/bin/openssl"
+            ).succeeded().output
+            #expect(names.contains("IP Address:\(host)") && names.contains("IP Address:127.0.0.1"), "\(names)")
+            let key = try FileManager.default.attributesOfItem(atPath: kept.appending("key.pem").string)
+            #expect((key[.posixPermissions] as? Int) == 0o600)
+            certificates.append(try String(contentsOfFile: kept.appending("certificate.pem").string, encoding: .utf8))
+
+            let chromium = try await Chromium(in: folder.path, arguments: ["--ignore-certificate-errors"])
+            let page = try await chromium.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
+            try await page.waitUntil(
+                "the page connected over wss", "studio.connected && location.protocol === 'https:'")
+            studio.interrupt()
+            #expect(try await studio.exitCode() == 0)
+        }
+        #expect(certificates[0] == certificates[1])
+    }
 }
