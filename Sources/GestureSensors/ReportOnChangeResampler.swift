@@ -1,10 +1,10 @@
 import GestureCore
 
-/// An input device's frames (or a phone's readings) at a fixed output rate. Input devices report on change: a device
-/// that holds still may send nothing, and one may send faster than asked. Frames pass with their
-/// own timestamps; a gap of more than a period and a half before a frame is filled with the last
-/// values, repeated on the output grid; a device that keeps sending faster than the rate is thinned
-/// to one frame per tick. Output times only increase.
+/// An input device's frames, or a phone's readings, at a fixed output rate. Input devices report on
+/// change: a device that holds still may send nothing, and one may send faster than asked. Frames
+/// pass with their own timestamps; a gap of more than a period and a half before a frame is filled
+/// with the last values, repeated on the output grid; a device that keeps sending faster than the
+/// rate is thinned to one frame per tick. Output times only increase.
 ///
 /// A silence is filled when the frame that ends it arrives, so a frame is never overtaken by the
 /// fill of a silence it ends. Only a device quiet for longer than `DeliveryDelay.allowance` is

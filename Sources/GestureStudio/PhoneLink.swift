@@ -51,7 +51,7 @@ public final class PhoneLink: Sendable {
 
     /// Tells the page that `text` ended its part, and closes its connection.
     public func close(saying text: String) {
-        send(#"{"prompt":\#(jsonString(text))}"#)
+        show(prompt: text)
         _ = shared.withLock { $0.toPage?.finish() }
     }
 
