@@ -117,13 +117,15 @@ struct RecordingRun {
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
+        let fastOnlySimulated = Failure.usage(
+            "--fast runs on simulated time, which only the simulated sensor and replays have")
+        // Refused before the phone is waited for.
+        if fast, sensor.device == PhoneSensor.id { throw fastOnlySimulated }
         let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server, folder: folder) : nil
         let device =
             try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) }
             ?? sensor.open(holder: plan.user, clock: clock)
-        if fast, !(device is SimulatedSensor || device is ReplaySensor) {
-            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
-        }
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw fastOnlySimulated }
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(

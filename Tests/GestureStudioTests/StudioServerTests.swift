@@ -56,6 +56,17 @@ import FoundationNetworking
         #expect(try await studio.exitCode() == 0)
     }
 
+    /// The phone has no simulated time: refused at once, not after the phone came.
+    @Test func recordingThePhoneFastIsRefusedBeforeServing() throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture(
+            ["record", "--device", "phone", "--fast", "--user", "ann", "--gesture", "shake"], in: folder.path)
+        #expect(result.status == 2)
+        #expect(
+            result.error == "gesture: --fast runs on simulated time, which only the simulated sensor and replays have\n"
+        )
+    }
+
     @Test func malformedAndOversizedMessagesCloseOnlyTheirConnection() async throws {
         let folder = try TemporaryFolder()
         let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
