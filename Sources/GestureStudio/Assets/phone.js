@@ -63,7 +63,9 @@ function flush() {
   studio.sent += batch.length;
   batch = [];
   show("Streaming through " + studio.source + ": " + studio.sent + " readings sent.");
-  valuesText.textContent = latest.map((value) => value.toFixed(2).padStart(8)).join(" ");
+  // The latest reading in the API's own units, a line for acceleration and one for rotation.
+  const line = (values) => values.map((value) => value.toFixed(2).padStart(8)).join("");
+  valuesText.textContent = "acceleration" + line(latest.slice(0, 3)) + "\nrotation    " + line(latest.slice(3));
 }
 
 function useDeviceMotion(source) {
