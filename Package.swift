@@ -14,6 +14,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // Plain value types and formats: samples, labels, session IDs, device motion, features, the CSV
@@ -95,6 +104,27 @@ let package = Package(
             ],
             exclude: ["Schemas"]),
 
+        // The studio: the local web server, with its access token, HTTPS on the LAN with a certificate it
+        // makes, and the phone as a sensor. Its pages are plain files in Assets/, compiled into the module.
+        .target(
+            name: "GestureStudio",
+            dependencies: [
+                "GestureCore", "GestureSensors",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [
+                .embedInCode("Assets/phone.html"), .embedInCode("Assets/phone.js"), .embedInCode("Assets/studio.html"),
+            ]),
+
         // The executables: they parse arguments and call the modules.
         // Options, errors and terminal output both executables share; no Foundation, no catalog.
         .target(
@@ -108,7 +138,7 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
                 "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
-                "GestureCommandLine",
+                "GestureStudio", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -207,6 +237,14 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureSensors", "GestureAnalysis", "GestureLearning",
                 "GestureTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "GestureStudioTests",
+            dependencies: [
+                "GestureCore", "GestureSensors", "GestureStudio", "GestureStore", "GestureTestSupport",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

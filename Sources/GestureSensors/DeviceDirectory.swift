@@ -63,7 +63,7 @@ public struct DeviceDirectory: Sendable {
 
     /// The sensor through its profile; `mounting` when the profile's mount matrix is applied
     /// outside the sensor.
-    private func profiled(_ sensor: any MotionSensor, mounting: Bool) -> any MotionSensor {
+    public func profiled(_ sensor: any MotionSensor, mounting: Bool) -> any MotionSensor {
         profile(for: sensor.info).map { ProfiledSensor(sensor, profile: $0, mounting: mounting) } ?? sensor
     }
 

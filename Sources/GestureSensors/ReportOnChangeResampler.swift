@@ -1,18 +1,18 @@
 import GestureCore
 
-/// An input device's frames at a fixed output rate. Input devices report on change: a device
-/// that holds still may send nothing, and one may send faster than asked. Frames pass with their
-/// own timestamps; a gap of more than a period and a half before a frame is filled with the last
-/// values, repeated on the output grid; a device that keeps sending faster than the rate is thinned
-/// to one frame per tick. Output times only increase.
+/// An input device's frames, or a phone's readings, at a fixed output rate. Input devices report on
+/// change: a device that holds still may send nothing, and one may send faster than asked. Frames
+/// pass with their own timestamps; a gap of more than a period and a half before a frame is filled
+/// with the last values, repeated on the output grid; a device that keeps sending faster than the
+/// rate is thinned to one frame per tick. Output times only increase.
 ///
 /// A silence is filled when the frame that ends it arrives, so a frame is never overtaken by the
 /// fill of a silence it ends. Only a device quiet for longer than `DeliveryDelay.allowance` is
 /// filled from the clock (`quiet(until:)`); a frame delivered later than that after its own time
 /// comes too late for the output, which has passed it: it is counted in `lateFrames`, and its
 /// values carry on in what is held.
-struct ReportOnChangeResampler: Sendable {
-    let period: Double
+public struct ReportOnChangeResampler: Sendable {
+    public let period: Double
     private var lastOut: Double?
     private var held: RawSample?
     private var lastFrame: Double?
@@ -21,15 +21,15 @@ struct ReportOnChangeResampler: Sendable {
     /// The next output tick, while thinning a faster device.
     private var due: Double?
     /// Output ticks filled with held values.
-    private(set) var heldCount = 0
+    public private(set) var heldCount = 0
     /// Frames that came after the output had passed their time.
-    private(set) var lateFrames = 0
+    public private(set) var lateFrames = 0
 
-    init(rate: Double) { period = 1 / rate }
+    public init(rate: Double) { period = 1 / rate }
 
     /// The samples a frame brings: held ones for a silence before it, then itself, unless it is
     /// one a faster device sent between ticks, or one that came too late.
-    mutating func frame(_ sample: RawSample) -> [RawSample] {
+    public mutating func frame(_ sample: RawSample) -> [RawSample] {
         var out = fill(before: sample.time)
         if let lastFrame {
             let gap = sample.time - lastFrame
@@ -55,7 +55,7 @@ struct ReportOnChangeResampler: Sendable {
 
     /// The held samples for a device that has sent nothing since well before `now` on the
     /// frames' clock: its silence up to `DeliveryDelay.allowance` ago.
-    mutating func quiet(until now: Double) -> [RawSample] {
+    public mutating func quiet(until now: Double) -> [RawSample] {
         fill(before: now - DeliveryDelay.allowance)
     }
 

@@ -9,7 +9,8 @@ struct Gesture: AsyncParsableCommand {
         abstract: "Record labeled motion from an accelerometer and gyroscope, and learn gestures from it.",
         version: gestureLabVersion,
         subcommands: [
-            Demo.self, Devices.self, Monitor.self, Record.self, Sessions.self, Discard.self, Restore.self, Align.self,
+            Demo.self, Devices.self, Monitor.self, Record.self, Studio.self, Sessions.self, Discard.self, Restore.self,
+            Align.self,
             Relabel.self,
             Trim.self, Segment.self, Undo.self, Check.self,
             Import.self, Stats.self, Clean.self, Plot.self, BalanceCommand.self, SplitCommand.self,

@@ -7,6 +7,7 @@ import GestureRecording
 import GestureSensors
 import GestureSimulation
 import GestureStore
+import GestureStudio
 
 import struct SystemPackage.FilePath
 
@@ -47,6 +48,7 @@ struct Record: AsyncParsableCommand {
     var rest = 3.0
 
     @OptionGroup var sensor: SensorOptions
+    @OptionGroup var server: ServerOptions
     @OptionGroup var folder: FolderOptions
 
     @Flag(help: "Show the sensor live below the prompts, as `gesture monitor` does.")
@@ -88,8 +90,8 @@ struct Record: AsyncParsableCommand {
         }
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
         try await RecordingRun(
-            plan: plan, sensor: sensor, folder: folder.folder, voice: voice, monitor: monitor, fast: fast,
-            append: append, decision: decision
+            plan: plan, sensor: sensor, server: server, folder: folder.folder, voice: voice, monitor: monitor,
+            fast: fast, append: append, decision: decision
         ).run()
     }
 }
@@ -98,6 +100,8 @@ struct Record: AsyncParsableCommand {
 struct RecordingRun {
     var plan: SessionPlan
     var sensor: SensorOptions
+    /// Where to serve the phone's page, for `--device phone`.
+    var server = ServerOptions()
     var folder: RecordingsFolder
     var voice: Speech.Voice
     var monitor = false
@@ -113,10 +117,15 @@ struct RecordingRun {
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let device = try sensor.open(holder: plan.user, clock: clock)
-        if fast, !(device is SimulatedSensor || device is ReplaySensor) {
-            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
-        }
+        let fastOnlySimulated = Failure.usage(
+            "--fast runs on simulated time, which only the simulated sensor and replays have")
+        // Refused before the phone is waited for.
+        if fast, sensor.device == PhoneSensor.id { throw fastOnlySimulated }
+        let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server, folder: folder) : nil
+        let device =
+            try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) }
+            ?? sensor.open(holder: plan.user, clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw fastOnlySimulated }
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(
@@ -140,9 +149,15 @@ struct RecordingRun {
         let show: @Sendable (String) -> Void = { line in
             if let view { view.print(line) } else { Terminal.say(line) }
         }
-        let speech = Speech(voice: voice, print: { show("» \($0)") }, warn: Terminal.warn)
+        let speech = Speech(
+            voice: voice,
+            print: { prompt in
+                show("» \(prompt)")
+                phone?.show(prompt)
+            }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech, observe: { view?.add($0) })
         await speech.finish()
+        phone?.close(saying: outcome.interruption == nil ? "Done" : "Stopped")
         if outcome.lostReadings > 0 {
             Terminal.warn(
                 "\(device.info.id): \(outcome.lostReadings.counting("reading")) lost: not read in time, or delivered too late"

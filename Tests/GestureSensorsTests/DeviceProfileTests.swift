@@ -70,7 +70,7 @@ import Testing
         let devices = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../devices").standardized.path
         let profiles = try DeviceProfile.load(from: devices)
-        #expect(profiles.count == 6)
+        #expect(profiles.count == 7)
         let directory = DeviceDirectory(profiles: profiles)
         func profileName(_ id: String) -> String? {
             directory.profile(for: SensorInfo(id: id, name: id, maximumRate: 1))?.name
@@ -83,6 +83,7 @@ import Testing
             profileName("evdev:Sony_Interactive_Entertainment_Wireless_Controller_Motion_Sensors")?.hasPrefix(
                 "Game controller") == true)
         #expect(profileName("iio:lsm6dsm") == "Generic IIO IMU")
+        #expect(profileName("phone")?.hasPrefix("A phone's page") == true)
         #expect(profileName("sim") == nil)
     }
 }

@@ -1,0 +1,180 @@
+import Dispatch
+import Foundation
+import GestureCore
+import GestureSensors
+import Synchronization
+
+/// The phone's page as the studio's server sees it: the one connection that streams readings, the
+/// readings on the host's clock until the sensor takes them, and the prompts the page shows.
+public final class PhoneLink: Sendable {
+    /// Where the phone is.
+    public enum State: Sendable, Equatable {
+        /// No page is connected.
+        case waiting
+        /// A page is connected; it has not said what it reads yet (its Start was not tapped).
+        case connected
+        /// Readings come through `source`.
+        case streaming(PhoneSource)
+    }
+
+    private struct Shared {
+        var state = State.waiting
+        var connection = 0
+        var clock = PhoneClock()
+        var queued: [RawSample] = []
+        /// Why the last connection ended, until the sensor has heard it.
+        var ended: String?
+        var toPage: AsyncStream<String>.Continuation?
+        var received = 0
+    }
+
+    private let shared = Mutex(Shared())
+    private let arrival = DispatchSemaphore(value: 0)
+    private let log: ReadingLog?
+    private let notify: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - log: a file to write every reading received to, as it arrived, for tests to compare.
+    ///   - notify: told of connections, disconnections and refused messages, a line each.
+    public init(log: String? = nil, notify: @escaping @Sendable (String) -> Void = { _ in }) throws(SensorError) {
+        self.log = try log.map { path throws(SensorError) in try ReadingLog(path: path) }
+        self.notify = notify
+    }
+
+    public var state: State { shared.withLock { $0.state } }
+
+    /// Readings received since the page connected first.
+    public var receivedReadings: Int { shared.withLock { $0.received } }
+
+    /// Shows `text` big on the page, if one is connected.
+    public func show(prompt text: String) { send(#"{"prompt":\#(jsonString(text))}"#) }
+
+    /// Tells the page that `text` ended its part, and closes its connection.
+    public func close(saying text: String) {
+        show(prompt: text)
+        _ = shared.withLock { $0.toPage?.finish() }
+    }
+
+    /// Waits until a page streams readings; nil if the task is cancelled first.
+    public func streamingSource() async -> PhoneSource? {
+        while !Task.isCancelled {
+            if case .streaming(let source) = state { return source }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    // MARK: The server's side
+
+    /// A new connection, with the messages to send it; nil when another page is connected already.
+    func connect() -> (id: Int, toPage: AsyncStream<String>)? {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let id: Int? = shared.withLock { shared in
+            guard shared.state == .waiting else { return nil }
+            shared.connection += 1
+            shared.state = .connected
+            shared.clock = PhoneClock()
+            shared.toPage = continuation
+            return shared.connection
+        }
+        guard let id else { return nil }
+        notify("phone's page connected")
+        return (id, stream)
+    }
+
+    /// Takes in a message from the connection `id`.
+    func receive(_ message: PhoneMessage, from id: Int, at time: Double) {
+        if let source = message.source {
+            shared.withLock { if $0.connection == id { $0.state = .streaming(source) } }
+            return notify("phone streaming through the \(source.rawValue) API")
+        }
+        let readings = message.readings ?? []
+        let samples: [RawSample]? = shared.withLock { shared in
+            guard shared.connection == id, case .streaming(let source) = shared.state else { return nil }
+            let times = shared.clock.times(of: readings.map { $0[0] }, arrivedAt: time)
+            let samples = zip(readings, times).map { source.sample($0.0.dropFirst(), at: $0.1) }
+            shared.queued += samples
+            shared.received += samples.count
+            return samples
+        }
+        guard let samples else { return }
+        log?.write(zip(readings, samples).map { ($0.0[0], $0.1) })
+        arrival.signal()
+    }
+
+    /// The connection `id` ended, for `reason`.
+    func disconnect(_ id: Int, reason: String) {
+        let ended = shared.withLock { shared in
+            guard shared.connection == id, shared.state != .waiting else { return false }
+            shared.state = .waiting
+            shared.ended = reason
+            shared.toPage?.finish()
+            shared.toPage = nil
+            return true
+        }
+        guard ended else { return }
+        notify("phone's page disconnected: \(reason)")
+        arrival.signal()
+    }
+
+    // MARK: The sensor's side
+
+    /// Drops the readings that arrived before the sensor started reading, and any disconnection
+    /// it has not heard of.
+    func discardQueued() {
+        shared.withLock { shared in
+            shared.queued = []
+            shared.ended = nil
+        }
+    }
+
+    /// The readings that arrived, waiting up to `timeout` seconds for some; none if none came.
+    /// Throws when the page has gone.
+    func readings(waitingUpTo timeout: Double) throws(PhoneGone) -> [RawSample] {
+        for attempt in 0..<2 {
+            let (samples, ended) = shared.withLock { shared in
+                defer { shared.queued = [] }
+                return (shared.queued, shared.queued.isEmpty ? shared.ended : nil)
+            }
+            if let ended { throw PhoneGone(reason: ended) }
+            guard samples.isEmpty, attempt == 0 else { return samples }
+            _ = arrival.wait(timeout: .now() + timeout)
+        }
+        return []
+    }
+
+    private func send(_ text: String) {
+        _ = shared.withLock { $0.toPage?.yield(text) }
+    }
+}
+
+/// The phone's page went away while its readings were awaited.
+struct PhoneGone: Error {
+    var reason: String
+}
+
+/// A JSON string literal of `text`.
+func jsonString(_ text: String) -> String {
+    String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+}
+
+/// Every reading received, a line each: the phone's time in ms and the six values in g and rad/s,
+/// in their shortest exact form.
+private final class ReadingLog: Sendable {
+    private let handle: Mutex<FileHandle>
+
+    init(path: String) throws(SensorError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw SensorError(device: PhoneSensor.id, reason: "cannot write the reading log \(path)") }
+        self.handle = Mutex(handle)
+    }
+
+    func write(_ readings: [(stamp: Double, sample: RawSample)]) {
+        let lines = readings.map { stamp, sample in
+            let values = [sample.acceleration, sample.rotationRate].flatMap { [$0.x, $0.y, $0.z] }
+            return ([stamp] + values).map { "\($0)" }.joined(separator: " ") + "\n"
+        }
+        handle.withLock { $0.write(Data(lines.joined().utf8)) }
+    }
+}

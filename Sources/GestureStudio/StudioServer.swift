@@ -1,0 +1,165 @@
+import Foundation
+import GestureSensors
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The studio's web server: its pages, and the phone's WebSocket, all behind the access token.
+/// Nothing a client sends names a file: the pages are compiled in, and the socket carries readings.
+public struct StudioServer: Sendable {
+    public let token: AccessToken
+    public let phone: PhoneLink
+    /// The address to listen on, and the port (0: any free one).
+    public var host: String
+    public var port: Int
+    /// With a certificate, HTTPS on every address of the machine; without, HTTP on `host`.
+    public var certificate: StudioCertificate?
+
+    public init(
+        token: AccessToken = .random(), phone: PhoneLink, host: String = "127.0.0.1", port: Int,
+        certificate: StudioCertificate? = nil
+    ) {
+        self.token = token
+        self.phone = phone
+        self.host = host
+        self.port = port
+        self.certificate = certificate
+    }
+
+    /// Starts serving and returns once the server listens.
+    public func start() async throws(StudioError) -> RunningStudio {
+        let (events, listening) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
+        let application = Application(
+            router: router(), server: try server(),
+            configuration: .init(
+                address: .hostname(certificate == nil ? host : "0.0.0.0", port: port), serverName: "GestureLab Studio"),
+            onServerRunning: { listening.yield(.success($0.localAddress?.port ?? 0)) },
+            logger: Logger(label: "gesture-studio") { _ in SwiftLogNoOpLogHandler() })
+        let serving = Task {
+            do {
+                try await application.run()
+            } catch {
+                listening.yield(.failure(error))
+            }
+            listening.finish()
+        }
+        for await event in events {
+            switch event {
+            case .success(let port):
+                return RunningStudio(url: url(port: port), token: token, phone: phone, serving: serving)
+            case .failure(let error): throw StudioError("cannot listen on \(host):\(port): \(error)")
+            }
+        }
+        throw StudioError("the server stopped before it listened on \(host):\(port)")
+    }
+
+    private func url(port: Int) -> String { "\(certificate == nil ? "http" : "https")://\(host):\(port)" }
+
+    private func server() throws(StudioError) -> HTTPServerBuilder {
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router(), configuration: Self.sockets)
+        guard let certificate else { return plain }
+        do {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [
+                    .certificate(try NIOSSLCertificate(bytes: Array(certificate.certificatePEM.utf8), format: .pem))
+                ],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.keyPEM.utf8), format: .pem)))
+            return try .tls(plain, tlsConfiguration: configuration)
+        } catch {
+            throw StudioError("cannot serve HTTPS with the certificate: \(error)")
+        }
+    }
+
+    static let sockets = HTTP1WebSocketUpgradeChannel.Configuration(
+        ws: WebSocketServerConfiguration(
+            maxFrameSize: PhoneMessage.largestMessage, autoPing: .enabled(timePeriod: .seconds(5))))
+
+    private func router() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: TokenCheck(token: token))
+        router.get("/") { _, _ in Page.studio.response }
+        router.get("/phone") { _, _ in Page.phone.response }
+        router.ws("/phone/socket") { [phone] inbound, outbound, _ in
+            try await PhoneSession(link: phone).run(inbound: inbound, outbound: outbound)
+        }
+        return router
+    }
+}
+
+/// A studio server that listens, until its task is cancelled.
+public struct RunningStudio: Sendable {
+    /// Where it is reached, without the token: `http://127.0.0.1:8080`, or with a certificate
+    /// `https://` and the machine's address on its network.
+    public let url: String
+    let token: AccessToken
+    let phone: PhoneLink
+    let serving: Task<Void, Never>
+
+    /// The address of a page, with the token.
+    public func address(of page: String) -> String { "\(url)\(page)?token=\(token.value)" }
+
+    /// Closes the phone's page's connection, saying `farewell` on it, and stops serving. It does
+    /// not wait: a graceful shutdown would wait for the browser to close its idle connections.
+    public func stop(saying farewell: String) {
+        phone.close(saying: farewell)
+        serving.cancel()
+    }
+}
+
+public struct StudioError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Refuses every request that does not carry the access token, before it reaches a route.
+struct TokenCheck<Context: RequestContext>: RouterMiddleware {
+    let token: AccessToken
+    private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        guard token.admits(request.uri.queryParameters["token"]) else {
+            return Response(
+                status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "GestureLab Studio: open the address with its token.\n")))
+        }
+        var response = try await next(request, context)
+        // The token is in the page's address: it must not travel on to anywhere else.
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+}
+
+/// The pages, compiled into the module from Assets/.
+enum Page {
+    case studio, phone
+
+    var response: Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private var html: String {
+        switch self {
+        case .studio: Self.studioPage
+        case .phone: Self.phonePage
+        }
+    }
+
+    private static let studioPage = String(decoding: PackageResources.studio_html, as: UTF8.self)
+    /// The phone's page with its script inside: a script of its own would need the token in its address too.
+    private static let phonePage = String(decoding: PackageResources.phone_html, as: UTF8.self).replacingOccurrences(
+        of: "<!-- phone.js -->",
+        with: "<script>\n" + String(decoding: PackageResources.phone_js, as: UTF8.self) + "</script>")
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import GestureCommandLine
+import GestureSensors
+import GestureStore
+import GestureStudio
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Studio: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve GestureLab Studio: the phone's page, which makes a phone the sensor.",
+        discussion: """
+            Prints the address to open, with its access token; a request without the token is refused. \
+            Runs until Ctrl-C.
+            """)
+
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var folder: FolderOptions
+
+    func run() async throws {
+        let studio = try await server.start(phone: try server.link(), folder: folder.folder)
+        Terminal.say(studio.address(of: "/"))
+        Terminal.note("open the address above, or \(studio.address(of: "/phone")) on the phone; Ctrl-C ends")
+        server.showCode(of: studio.address(of: "/phone"))
+        let stop = AsyncStream<Void>.makeStream()
+        let watch = SignalWatch { _ in stop.continuation.finish() }
+        for await _ in stop.stream {}
+        studio.stop(saying: "Studio closed")
+        withExtendedLifetime(watch) {}
+    }
+}
+
+/// Where the studio's server listens: its own command's, or the one a command reading the phone starts.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The port the phone's page is served on (0: any free one).")
+    var port = 8080
+
+    @Flag(
+        help: """
+            Serve the LAN over HTTPS, with a self-signed certificate kept in <recordings>/.studio, and show a \
+            QR code of the phone's address.
+            """)
+    var lan = false
+
+    /// Every reading the phone sends, as received, for tests to compare with what they played.
+    @Option(name: .customLong("phone-log"), help: .hidden)
+    var phoneLog: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+    }
+
+    /// The link to the phone's page, noting its comings and goings.
+    func link() throws -> PhoneLink {
+        do {
+            return try PhoneLink(log: phoneLog, notify: Terminal.note)
+        } catch {
+            throw Failure.usage(error.description)
+        }
+    }
+
+    /// Starts serving; on the LAN with the certificate kept in `folder`.
+    func start(phone: PhoneLink, folder: RecordingsFolder) async throws -> RunningStudio {
+        do {
+            guard lan else { return try await StudioServer(phone: phone, port: port).start() }
+            let addresses = machineAddresses()
+            let certificate = try StudioCertificate.load(
+                from: folder.root.appending(".studio").string, naming: addresses)
+            return try await StudioServer(phone: phone, host: addresses[0], port: port, certificate: certificate)
+                .start()
+        } catch {
+            throw Failure.usage("studio: \(error)")
+        }
+    }
+
+    /// A QR code of `address` on a terminal, for the phone's camera, on the LAN.
+    func showCode(of address: String) {
+        guard lan, isatty(STDERR_FILENO) == 1, let code = try? QRCode(address) else { return }
+        for line in code.terminalLines() { Terminal.note(line) }
+    }
+}
+
+/// `--device phone`: the studio's server started for the command, the phone's page waited for.
+struct PhoneConnection {
+    let studio: RunningStudio
+    let sensor: PhoneSensor
+
+    static func open(_ options: ServerOptions, folder: RecordingsFolder) async throws -> PhoneConnection {
+        let link = try options.link()
+        let studio = try await options.start(phone: link, folder: folder)
+        Terminal.note("waiting for the phone: open \(studio.address(of: "/phone")) on it and tap Start")
+        options.showCode(of: studio.address(of: "/phone"))
+        guard let source = await link.streamingSource() else { throw CancellationError() }
+        return PhoneConnection(studio: studio, sensor: PhoneSensor(link: link, source: source))
+    }
+
+    /// Shows a prompt on the phone's page.
+    func show(_ prompt: String) { sensor.link.show(prompt: prompt) }
+
+    /// Tells what came from the phone, and stops serving.
+    func close(saying farewell: String) {
+        Terminal.note(
+            "phone: \(sensor.link.receivedReadings.counting("reading")) received, "
+                + "\(sensor.heldSamples.counting("held sample")) filling its silences")
+        studio.stop(saying: farewell)
+    }
+}

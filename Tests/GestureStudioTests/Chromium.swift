@@ -1,0 +1,108 @@
+import Foundation
+
+import struct SystemPackage.FilePath
+
+/// Debian's headless Chromium with a profile of its own under `folder`, driven over the DevTools
+/// protocol; it is stopped when the value goes.
+final class Chromium {
+    private let process = Process()
+    let devTools: DevTools
+
+    /// - Parameter arguments: Chromium's own, added to those that make it headless and drivable.
+    init(in folder: FilePath, arguments: [String] = []) async throws {
+        let profile = folder.appending("chromium")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
+        // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start. The
+        // WebSocket client says it comes from ws://127.0.0.1, an origin DevTools refuses unless told.
+        process.arguments =
+            [
+                "--headless=new", "--remote-debugging-port=0", "--user-data-dir=\(profile)", "--no-sandbox",
+                "--remote-allow-origins=ws://127.0.0.1",
+                "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage",
+            ] + arguments + ["about:blank"]
+        let log = folder.appending("chromium.log").string
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: log)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        process.standardInput = FileHandle.nullDevice
+        // A profile used before keeps the port of the Chromium that used it.
+        let portFile = profile.appending("DevToolsActivePort").string
+        try? FileManager.default.removeItem(atPath: portFile)
+        try process.run()
+        let lines = try await waitFor("Chromium's DevToolsActivePort") {
+            let lines = (try? String(contentsOfFile: portFile, encoding: .utf8))?.split(separator: "\n") ?? []
+            return lines.count == 2 ? lines : nil
+        }
+        devTools = DevTools(url: "ws://127.0.0.1:\(lines[0])\(lines[1])")
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// A new tab showing `url`, once it has loaded.
+    func open(_ url: String) async throws -> BrowserPage {
+        let target = try await devTools.send("Target.createTarget", ["url": "about:blank"])["targetId"] as! String
+        let session =
+            try await devTools.send("Target.attachToTarget", ["targetId": target, "flatten": true])["sessionId"]
+            as! String
+        let page = BrowserPage(browser: self, target: target, session: session)
+        try await page.send("Page.enable")
+        // A phone's screen: the page is made for one.
+        try await page.send(
+            "Emulation.setDeviceMetricsOverride", ["width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true])
+        try await page.send("Page.navigate", ["url": url])
+        try await page.waitUntil(
+            "the page loaded", "document.readyState === 'complete' && location.href !== 'about:blank'")
+        return page
+    }
+}
+
+/// A tab of `Chromium`, which lives as long as its tabs.
+struct BrowserPage {
+    let browser: Chromium
+    let target: String
+    let session: String
+
+    @discardableResult
+    func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> [String: Any] {
+        try await browser.devTools.send(method, parameters, session: session)
+    }
+
+    /// The value of a JavaScript expression, awaited if it is a promise.
+    func evaluate(_ expression: String) async throws -> Any? {
+        let result = try await send(
+            "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        if let exception = result["exceptionDetails"] as? [String: Any] {
+            throw DevToolsError(message: "\(expression): \(exception["exception"] ?? exception)")
+        }
+        return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// Evaluates `condition` until it is true.
+    func waitUntil(_ what: String, _ condition: String) async throws {
+        // A page that is navigating has no document to evaluate in: not yet.
+        _ = try await waitFor(what) { (try? await evaluate(condition)) as? Bool == true ? true : nil }
+    }
+
+    func screenshot(to path: FilePath) async throws {
+        let data = try await send("Page.captureScreenshot", ["format": "png"])["data"] as! String
+        try Data(base64Encoded: data)!.write(to: URL(fileURLWithPath: path.string))
+    }
+
+    func close() async throws {
+        try await browser.devTools.send("Target.closeTarget", ["targetId": target])
+    }
+}
+
+/// Checks for a state until `found` returns it. A state that never comes fails the test after
+/// `limit` seconds: a bound against hanging, not a timing.
+func waitFor<T>(_ what: String, limit: Double = 120, _ found: () async throws -> T?) async throws -> T {
+    let deadline = Date().addingTimeInterval(limit)
+    while true {
+        if let value = try await found() { return value }
+        guard Date() < deadline else { throw DevToolsError(message: "never saw \(what)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}

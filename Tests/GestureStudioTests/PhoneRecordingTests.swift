@@ -1,0 +1,134 @@
+import Foundation
+import GestureCore
+import GestureStore
+import GestureTestSupport
+import Testing
+
+import struct SystemPackage.FilePath
+
+/// `gesture record --device phone` with the phone's page in headless Chromium, where a player
+/// dispatches a known motion at 60 Hz as DeviceMotionEvents, the page's motion API.
+@Suite(.serialized) struct PhoneRecordingTests {
+    /// The motion the player plays: reading k's acceleration with gravity (m/s²) and rotation rate
+    /// (alpha, beta, gamma in °/s). Each is exact in binary, the same in JavaScript and Swift, and
+    /// alpha tells the readings apart.
+    static func played(_ k: Int) -> [Double] {
+        [
+            Double((k * 7) % 41 - 20) / 4, Double((k * 11) % 43 - 21) / 4, 9.5 + Double((k * 3) % 13) / 8,
+            Double(k) / 8, Double((k * 5) % 37 - 18) * 3, Double((k * 13) % 31 - 15) * 2,
+        ]
+    }
+
+    static let player = """
+        window.player = { played: 0 };
+        player.timer = setInterval(() => {
+          const k = player.played;
+          window.dispatchEvent(new DeviceMotionEvent("devicemotion", {
+            accelerationIncludingGravity: { x: ((k * 7) % 41 - 20) / 4, y: ((k * 11) % 43 - 21) / 4, z: 9.5 + ((k * 3) % 13) / 8 },
+            rotationRate: { alpha: k / 8, beta: ((k * 5) % 37 - 18) * 3, gamma: ((k * 13) % 31 - 15) * 2 },
+            interval: 1000 / 60,
+          }));
+          player.played = k + 1;
+        }, 1000 / 60);
+        true
+        """
+
+    /// Reading k as the recorder must have it: g and rad/s, x right, y up the screen, z out of it.
+    static func recorded(_ k: Int) -> [Double] {
+        let v = played(k)
+        let degrees = Double.pi / 180
+        return [v[0] / 9.80665, v[1] / 9.80665, v[2] / 9.80665, v[4] * degrees, v[5] * degrees, v[3] * degrees]
+    }
+
+    /// Starts `record --device phone` with `arguments`, opens the page it prints in Chromium, taps
+    /// Start and plays the motion once the page streams.
+    static func recordFromThePage(
+        _ arguments: [String], in folder: TemporaryFolder
+    ) async throws -> (RunningGesture, BrowserPage) {
+        let gesture = try RunningGesture(
+            ["record", "--device", "phone", "--port", "0", "--user", "ann", "--gesture", "shake", "--quiet", "--keep"]
+                + arguments, in: folder.path)
+        let address = try await gesture.address()
+        #expect(address.contains("/phone?token="))
+        let chromium = try await Chromium(in: folder.path)
+        let page = try await chromium.open(address)
+        try await page.waitUntil("the page connected", "studio.connected")
+        _ = try await page.evaluate("document.getElementById('start').click(); true")
+        try await page.waitUntil("the page streaming", "studio.source === 'device-motion'")
+        _ = try await page.evaluate(player)
+        return (gesture, page)
+    }
+
+    /// The prompt the page shows, once it is `text`.
+    static func waitForPrompt(_ text: String, on page: BrowserPage) async throws {
+        try await page.waitUntil("\(text) on the page", "document.getElementById('prompt').textContent === '\(text)'")
+    }
+
+    @Test func everyReadingArrivesOnceInOrderOnTheRightAxesAndUnits() async throws {
+        let folder = try TemporaryFolder()
+        let log = folder.path.appending("readings.log")
+        let (gesture, page) = try await Self.recordFromThePage(
+            ["--takes", "1", "--take", "2", "--rest", "1", "--rate", "60", "--phone-log", log.string], in: folder)
+        try await Self.waitForPrompt("Go", on: page)
+        let screenshot = folder.path.appending("phone.png")
+        try await page.screenshot(to: screenshot)
+        keepScreenshot(screenshot)
+        #expect(try await gesture.exitCode() == 0, "\(gesture.errors)")
+        _ = try await page.evaluate("clearInterval(player.timer); true")
+        let played = try #require(try await page.evaluate("player.played") as? Int)
+
+        // The server's log: every reading the page played, from the first, once and in order.
+        let logged = try String(contentsOfFile: log.string, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: " ").map { Double($0)! }
+        }
+        #expect(!logged.isEmpty && logged.count <= played, "\(logged.count) logged of \(played) played")
+        let wrong = logged.enumerated().filter { Array($0.element.dropFirst()) != Self.recorded($0.offset) }
+        #expect(wrong.isEmpty, "first wrong: \(wrong.first.map { "\($0.offset): \($0.element)" } ?? "")")
+        #expect(zip(logged, logged.dropFirst()).allSatisfy { $0[0] <= $1[0] }, "the page's times go back")
+
+        // The take: the readings of a stretch of the log, each once, or held over a silence.
+        let rows = try readRows(folder.recordings.root.appending("ann-recordings.csv"))
+        let indices = rows.map { Int(($0.rawRotationRate.z / (Double.pi / 180) * 8).rounded()) }
+        for (row, k) in zip(rows, indices) {
+            let values = [row.rawAcceleration, row.rawRotationRate].flatMap { [$0.x, $0.y, $0.z] }
+            #expect(values == Self.recorded(k), "row of reading \(k)")
+        }
+        let steps = zip(indices, indices.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 == 0 || $0 == 1 }, "readings skipped or repeated: \(steps)")
+        let sessions = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        #expect(sessions.map(\.status) == [.kept])
+        #expect(sessions.first?.sampleCount == rows.count)
+        #expect(sessions.first?.device == "phone")
+        let received = try #require(gesture.errors.firstMatch(of: /phone: (\d+) readings received/).map { Int($0.1)! })
+        #expect(received > 0 && received <= logged.count, "\(gesture.errors)")
+        #expect(!gesture.errors.contains("lost"), "\(gesture.errors)")
+    }
+
+    @Test func closingThePageMidTakeEndsTheTakeIncompleteWithItsRows() async throws {
+        let folder = try TemporaryFolder()
+        let (gesture, page) = try await Self.recordFromThePage(["--takes", "2", "--take", "30"], in: folder)
+        try await Self.waitForPrompt("Go", on: page)
+        try await page.close()
+        #expect(try await gesture.exitCode() == 1)
+        let errors = gesture.errors.split(separator: "\n")
+        let message = try #require(errors.last)
+        #expect(
+            message.hasPrefix("gesture: phone: the phone's page stopped delivering (the connection closed)"),
+            "\(gesture.errors)")
+        #expect(message.contains("; 1 take, ") && message.hasSuffix(" rows saved, take 1 marked incomplete"))
+        let rows = try readRows(folder.recordings.root.appending("ann-recordings.csv"))
+        let sessions = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        #expect(sessions.map(\.status) == [.incomplete])
+        #expect(sessions.first?.sampleCount == rows.count)
+        #expect(rows.count > 0)
+        try runGesture(["check"], in: folder.path).succeeded()
+    }
+}
+
+/// Copies a screenshot to `$GESTURELAB_SCREENSHOTS`, when it is set, for a person to look at.
+func keepScreenshot(_ path: FilePath) {
+    guard let folder = ProcessInfo.processInfo.environment["GESTURELAB_SCREENSHOTS"] else { return }
+    let name = path.lastComponent?.string ?? "screenshot.png"
+    try? FileManager.default.removeItem(atPath: folder + "/" + name)
+    try? FileManager.default.copyItem(atPath: path.string, toPath: folder + "/" + name)
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GestureTestSupport
+import Logging
+import Testing
+import WSClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `gesture studio`: the token guards every request and the phone's socket, and a bad message closes
+/// only its own connection.
+@Suite struct StudioServerTests {
+    static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    static func status(of address: String) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(from: URL(string: address)!)
+        return (response as! HTTPURLResponse).statusCode
+    }
+
+    /// Connects to the phone's socket, sends `messages`, and returns how the server closed it: the
+    /// close code's name; or closes it itself when `leaving`.
+    static func closing(_ address: String, after messages: [String], leaving: Bool = false) async throws -> String? {
+        var configuration = WebSocketClientConfiguration()
+        configuration.maxFrameSize = 1 << 20
+        let close = try await WebSocketClient.connect(url: address, configuration: configuration, logger: quiet) {
+            inbound, outbound, _ in
+            for message in messages { try await outbound.write(.text(message)) }
+            if leaving { try await outbound.close(.normalClosure, reason: nil) }
+            for try await _ in inbound {}
+        }
+        return close.map { "\($0.closeCode)" }
+    }
+
+    @Test func everyRequestWithoutTheTokenIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await studio.address()
+        let token = try #require(address.firstMatch(of: /token=([0-9a-f]{32})$/)?.1)
+        let base = String(address.prefix { $0 != "?" }.dropLast())
+        #expect(try await Self.status(of: address) == 200)
+        #expect(try await Self.status(of: base + "/phone?token=\(token)") == 200)
+        for refused in [
+            base + "/", base + "/phone", base + "/phone?token=", base + "/phone?token=\(token.dropLast())0",
+            base + "/nosuch", base + "/phone?token=\(token.uppercased())", base + "/?Token=\(token)",
+        ] {
+            #expect(try await Self.status(of: refused) == 401, "\(refused)")
+        }
+        let socket = base.replacingOccurrences(of: "http:", with: "ws:") + "/phone/socket"
+        await #expect(throws: (any Error).self) { _ = try await Self.closing(socket, after: []) }
+        await #expect(throws: (any Error).self) {
+            _ = try await Self.closing(socket + "?token=0\(token.dropFirst())", after: [])
+        }
+        #expect(!studio.errors.contains("connected"), "a refused socket reached the phone: \(studio.errors)")
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+
+    /// The phone has no simulated time: refused at once, not after the phone came.
+    @Test func recordingThePhoneFastIsRefusedBeforeServing() throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture(
+            ["record", "--device", "phone", "--fast", "--user", "ann", "--gesture", "shake"], in: folder.path)
+        #expect(result.status == 2)
+        #expect(
+            result.error == "gesture: --fast runs on simulated time, which only the simulated sensor and replays have\n"
+        )
+    }
+
+    @Test func malformedAndOversizedMessagesCloseOnlyTheirConnection() async throws {
+        let folder = try TemporaryFolder()
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await studio.address()
+        let socket = address.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
+            of: "/?token=", with: "/phone/socket?token=")
+        let source = #"{"source":"device-motion"}"#
+        let bad = [
+            "not JSON", #"{"readings":[[1,2,3]]}"#, #"{"source":"telepathy"}"#, "{}",
+            source + "x", #"{"source":"device-motion","readings":[]}"#,
+        ]
+        for message in bad {
+            #expect(try await Self.closing(socket, after: [message]) == "unacceptableData", "\(message)")
+        }
+        #expect(
+            try await Self.closing(socket, after: [source, #"{"readings":[[2,0,0,9.8,0,0,0],[1,0,0,9.8,0,0,0]]}"#])
+                == "unacceptableData")
+        let huge = #"{"readings":["# + Array(repeating: "[1,0,0,9.8,0,0,0]", count: 5000).joined(separator: ",") + "]}"
+        #expect(try await Self.closing(socket, after: [source, huge]) == "messageTooLarge")
+        #expect(try await Self.status(of: address) == 200)
+        let good = try await Self.closing(socket, after: [source, #"{"readings":[[1,0,0,9.8,0,0,0]]}"#], leaving: true)
+        #expect(good == "normalClosure")
+        let notes = studio.errors
+        #expect(notes.contains("phone streaming through the device-motion API"), "\(notes)")
+        #expect(notes.contains("refused a message: not a message of the phone's page (not JSON)"), "\(notes)")
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+
+    /// Runs curl on `address`, trusting any certificate, and returns the HTTP status.
+    static func curl(_ address: String, in folder: TemporaryFolder) throws -> String {
+        try runGesture(
+            ["-k", "-s", "-o", "/dev/null", "-w", "%{http_code}", address], in: folder.path, executable: "/usr/bin/curl"
+        ).succeeded().output
+    }
+
+    @Test func onTheLANItServesHTTPSWithACertificateItMakesOnceAndKeeps() async throws {
+        let folder = try TemporaryFolder()
+        let kept = folder.recordings.root.appending(".studio")
+        var certificates: [String] = []
+        for _ in 0..<2 {
+            let studio = try RunningGesture(["studio", "--lan", "--port", "0"], in: folder.path)
+            let address = try await studio.address()
+            let host = try #require(address.firstMatch(of: /^https:\/\/([0-9.]+):/)?.1)
+            #expect(try Self.curl(address, in: folder) == "200")
+            #expect(try Self.curl(String(address.prefix { $0 != "?" }), in: folder) == "401")
+            let names = try runGesture(
+                ["x509", "-in", kept.appending("certificate.pem").string, "-noout", "-ext", "subjectAltName"],
+                in: folder.path, executable: "/usr/bin/openssl"
+            ).succeeded().output
+            #expect(names.contains("IP Address:\(host)") && names.contains("IP Address:127.0.0.1"), "\(names)")
+            let key = try FileManager.default.attributesOfItem(atPath: kept.appending("key.pem").string)
+            #expect((key[.posixPermissions] as? Int) == 0o600)
+            certificates.append(try String(contentsOfFile: kept.appending("certificate.pem").string, encoding: .utf8))
+
+            let chromium = try await Chromium(in: folder.path, arguments: ["--ignore-certificate-errors"])
+            let page = try await chromium.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
+            try await page.waitUntil(
+                "the page connected over wss", "studio.connected && location.protocol === 'https:'")
+            studio.interrupt()
+            #expect(try await studio.exitCode() == 0)
+        }
+        #expect(certificates[0] == certificates[1])
+    }
+}
