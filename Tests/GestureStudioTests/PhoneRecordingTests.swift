@@ -59,9 +59,10 @@ import struct SystemPackage.FilePath
         return (gesture, page)
     }
 
-    /// The prompt the page shows, once it is `text`.
+    /// Waits until the page has shown the prompt `text`: the prompts it was sent, kept in order,
+    /// since one can come and go between two looks at the page.
     static func waitForPrompt(_ text: String, on page: BrowserPage) async throws {
-        try await page.waitUntil("\(text) on the page", "document.getElementById('prompt').textContent === '\(text)'")
+        try await page.waitUntil("\(text) on the page", "studio.prompts.includes('\(text)')")
     }
 
     @Test func everyReadingArrivesOnceInOrderOnTheRightAxesAndUnits() async throws {

@@ -12,7 +12,7 @@ const promptText = document.getElementById("prompt");
 const valuesText = document.getElementById("values");
 
 // What the page has done, for a person to read and for tests to wait on.
-const studio = { connected: false, source: null, sent: 0, closed: null };
+const studio = { connected: false, source: null, sent: 0, closed: null, prompts: [] };
 window.studio = studio;
 
 let socket = null;
@@ -33,7 +33,10 @@ function connect() {
   };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (typeof message.prompt === "string") promptText.textContent = message.prompt;
+    if (typeof message.prompt === "string") {
+      promptText.textContent = message.prompt;
+      studio.prompts.push(message.prompt);
+    }
   };
   socket.onclose = (event) => {
     studio.connected = false;
