@@ -105,11 +105,13 @@ let package = Package(
             exclude: ["Schemas"]),
 
         // The studio: the local web server, with its access token, HTTPS on the LAN with a certificate it
-        // makes, and the phone as a sensor. Its pages are plain files in Assets/, compiled into the module.
+        // makes, the phone as a sensor, and the browser views of the live devices, the sessions and their
+        // labels (changed through the archive) and the detections. Its pages are plain files in Assets/,
+        // compiled into the module.
         .target(
             name: "GestureStudio",
             dependencies: [
-                "GestureCore", "GestureSensors",
+                "GestureCore", "GestureSensors", "GestureStore", "GestureAnalysis", "GestureLearning", "GestureLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -120,9 +122,11 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [
                 .embedInCode("Assets/phone.html"), .embedInCode("Assets/phone.js"), .embedInCode("Assets/studio.html"),
+                .embedInCode("Assets/studio.js"),
             ]),
 
         // The executables: they parse arguments and call the modules.

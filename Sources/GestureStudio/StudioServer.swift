@@ -20,16 +20,19 @@ public struct StudioServer: Sendable {
     public var port: Int
     /// With a certificate, HTTPS on every address of the machine; without, HTTP on `host`.
     public var certificate: StudioCertificate?
+    /// The browser views, for `gesture studio`; a command reading the phone serves its page alone.
+    public var views: StudioViews?
 
     public init(
         token: AccessToken = .random(), phone: PhoneLink, host: String = "127.0.0.1", port: Int,
-        certificate: StudioCertificate? = nil
+        certificate: StudioCertificate? = nil, views: StudioViews? = nil
     ) {
         self.token = token
         self.phone = phone
         self.host = host
         self.port = port
         self.certificate = certificate
+        self.views = views
     }
 
     /// Starts serving and returns once the server listens.
@@ -88,6 +91,7 @@ public struct StudioServer: Sendable {
         router.ws("/phone/socket") { [phone] inbound, outbound, _ in
             try await PhoneSession(link: phone).run(inbound: inbound, outbound: outbound)
         }
+        views?.addRoutes(to: router, phone: phone)
         return router
     }
 }
@@ -157,9 +161,12 @@ enum Page {
         }
     }
 
-    private static let studioPage = String(decoding: PackageResources.studio_html, as: UTF8.self)
-    /// The phone's page with its script inside: a script of its own would need the token in its address too.
-    private static let phonePage = String(decoding: PackageResources.phone_html, as: UTF8.self).replacingOccurrences(
-        of: "<!-- phone.js -->",
-        with: "<script>\n" + String(decoding: PackageResources.phone_js, as: UTF8.self) + "</script>")
+    /// Each page with its script inside: a script of its own would need the token in its address too.
+    private static let studioPage = page(PackageResources.studio_html, script: PackageResources.studio_js, "studio.js")
+    private static let phonePage = page(PackageResources.phone_html, script: PackageResources.phone_js, "phone.js")
+
+    private static func page(_ html: [UInt8], script: [UInt8], _ name: String) -> String {
+        String(decoding: html, as: UTF8.self).replacingOccurrences(
+            of: "<!-- \(name) -->", with: "<script>\n" + String(decoding: script, as: UTF8.self) + "</script>")
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureAnalysis
 import GestureCommandLine
 import GestureSensors
 import GestureStore
@@ -10,7 +11,8 @@ import Glibc
 
 struct Studio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve GestureLab Studio: the phone's page, which makes a phone the sensor.",
+        abstract:
+            "Serve GestureLab Studio: the live signal, the sessions and their labels, detections, and the phone's page.",
         discussion: """
             Prints the address to open, with its access token; a request without the token is refused. \
             Runs until Ctrl-C.
@@ -18,9 +20,18 @@ struct Studio: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var folder: FolderOptions
+    @OptionGroup var profiles: ProfileOptions
+    @Option(help: "A model file `gesture train` wrote, for the detection view; repeat for more.")
+    var model: [String] = []
 
     func run() async throws {
-        let studio = try await server.start(phone: try server.link(), folder: folder.folder)
+        for path in model { _ = try loadModel(path) }
+        let views = StudioViews(
+            recordings: StudioRecordings(
+                folder: folder.folder, rules: CleaningRules(ranges: DeviceDirectory.knownRanges)),
+            devices: StudioDevices(
+                directory: DeviceDirectory(profiles: try profiles.load()), models: model, folder: folder.folder))
+        let studio = try await server.start(phone: try server.link(), folder: folder.folder, views: views)
         Terminal.say(studio.address(of: "/"))
         Terminal.note("open the address above, or \(studio.address(of: "/phone")) on the phone; Ctrl-C ends")
         server.showCode(of: studio.address(of: "/phone"))
@@ -62,14 +73,15 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// Starts serving; on the LAN with the certificate kept in `folder`.
-    func start(phone: PhoneLink, folder: RecordingsFolder) async throws -> RunningStudio {
+    func start(phone: PhoneLink, folder: RecordingsFolder, views: StudioViews? = nil) async throws -> RunningStudio {
         do {
-            guard lan else { return try await StudioServer(phone: phone, port: port).start() }
+            guard lan else { return try await StudioServer(phone: phone, port: port, views: views).start() }
             let addresses = machineAddresses()
             let certificate = try StudioCertificate.load(
                 from: folder.root.appending(".studio").string, naming: addresses)
-            return try await StudioServer(phone: phone, host: addresses[0], port: port, certificate: certificate)
-                .start()
+            return try await StudioServer(
+                phone: phone, host: addresses[0], port: port, certificate: certificate, views: views
+            ).start()
         } catch {
             throw Failure.usage("studio: \(error)")
         }

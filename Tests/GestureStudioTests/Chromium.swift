@@ -41,17 +41,28 @@ final class Chromium {
         process.waitUntilExit()
     }
 
-    /// A new tab showing `url`, once it has loaded.
-    func open(_ url: String) async throws -> BrowserPage {
+    /// A screen a page is shown on: width and height in CSS pixels, and whether it is a phone's.
+    struct Screen {
+        var width: Int
+        var height: Int
+        var mobile: Bool
+
+        /// The phone's page is made for one.
+        static let phone = Screen(width: 390, height: 844, mobile: true)
+        static let laptop = Screen(width: 1280, height: 860, mobile: false)
+    }
+
+    /// A new tab showing `url` on `screen`, once it has loaded.
+    func open(_ url: String, on screen: Screen = .phone) async throws -> BrowserPage {
         let target = try await devTools.send("Target.createTarget", ["url": "about:blank"])["targetId"] as! String
         let session =
             try await devTools.send("Target.attachToTarget", ["targetId": target, "flatten": true])["sessionId"]
             as! String
         let page = BrowserPage(browser: self, target: target, session: session)
         try await page.send("Page.enable")
-        // A phone's screen: the page is made for one.
         try await page.send(
-            "Emulation.setDeviceMetricsOverride", ["width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true])
+            "Emulation.setDeviceMetricsOverride",
+            ["width": screen.width, "height": screen.height, "deviceScaleFactor": 2, "mobile": screen.mobile])
         try await page.send("Page.navigate", ["url": url])
         try await page.waitUntil(
             "the page loaded", "document.readyState === 'complete' && location.href !== 'about:blank'")

@@ -1,0 +1,521 @@
+// The studio's views: the live signal of a device, the sessions of the catalog with what `clean`
+// finds, a session's plot whose gesture bands are dragged to relabel, and a model's detections on
+// a live device. Every request carries the page's token; the server does the work (StudioViews.swift).
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+
+// What the page has done, for a person to read and for tests to wait on.
+const studio = {
+  view: null,
+  live: { readings: 0, frames: 0, status: "", error: null },
+  sessions: null,
+  session: null,
+  changes: [],
+  errors: [],
+  detections: [],
+  predictions: 0,
+};
+window.studio = studio;
+
+function address(path, query) {
+  const parameters = new URLSearchParams(query || {});
+  parameters.set("token", token);
+  return path + "?" + parameters.toString();
+}
+
+async function api(path, change) {
+  const options = change ? { method: "POST", body: JSON.stringify(change), headers: { "Content-Type": "application/json" } } : {};
+  const response = await fetch(address(path), options);
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || response.statusText);
+  return answer;
+}
+
+function element(tag, attributes, text) {
+  const made = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) made.setAttribute(name, value);
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
+function svg(tag, attributes) {
+  const made = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes || {})) made.setAttribute(name, value);
+  return made;
+}
+
+const number = (value) => (typeof value === "string" ? Number(value) : value);
+const axisColours = ["--x", "--y", "--z"].map((name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim());
+
+// MARK: Navigation
+
+function route() {
+  const [view, id] = (location.hash.slice(1) || "live").split("/");
+  studio.view = view;
+  for (const section of document.querySelectorAll("main > section")) section.classList.toggle("current", section.id === view);
+  for (const link of document.querySelectorAll("header nav a")) link.classList.toggle("current", link.id === "nav-" + (view === "session" ? "sessions" : view));
+  if (view === "sessions") loadSessions();
+  if (view === "session") loadSession(decodeURIComponent(id));
+}
+
+// MARK: Live charts
+
+// A strip chart of the last `seconds` of three axes, drawn on every animation frame that has new readings.
+class StripChart {
+  constructor(canvas, range, unit, seconds) {
+    this.canvas = canvas;
+    this.range = range;
+    this.unit = unit;
+    this.seconds = seconds;
+    this.points = [];
+  }
+
+  add(time, values) {
+    this.points.push([time, values]);
+    const oldest = time - this.seconds;
+    let drop = 0;
+    while (drop < this.points.length && this.points[drop][0] < oldest) drop++;
+    if (drop > 0) this.points.splice(0, drop);
+  }
+
+  clear() {
+    this.points = [];
+  }
+
+  draw() {
+    const canvas = this.canvas;
+    const scale = window.devicePixelRatio || 1;
+    const width = canvas.clientWidth, height = canvas.clientHeight;
+    if (canvas.width !== width * scale) { canvas.width = width * scale; canvas.height = height * scale; }
+    const context = canvas.getContext("2d");
+    context.setTransform(scale, 0, 0, scale, 0, 0);
+    context.clearRect(0, 0, width, height);
+    const y = (value) => height / 2 - (value / this.range) * (height / 2 - 6);
+    context.strokeStyle = "#d9dee3";
+    context.beginPath(); context.moveTo(0, y(0)); context.lineTo(width, y(0)); context.stroke();
+    context.fillStyle = "#66727e";
+    context.font = "12px system-ui, sans-serif";
+    context.fillText("+" + this.range + " " + this.unit, 4, 14);
+    context.fillText("−" + this.range + " " + this.unit, 4, height - 6);
+    if (this.points.length < 2) return;
+    const newest = this.points[this.points.length - 1][0];
+    const x = (time) => width - ((newest - time) / this.seconds) * width;
+    for (let axis = 0; axis < 3; axis++) {
+      context.strokeStyle = axisColours[axis];
+      context.lineWidth = 1.5;
+      context.beginPath();
+      this.points.forEach(([time, values], index) => {
+        const point = [x(time), y(Math.max(-this.range, Math.min(this.range, values[axis])))];
+        if (index === 0) context.moveTo(...point); else context.lineTo(...point);
+      });
+      context.stroke();
+    }
+  }
+}
+
+// A live view's connection to a device, and its charts redrawn while it streams.
+class LiveView {
+  constructor(prefix, charts) {
+    this.prefix = prefix;
+    this.charts = charts;
+    this.socket = null;
+    this.fresh = false;
+    this.frameTimes = [];
+    this.onMessage = () => {};
+  }
+
+  start(device, model) {
+    this.stop();
+    this.charts.forEach((chart) => chart.clear());
+    studio.live = { readings: 0, frames: 0, status: "connecting", error: null, device: device };
+    const query = { device: device };
+    if (model !== undefined) query.model = model;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    this.socket = new WebSocket(scheme + location.host + address("/live/socket", query));
+    this.socket.onmessage = (event) => this.receive(JSON.parse(event.data));
+    this.socket.onclose = () => {
+      this.socket = null;
+      this.buttons(false);
+      if (!studio.live.error) this.say(studio.live.status === "the device's readings ended" ? "ended" : "stopped");
+    };
+    this.buttons(true);
+    this.say("connecting…");
+    const frame = (now) => {
+      if (this.fresh) {
+        this.charts.forEach((chart) => chart.draw());
+        this.fresh = false;
+        studio.live.frames++;
+        this.frameTimes.push(now);
+        while (this.frameTimes.length > 0 && now - this.frameTimes[0] > 1000) this.frameTimes.shift();
+        studio.live.fps = this.frameTimes.length;
+      }
+      if (this.socket) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  }
+
+  stop() {
+    if (this.socket) this.socket.close();
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  receive(message) {
+    if (message.readings) {
+      for (const reading of message.readings) {
+        const values = reading.map(number);
+        this.charts[0].add(values[0], values.slice(1, 4));
+        if (this.charts[1]) this.charts[1].add(values[0], values.slice(4, 7));
+        studio.live.readings++;
+        studio.live.last = values;
+      }
+      this.fresh = true;
+      $(this.prefix + "-status").textContent = studio.live.status + " · " + studio.live.readings + " readings · " + (studio.live.fps || 0) + " frames/s";
+    }
+    if (message.status) {
+      studio.live.status = message.status;
+      this.say(message.status);
+    }
+    if (message.error) {
+      studio.live.error = message.error;
+      this.say(message.error, true);
+    }
+    this.onMessage(message);
+  }
+
+  say(text, isError) {
+    const line = $(this.prefix + "-status");
+    line.textContent = text;
+    line.className = isError ? "error" : "status";
+  }
+
+  buttons(running) {
+    $(this.prefix + "-start").disabled = running;
+    $(this.prefix + "-stop").disabled = !running;
+  }
+}
+
+const live = new LiveView("live", [
+  new StripChart($("live-acceleration"), 2, "g", 5),
+  new StripChart($("live-rotation"), 5, "rad/s", 5),
+]);
+const detecting = new LiveView("detect", [new StripChart($("detect-acceleration"), 2, "g", 5)]);
+
+let listing = { devices: [], models: [] };
+
+async function loadDevices() {
+  listing = await api("/api/devices");
+  for (const select of [$("live-device"), $("detect-device")]) {
+    select.replaceChildren(...listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
+  }
+  $("detect-model").replaceChildren(...listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
+  $("detect-start").disabled = listing.models.length === 0;
+  if (listing.models.length === 0) detecting.say("no model: start the studio with --model FILE");
+  studio.devices = listing;
+}
+
+$("live-start").onclick = () => live.start($("live-device").value);
+$("live-stop").onclick = () => live.stop();
+
+// MARK: Detection
+
+$("detect-start").onclick = () => {
+  const model = listing.models[Number($("detect-model").value)];
+  $("detections").replaceChildren();
+  $("detection-now").textContent = "";
+  studio.detections = [];
+  studio.predictions = 0;
+  const performs = $("detect-device").value === "sim";
+  $("detect-perform").replaceChildren(
+    ...(performs ? [element("span", { class: "status" }, "The simulated hand performs:")] : []),
+    ...(performs ? model.gestures : []).map((gesture) => {
+      const button = element("button", { "data-gesture": gesture }, gesture);
+      button.onclick = () => detecting.send({ perform: gesture });
+      return button;
+    }));
+  detecting.start($("detect-device").value, $("detect-model").value);
+};
+$("detect-stop").onclick = () => detecting.stop();
+
+detecting.onMessage = (message) => {
+  if (message.prediction) {
+    const prediction = message.prediction;
+    studio.predictions++;
+    $("detect-probability").style.width = Math.round(prediction.probability * 100) + "%";
+    $("detect-prediction").textContent = "now: " + prediction.gesture + " " + prediction.probability.toFixed(2) + " (runner-up " + prediction.runnerUp + ")";
+  }
+  if (message.detection) {
+    const detection = message.detection;
+    studio.detections.push(detection);
+    $("detection-now").textContent = detection.gesture;
+    $("detections").prepend(element("li", {}, detection.time.toFixed(2) + " s  " + detection.gesture + "  " + detection.probability.toFixed(3)));
+  }
+};
+
+// MARK: Sessions
+
+let entries = [];
+
+async function loadSessions() {
+  try {
+    entries = await api("/api/sessions");
+  } catch (error) {
+    return fail(error);
+  }
+  fillFilter($("filter-user"), entries.map((entry) => entry.record.user));
+  fillFilter($("filter-gesture"), entries.map((entry) => entry.record.gesture));
+  showSessions();
+}
+
+function fillFilter(select, values) {
+  const chosen = select.value;
+  const options = [...new Set(values)].sort().map((value) => element("option", { value: value }, value));
+  select.replaceChildren(element("option", { value: "" }, "all"), ...options);
+  select.value = chosen;
+}
+
+function showSessions() {
+  const user = $("filter-user").value, gesture = $("filter-gesture").value, status = $("filter-status").value;
+  const withFindings = $("filter-findings").checked;
+  const shown = entries.filter((entry) =>
+    (!user || entry.record.user === user) && (!gesture || entry.record.gesture === gesture) &&
+    (!status || entry.record.status === status) && (!withFindings || entry.findings.length > 0));
+  $("sessions-rows").replaceChildren(...shown.map(sessionRow));
+  $("sessions-count").textContent = shown.length + " of " + entries.length + " sessions";
+  studio.sessions = shown.map((entry) => entry.record.id);
+}
+
+function sessionRow(entry) {
+  const record = entry.record;
+  const row = element("tr", { "data-id": record.id, class: record.status });
+  const findings = element("td");
+  for (const finding of entry.findings) findings.append(element("span", { class: "finding", title: finding.reason }, finding.kind));
+  row.append(
+    element("td", {}, record.id), element("td", {}, record.user), element("td", {}, record.gesture),
+    element("td", {}, record.take), element("td", {}, record.start.replace("T", " ").slice(0, 19)),
+    element("td", {}, record.device), element("td", {}, record.sampleCount),
+    element("td", { title: record.reason || "" }, record.status), element("td", {}, labelSummary(record)), findings);
+  row.onclick = () => { location.hash = "session/" + encodeURIComponent(record.id); };
+  return row;
+}
+
+function labelSummary(record) {
+  const spans = (record.labels || []).filter((span) => span.label !== "rest");
+  const text = spans.length === 0 ? "as recorded" : spans.map((span) => span.label + " " + span.from.toFixed(2) + "–" + span.to.toFixed(2) + " s").join(", ");
+  return text + (record.alignment ? " (" + record.alignment + ")" : "") + (record.keptFrom !== undefined && record.keptFrom !== null ? ", trimmed" : "");
+}
+
+for (const id of ["filter-user", "filter-gesture", "filter-status", "filter-findings"]) $(id).onchange = showSessions;
+
+// MARK: A session
+
+async function loadSession(id) {
+  try {
+    showSession(await api("/api/sessions/" + encodeURIComponent(id)));
+  } catch (error) {
+    fail(error);
+  }
+}
+
+async function change(request, done) {
+  const id = studio.session.id;
+  try {
+    const detail = await api("/api/sessions/" + encodeURIComponent(id), request);
+    studio.changes.push({ id: id, request: request });
+    showSession(detail);
+    say(done);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+function say(text) {
+  $("session-status").textContent = text;
+  $("session-status").className = "status";
+}
+
+function fail(error) {
+  studio.errors.push(String(error.message || error));
+  const line = studio.view === "session" ? $("session-status") : $("sessions-count");
+  line.textContent = String(error.message || error);
+  line.className = "error";
+}
+
+$("session-undo").onclick = () => change({ undo: {} }, "the last change of labels is undone");
+$("session-discard").onclick = () => change({ discard: {} }, "discarded: its rows are in recordings/discarded/; Restore brings them back");
+$("session-restore").onclick = () => change({ restore: {} }, "restored");
+$("session-replay").onclick = () => {
+  location.hash = "live";
+  $("live-device").value = "replay:" + studio.session.record.user;
+  live.start($("live-device").value);
+};
+
+function showSession(detail) {
+  const record = detail.entry.record;
+  const rows = detail.rows.map((row) => row.map(number));
+  studio.session = { id: record.id, record: record, labels: detail.labels, rows: rows, findings: detail.entry.findings };
+  $("session-title").textContent = record.id + " · " + record.user + " · " + record.gesture + " take " + record.take + " · " + record.status;
+  $("session-discard").disabled = record.status === "discarded";
+  $("session-restore").disabled = record.status !== "discarded";
+  $("session-findings").replaceChildren(...(detail.entry.findings.length === 0
+    ? [element("li", {}, "nothing: it looks fine")]
+    : detail.entry.findings.map((finding) => element("li", {}, finding.kind + ": " + finding.reason))));
+  $("session-facts").replaceChildren(
+    element("li", {}, rows.length + " rows, " + record.sampleCount + " kept"),
+    element("li", {}, "device " + record.device + " at " + record.requestedRate + " Hz"),
+    element("li", {}, "labels: " + labelSummary(record)),
+    ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []));
+  drawSession();
+}
+
+// The plot's geometry: two panels over the session's time.
+const plot = { width: 1000, panel: 170, gap: 24, top: 22, left: 44, right: 10 };
+
+function drawSession() {
+  const session = studio.session;
+  const rows = session.rows;
+  const canvas = $("session-plot");
+  const height = plot.top + 2 * plot.panel + plot.gap + 24;
+  canvas.setAttribute("viewBox", "0 0 " + plot.width + " " + height);
+  canvas.replaceChildren();
+  if (rows.length === 0) return;
+  const first = rows[0][0], last = rows[rows.length - 1][0];
+  const x = (time) => plot.left + ((time - first) / Math.max(last - first, 1e-9)) * (plot.width - plot.left - plot.right);
+  session.x = x;
+  session.timeAt = (pixel) => first + ((pixel - plot.left) / (plot.width - plot.left - plot.right)) * (last - first);
+  const panels = [{ top: plot.top, range: 2, unit: "g", column: 1 }, { top: plot.top + plot.panel + plot.gap, range: 5, unit: "rad/s", column: 4 }];
+  drawTrimmed(canvas, rows, x, height);
+  for (const band of bands(rows, session.labels)) drawBand(canvas, band, x, height);
+  for (const panel of panels) drawPanel(canvas, rows, x, panel);
+  for (let second = Math.ceil(first); second <= last; second++) {
+    const text = svg("text", { x: x(second), y: height - 6, "font-size": 11, "text-anchor": "middle", fill: "#66727e" });
+    text.textContent = second + " s";
+    canvas.append(text);
+  }
+  drawEdges(canvas, rows, x, height);
+}
+
+function drawTrimmed(canvas, rows, x, height) {
+  let start = null;
+  rows.forEach((row, index) => {
+    if (row[8] === 0 && start === null) start = index;
+    if (start !== null && (row[8] !== 0 || index === rows.length - 1)) {
+      const end = row[8] !== 0 ? index - 1 : index;
+      canvas.append(svg("rect", { x: x(rows[start][0]), y: 0, width: Math.max(1, x(rows[end][0]) - x(rows[start][0])), height: height, fill: "#e4e7ea" }));
+      start = null;
+    }
+  });
+}
+
+// The runs of kept rows with one label other than rest: [first row index, last row index, label].
+function bands(rows, labels) {
+  const found = [];
+  rows.forEach((row, index) => {
+    const label = labels[row[7]];
+    if (label === "rest" || row[8] === 0) return;
+    const open = found[found.length - 1];
+    if (open && open[2] === label && open[1] === index - 1) open[1] = index; else found.push([index, index, label]);
+  });
+  return found;
+}
+
+function drawBand(canvas, band, x, height) {
+  const rows = studio.session.rows;
+  const from = x(rows[band[0]][0]), to = x(rows[band[1]][0]);
+  canvas.append(svg("rect", { class: "band", x: from, y: plot.top, width: Math.max(1, to - from), height: height - plot.top - 24, fill: "#f3b34a", "fill-opacity": 0.28 }));
+  const name = svg("text", { x: (from + to) / 2, y: 15, "font-size": 13, "text-anchor": "middle", "font-weight": 600, fill: "#7a5200" });
+  name.textContent = band[2];
+  canvas.append(name);
+}
+
+function drawPanel(canvas, rows, x, panel) {
+  const y = (value) => panel.top + panel.panel / 2 - (Math.max(-panel.range, Math.min(panel.range, value)) / panel.range) * (plot.panel / 2 - 4);
+  panel.panel = plot.panel;
+  canvas.append(svg("rect", { x: plot.left, y: panel.top, width: plot.width - plot.left - plot.right, height: plot.panel, fill: "none", stroke: "#d9dee3" }));
+  for (const [value, text] of [[panel.range, "+" + panel.range], [0, "0"], [-panel.range, "−" + panel.range]]) {
+    const label = svg("text", { x: plot.left - 4, y: y(value) + 4, "font-size": 10, "text-anchor": "end", fill: "#66727e" });
+    label.textContent = text;
+    canvas.append(label);
+  }
+  // At most two points a pixel: the lowest and the highest of the rows it holds.
+  const step = Math.max(1, Math.floor(rows.length / (plot.width - plot.left - plot.right)));
+  for (let axis = 0; axis < 3; axis++) {
+    const points = [];
+    for (let start = 0; start < rows.length; start += step) {
+      const slice = rows.slice(start, start + step);
+      const values = slice.map((row) => row[panel.column + axis]).filter(Number.isFinite);
+      if (values.length === 0) continue;
+      const time = x(slice[0][0]).toFixed(1);
+      points.push(time + "," + y(Math.min(...values)).toFixed(1));
+      if (step > 1) points.push(time + "," + y(Math.max(...values)).toFixed(1));
+    }
+    canvas.append(svg("polyline", { points: points.join(" "), fill: "none", stroke: axisColours[axis], "stroke-width": 1.2 }));
+  }
+}
+
+// A handle on each edge of each band: dragging it to a row makes the rows between the gesture
+// (the band grows) or rest (it shrinks), through one relabel.
+function drawEdges(canvas, rows, x, height) {
+  for (const band of bands(rows, studio.session.labels)) {
+    for (const side of ["start", "end"]) {
+      const time = rows[side === "start" ? band[0] : band[1]][0];
+      const edge = svg("rect", { class: "edge", "data-side": side, "data-label": band[2], "data-time": time, x: x(time) - 6, y: plot.top, width: 12, height: height - plot.top - 24 });
+      edge.addEventListener("pointerdown", (event) => drag(event, edge, band, side));
+      canvas.append(edge);
+    }
+  }
+}
+
+function drag(event, edge, band, side) {
+  const canvas = $("session-plot");
+  const session = studio.session;
+  const toPlot = (clientX) => {
+    const box = canvas.getBoundingClientRect();
+    return ((clientX - box.left) / box.width) * plot.width;
+  };
+  edge.setPointerCapture(event.pointerId);
+  edge.classList.add("dragging");
+  let row = side === "start" ? band[0] : band[1];
+  edge.onpointermove = (move) => {
+    row = nearestRow(session.rows, session.timeAt(toPlot(move.clientX)));
+    edge.setAttribute("x", session.x(session.rows[row][0]) - 6);
+  };
+  edge.onpointerup = () => {
+    edge.onpointermove = edge.onpointerup = null;
+    edge.classList.remove("dragging");
+    const request = relabeling(session.rows, band, side, row);
+    if (!request) return drawSession();
+    const span = request.relabel;
+    change(request, "rows from " + span.from.toFixed(2) + " to " + span.to.toFixed(2) + " s are now " + span.label + "; Undo takes it back");
+  };
+}
+
+function nearestRow(rows, time) {
+  let best = 0;
+  rows.forEach((row, index) => { if (Math.abs(row[0] - time) < Math.abs(rows[best][0] - time)) best = index; });
+  return best;
+}
+
+// The one relabel that moves the band's `side` to `row`, or null if it does not move.
+function relabeling(rows, band, side, row) {
+  const [first, last, label] = band;
+  const span = (from, to, as) => (from > to ? null : { relabel: { from: rows[from][0], to: rows[to][0], label: as } });
+  if (side === "end") {
+    if (row > last) return span(last + 1, row, label);
+    if (row < last) return span(Math.max(row, first) + 1, last, "rest");
+  } else {
+    if (row < first) return span(row, first - 1, label);
+    if (row > first) return span(first, Math.min(row, last) - 1, "rest");
+  }
+  return null;
+}
+
+// MARK: Start
+
+$("phone-link").href = "phone" + location.search;
+window.addEventListener("hashchange", route);
+loadDevices().catch((error) => live.say(String(error.message || error), true)).finally(route);

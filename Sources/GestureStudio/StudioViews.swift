@@ -1,0 +1,93 @@
+import Dispatch
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// What the studio's browser views read and change: the recordings, and the live devices.
+public struct StudioViews: Sendable {
+    public var recordings: StudioRecordings
+    public var devices: StudioDevices
+
+    public init(recordings: StudioRecordings, devices: StudioDevices) {
+        self.recordings = recordings
+        self.devices = devices
+    }
+
+    /// The largest change a page may send, in bytes.
+    static let largestRequest = 4096
+
+    /// The views' JSON API and the live socket, behind the router's token check.
+    func addRoutes(to router: Router<BasicWebSocketRequestContext>, phone: PhoneLink) {
+        router.get("/api/devices") { _, _ in try await Self.json { () throws(StudioError) in try devices.listing() } }
+        router.get("/api/sessions") { _, _ in try await Self.json { () throws(StudioError) in try recordings.entries() }
+        }
+        router.get("/api/sessions/:id") { _, context in
+            let id = try Self.sessionID(context)
+            return try await Self.json { () throws(StudioError) in try recordings.detail(of: id) }
+        }
+        router.post("/api/sessions/:id") { request, context in
+            let id = try Self.sessionID(context)
+            let body = try await request.body.collect(upTo: Self.largestRequest)
+            guard let change = try? JSONDecoder().decode(StudioRecordings.Change.self, from: Data(buffer: body)) else {
+                return Self.failure(.badRequest, "not a change the studio makes")
+            }
+            return try await Self.json { () throws(StudioError) in
+                _ = try recordings.apply(change, to: id)
+                return try recordings.detail(of: id)
+            }
+        }
+        router.ws("/live/socket") { [devices] inbound, outbound, context in
+            let query = context.request.uri.queryParameters
+            let model = query["model"].flatMap { Int(String($0)) }
+            try await LiveFeed(devices: devices, phone: phone).run(
+                device: query["device"].map(String.init) ?? "sim", model: model, inbound: inbound, outbound: outbound)
+        }
+    }
+
+    /// The session a path names: `/api/sessions/ID`, the ID percent-encoded as the page sends it.
+    private static func sessionID(_ context: BasicWebSocketRequestContext) throws -> String {
+        let id = try context.parameters.require("id")
+        return id.removingPercentEncoding ?? id
+    }
+
+    /// `make`'s value as JSON, made off the server's threads: it reads files and the catalog.
+    /// A `StudioError` is answered 422 with its message.
+    private static func json<Value: Encodable>(
+        _ make: @escaping @Sendable () throws(StudioError) -> Value
+    ) async -> Response {
+        let result = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: encoded(make)) }
+        }
+        switch result {
+        case .success(let data):
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        case .failure(let error): return failure(.unprocessableContent, error.description)
+        }
+    }
+
+    /// Recordings may hold non-finite numbers, which `clean` finds: they travel as strings.
+    private static func encoded<Value: Encodable>(_ make: () throws(StudioError) -> Value) -> Result<Data, StudioError>
+    {
+        do {
+            let encoder = JSONEncoder()
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(
+                positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+            return .success(try encoder.encode(try make()))
+        } catch let error as StudioError {
+            return .failure(error)
+        } catch {
+            return .failure(StudioError("\(error)"))
+        }
+    }
+
+    private static func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = (try? JSONEncoder().encode(["error": message])) ?? Data()
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import GestureCore
+import GestureStore
+import GestureTestSupport
+import Testing
+
+import struct SystemPackage.FilePath
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `gesture studio`'s views in headless Chromium: the sessions table with `clean`'s findings and
+/// filters, a session's plot whose band edges are dragged with the pointer to relabel, undo,
+/// discard and restore, the live signal, and detections on the simulated hand.
+@Suite struct StudioViewsTests {
+    /// Recordings of ann (shake, chop) and ben (shake, his first take with a dead axis), and a
+    /// studio serving them, open in Chromium on a laptop's screen.
+    struct Studio {
+        let folder: TemporaryFolder
+        let gesture: RunningGesture
+        let chromium: Chromium
+        let page: BrowserPage
+
+        init(arguments: [String] = [], prepare: (TemporaryFolder) throws -> Void = Studio.record) async throws {
+            folder = try TemporaryFolder()
+            try prepare(folder)
+            gesture = try RunningGesture(["studio", "--port", "0"] + arguments, in: folder.path)
+            chromium = try await Chromium(in: folder.path)
+            page = try await chromium.open(try await gesture.address(), on: .laptop)
+            try await page.waitUntil("the devices listed", "studio.devices !== undefined")
+        }
+
+        static func record(into folder: TemporaryFolder) throws {
+            for (user, gesture, faults) in [("ann", "shake", ""), ("ann", "chop", ""), ("ben", "shake", "dead-axis@1")]
+            {
+                try runGesture(
+                    [
+                        "record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "50", "--fast",
+                        "--quiet", "--keep", "--append", "--seed", "3", "--sim-faults", faults,
+                    ], in: folder.path
+                ).succeeded()
+            }
+        }
+
+        func show(_ view: String) async throws {
+            _ = try await page.evaluate("location.hash = '\(view)'; true")
+        }
+
+        func screenshot(_ name: String) async throws {
+            let path = folder.path.appending("studio-\(name).png")
+            try await page.screenshot(to: path)
+            keepScreenshot(path)
+        }
+
+        func file(of user: String) -> FilePath { folder.recordings.root.appending("\(user)-recordings.csv") }
+
+        func sessions() throws -> [SessionRecord] {
+            try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        }
+    }
+
+    @Test func theTableListsEverySessionWithCleansFindingsAndFilters() async throws {
+        let studio = try await Studio()
+        try await studio.show("sessions")
+        try await studio.page.waitUntil(
+            "six sessions listed", "studio.sessions !== null && studio.sessions.length === 6")
+        try await studio.screenshot("sessions")
+
+        let clean = try runGesture(["clean", "--json"], in: studio.folder.path).succeeded().output
+        let bad = clean.split(separator: "\n").map {
+            try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(!bad.isEmpty, "the dead axis was not found: \(clean)")
+        for session in try studio.sessions() {
+            let kinds =
+                bad.first { $0["session"] as? String == session.id.rawValue }.map {
+                    ($0["findings"] as! [[String: Any]]).map { $0["kind"] as! String }
+                } ?? []
+            let shown = try await studio.page.evaluate(
+                "[...document.querySelectorAll('tr[data-id=\"\(session.id)\"] .finding')].map(f => f.textContent)")
+            #expect(shown as? [String] == kinds, "\(session.id)")
+        }
+
+        try await filter("filter-user", to: "'ben'", expecting: 2, on: studio.page)
+        try await filter("filter-user", to: "''", expecting: 6, on: studio.page)
+        try await filter("filter-gesture", to: "'chop'", expecting: 2, on: studio.page)
+        try await filter("filter-gesture", to: "''", expecting: 6, on: studio.page)
+        _ = try await studio.page.evaluate(
+            "document.getElementById('filter-findings').checked = true; showSessions(); true")
+        try await studio.page.waitUntil("the sessions with findings", "studio.sessions.length === \(bad.count)")
+    }
+
+    private func filter(_ id: String, to value: String, expecting count: Int, on page: BrowserPage) async throws {
+        _ = try await page.evaluate("document.getElementById('\(id)').value = \(value); showSessions(); true")
+        try await page.waitUntil("\(count) sessions after \(id)", "studio.sessions.length === \(count)")
+    }
+
+    /// Drags an edge of the session's band `pixels` to the right (left if negative) with the mouse,
+    /// as a person would, and waits for the change the page made; returns its span.
+    private func drag(
+        _ side: String, by pixels: Double, on studio: Studio, changes: Int
+    ) async throws -> (from: Double, to: Double, label: String) {
+        let box = try #require(
+            try await studio.page.evaluate(
+                "(() => { const b = document.querySelector('.edge[data-side=\(side)]').getBoundingClientRect(); "
+                    + "return [b.left + b.width / 2, b.top + b.height / 2]; })()") as? [Double])
+        let (x, y) = (box[0], box[1])
+        try await mouse("mousePressed", x, y, on: studio.page)
+        for step in 1...4 { try await mouse("mouseMoved", x + pixels * Double(step) / 4, y, on: studio.page) }
+        try await mouse("mouseReleased", x + pixels, y, on: studio.page)
+        try await studio.page.waitUntil("change \(changes) made", "studio.changes.length === \(changes)")
+        let span = try #require(
+            try await studio.page.evaluate("studio.changes[\(changes - 1)].request.relabel") as? [String: Any])
+        return (span["from"] as! Double, span["to"] as! Double, span["label"] as! String)
+    }
+
+    private func mouse(_ type: String, _ x: Double, _ y: Double, on page: BrowserPage) async throws {
+        try await page.send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": type, "x": x, "y": y, "button": "left", "buttons": type == "mouseReleased" ? 0 : 1,
+                "clickCount": 1,
+            ])
+    }
+
+    /// The labels of every row of `user`'s file, in file order, with the session and time of each.
+    private func labels(of user: String, in studio: Studio) throws -> [(SessionID, Double, String)] {
+        try readRows(studio.file(of: user)).map { ($0.session, $0.timestamp, $0.activity.rawValue) }
+    }
+
+    @Test func draggingABandsEdgesRelabelsExactlyTheRowsBetweenAndUndoTakesItBack() async throws {
+        let studio = try await Studio()
+        let session = try #require(
+            try studio.sessions().first { $0.user.rawValue == "ann" && $0.gesture.rawValue == "shake" })
+        try await studio.show("session/\(session.id)")
+        try await studio.page.waitUntil("the plot", "studio.session !== null && studio.session.id === '\(session.id)'")
+        try await studio.screenshot("session")
+        let before = try labels(of: "ann", in: studio)
+        let shake = before.filter { $0.0 == session.id && $0.2 == "shake" }.map(\.1)
+        let (first, last) = (try #require(shake.first), try #require(shake.last))
+
+        // The end dragged right: the rest rows from just after the band to where it was let go become shake.
+        let grown = try await drag("end", by: 60, on: studio, changes: 1)
+        #expect(grown.label == "shake")
+        let grownRows = before.filter { $0.0 == session.id && $0.1 >= grown.from && $0.1 <= grown.to }
+        #expect(!grownRows.isEmpty && grownRows.allSatisfy { $0.2 == "rest" })
+        #expect(!before.contains { $0.0 == session.id && $0.1 > last && $0.1 < grown.from }, "a row skipped")
+        let afterGrowing = try labels(of: "ann", in: studio)
+        #expect(afterGrowing.count == before.count)
+        for (old, new) in zip(before, afterGrowing) {
+            let inside = old.0 == session.id && old.1 >= grown.from && old.1 <= grown.to
+            #expect(new.0 == old.0 && new.1 == old.1 && new.2 == (inside ? "shake" : old.2), "row at \(old.1)")
+        }
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+
+        // The start dragged right: the band's first rows become rest.
+        let shrunk = try await drag("start", by: 40, on: studio, changes: 2)
+        #expect(shrunk.label == "rest" && shrunk.from == first && shrunk.to < grown.to)
+        let afterShrinking = try labels(of: "ann", in: studio)
+        for (old, new) in zip(afterGrowing, afterShrinking) {
+            let inside = old.0 == session.id && old.1 >= shrunk.from && old.1 <= shrunk.to
+            #expect(new.2 == (inside ? "rest" : old.2), "row at \(old.1)")
+        }
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+        try await studio.screenshot("session-relabeled")
+
+        _ = try await studio.page.evaluate("document.getElementById('session-undo').click(); true")
+        try await studio.page.waitUntil("the undo", "studio.changes.length === 3")
+        #expect(try labels(of: "ann", in: studio).map(\.2) == afterGrowing.map(\.2))
+        let record = try #require(try studio.sessions().first { $0.id == session.id })
+        let spans = record.labels?.filter { !$0.label.isRest } ?? []
+        #expect(spans.map(\.from).min() == first && spans.map(\.to).max() == grown.to, "\(spans)")
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
+
+    @Test func discardAndRestoreMoveTheRowsAndTheCheckAgrees() async throws {
+        let studio = try await Studio()
+        let session = try #require(try studio.sessions().first { $0.user.rawValue == "ben" })
+        let rows = try readRows(studio.file(of: "ben")).filter { $0.session == session.id }
+        try await studio.show("session/\(session.id)")
+        try await studio.page.waitUntil("the plot", "studio.session !== null && studio.session.id === '\(session.id)'")
+
+        _ = try await studio.page.evaluate("document.getElementById('session-discard').click(); true")
+        try await studio.page.waitUntil("discarded", "studio.session.record.status === 'discarded'")
+        try await studio.screenshot("session-discarded")
+        #expect(try studio.sessions().first { $0.id == session.id }?.status == .discarded)
+        let kept = try readRows(studio.file(of: "ben"))
+        #expect(!kept.contains { $0.session == session.id })
+        let discarded = studio.folder.recordings.discardedFolder.appending("ben-recordings.csv")
+        #expect(try readRows(discarded).filter { $0.session == session.id } == rows)
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+
+        _ = try await studio.page.evaluate("document.getElementById('session-restore').click(); true")
+        try await studio.page.waitUntil("restored", "studio.session.record.status === 'kept'")
+        #expect(try readRows(studio.file(of: "ben")).filter { $0.session == session.id } == rows)
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
+
+    @Test func changesWithoutTheTokenOrMalformedAreRefusedAndTouchNothing() async throws {
+        let studio = try await Studio()
+        let session = try #require(try studio.sessions().first)
+        let file = try String(contentsOfFile: studio.file(of: session.user.rawValue).string, encoding: .utf8)
+        let catalog = try studio.sessions()
+        let base = String(try await studio.gesture.address().prefix { $0 != "?" }.dropLast())
+        let token = try #require(try await studio.gesture.address().firstMatch(of: /token=([0-9a-f]{32})$/)?.1)
+        let relabel = #"{"relabel":{"from":0,"to":100,"label":"chop"}}"#
+        #expect(try await post(relabel, to: base + "/api/sessions/\(session.id)") == 401)
+        #expect(try await post(relabel, to: base + "/api/sessions/\(session.id)?token=\(token.dropLast())0") == 401)
+        #expect(try await post(#"{"rename":{}}"#, to: base + "/api/sessions/\(session.id)?token=\(token)") == 400)
+        #expect(try await post("not json", to: base + "/api/sessions/\(session.id)?token=\(token)") == 400)
+        let huge = #"{"relabel":{"from":0,"to":1,"label":""# + String(repeating: "a", count: 10_000) + #""}}"#
+        #expect(try await post(huge, to: base + "/api/sessions/\(session.id)?token=\(token)") >= 400)
+        #expect(try await post(relabel, to: base + "/api/sessions/../../etc?token=\(token)") >= 400)
+        #expect(try await post(relabel, to: base + "/api/sessions/nosuch?token=\(token)") == 422)
+        #expect(try String(contentsOfFile: studio.file(of: session.user.rawValue).string, encoding: .utf8) == file)
+        #expect(try studio.sessions() == catalog)
+    }
+
+    private func post(_ body: String, to address: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: address)!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as! HTTPURLResponse).statusCode
+    }
+
+    @Test func theLiveViewDrawsTheSimulatedSensorAndAReplay() async throws {
+        let studio = try await Studio()
+        let devices = try await studio.page.evaluate("studio.devices.devices.map(d => d.id)") as? [String] ?? []
+        #expect(["sim", "phone", "replay:ann", "replay:ben"].allSatisfy(devices.contains), "\(devices)")
+        _ = try await studio.page.evaluate(
+            "document.getElementById('live-device').value = 'sim'; document.getElementById('live-start').click(); true")
+        try await studio.page.waitUntil("frames drawn", "studio.live.readings > 100 && studio.live.frames > 10")
+        let last = try #require(try await studio.page.evaluate("studio.live.last") as? [Double])
+        #expect(last.count == 7 && last.allSatisfy(\.isFinite))
+        try await studio.screenshot("live")
+        _ = try await studio.page.evaluate("document.getElementById('live-stop').click(); true")
+        try await studio.page.waitUntil("stopped", "document.getElementById('live-start').disabled === false")
+
+        _ = try await studio.page.evaluate(
+            "document.getElementById('live-device').value = 'replay:ben'; document.getElementById('live-start').click(); true"
+        )
+        try await studio.page.waitUntil(
+            "the replay read", "studio.live.device === 'replay:ben' && studio.live.readings > 50")
+    }
+}
