@@ -96,11 +96,18 @@ import FoundationNetworking
         try await page.waitUntil("\(count) sessions after \(id)", "studio.sessions.length === \(count)")
     }
 
-    /// Drags an edge of the session's band `pixels` to the right (left if negative) with the mouse,
-    /// as a person would, and waits for the change the page made; returns its span.
+    /// Drags an edge of the session's band `pixels` to the right (left if negative) and returns the relabel made.
     private func drag(
         _ side: String, by pixels: Double, on studio: Studio, changes: Int
     ) async throws -> (from: Double, to: Double, label: String) {
+        let span = try await dragEdge(side, by: pixels, on: studio, changes: changes, making: "relabel")
+        return (span["from"] as! Double, span["to"] as! Double, span["label"] as! String)
+    }
+    /// Drags the edge `side` of the plot `pixels` to the right (left if negative) with the mouse,
+    /// as a person would, and waits for the change the page made; returns its `kind`'s parameters.
+    private func dragEdge(
+        _ side: String, by pixels: Double, on studio: Studio, changes: Int, making kind: String
+    ) async throws -> [String: Any] {
         let box = try #require(
             try await studio.page.evaluate(
                 "(() => { const b = document.querySelector('.edge[data-side=\(side)]').getBoundingClientRect(); "
@@ -110,9 +117,8 @@ import FoundationNetworking
         for step in 1...4 { try await mouse("mouseMoved", x + pixels * Double(step) / 4, y, on: studio.page) }
         try await mouse("mouseReleased", x + pixels, y, on: studio.page)
         try await studio.page.waitUntil("change \(changes) made", "studio.changes.length === \(changes)")
-        let span = try #require(
-            try await studio.page.evaluate("studio.changes[\(changes - 1)].request.relabel") as? [String: Any])
-        return (span["from"] as! Double, span["to"] as! Double, span["label"] as! String)
+        return try #require(
+            try await studio.page.evaluate("studio.changes[\(changes - 1)].request.\(kind)") as? [String: Any])
     }
 
     private func mouse(_ type: String, _ x: Double, _ y: Double, on page: BrowserPage) async throws {
@@ -171,6 +177,32 @@ import FoundationNetworking
         let record = try #require(try studio.sessions().first { $0.id == session.id })
         let spans = record.labels?.filter { !$0.label.isRest } ?? []
         #expect(spans.map(\.from).min() == first && spans.map(\.to).max() == grown.to, "\(spans)")
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
+
+    @Test func draggingTheKeptRowsEndsTrimsTheSessionAndUndoBringsTheRowsBack() async throws {
+        let studio = try await Studio()
+        let session = try #require(try studio.sessions().first { $0.user.rawValue == "ann" })
+        let before = try readRows(studio.file(of: "ann"))
+        try await studio.show("session/\(session.id)")
+        try await studio.page.waitUntil("the plot", "studio.session !== null && studio.session.id === '\(session.id)'")
+
+        let trim = try await dragEdge("kept-start", by: 120, on: studio, changes: 1, making: "trim")
+        let (from, to) = (trim["from"] as! Double, trim["to"] as! Double)
+        let rows = before.filter { $0.session == session.id }
+        #expect(from > rows.first!.timestamp && to == rows.last!.timestamp)
+        let kept = try readRows(studio.file(of: "ann"))
+        #expect(kept == before.filter { $0.session != session.id || $0.timestamp >= from })
+        let discarded = try readRows(studio.folder.recordings.discardedFolder.appending("ann-recordings.csv"))
+        #expect(discarded == rows.filter { $0.timestamp < from })
+        #expect(try studio.sessions().first { $0.id == session.id }?.sampleCount == rows.count { $0.timestamp >= from })
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+        try await studio.page.waitUntil("the trimmed rows shown", "studio.session.rows.some(row => row[8] === 0)")
+        try await studio.screenshot("session-trimmed")
+
+        _ = try await studio.page.evaluate("document.getElementById('session-undo').click(); true")
+        try await studio.page.waitUntil("the undo", "studio.changes.length === 2")
+        #expect(try readRows(studio.file(of: "ann")).filter { $0.session == session.id } == rows)
         try runGesture(["check"], in: studio.folder.path).succeeded()
     }
 
@@ -243,5 +275,39 @@ import FoundationNetworking
         )
         try await studio.page.waitUntil(
             "the replay read", "studio.live.device === 'replay:ben' && studio.live.readings > 50")
+    }
+
+    /// Three simulated people's shakes and chops at 25 Hz, and a model trained on them.
+    static func trainModel(in folder: TemporaryFolder) throws {
+        for user in ["ann", "ben", "cat"] {
+            for gesture in ["shake", "chop"] {
+                try runGesture(
+                    [
+                        "record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "25", "--fast",
+                        "--quiet", "--keep", "--append", "--seed", "3",
+                    ], in: folder.path
+                ).succeeded()
+            }
+        }
+        try runGesture(["train", "--epochs", "40", "--output", "m.model"], in: folder.path).succeeded()
+    }
+
+    @Test func theDetectionViewShowsTheGesturesTheSimulatedHandPerforms() async throws {
+        let studio = try await Studio(arguments: ["--model", "m.model"], prepare: Self.trainModel)
+        try await studio.show("detect")
+        // A run each: a detection holds the next off for a gesture's length (the cooldown).
+        for gesture in ["shake", "chop"] {
+            _ = try await studio.page.evaluate(
+                "document.getElementById('detect-device').value = 'sim'; "
+                    + "document.getElementById('detect-start').click(); true")
+            try await studio.page.waitUntil("predictions", "studio.predictions > 0")
+            _ = try await studio.page.evaluate(
+                "document.querySelector('button[data-gesture=\(gesture)]').click(); true")
+            try await studio.page.waitUntil("\(gesture) detected", "studio.detections.length > 0")
+            try await studio.screenshot("detect-\(gesture)")
+            #expect(try await studio.page.evaluate("studio.detections.map(d => d.gesture)") as? [String] == [gesture])
+            _ = try await studio.page.evaluate("document.getElementById('detect-stop').click(); true")
+            try await studio.page.waitUntil("stopped", "document.getElementById('detect-start').disabled === false")
+        }
     }
 }

@@ -458,19 +458,33 @@ function drawPanel(canvas, rows, x, panel) {
 }
 
 // A handle on each edge of each band: dragging it to a row makes the rows between the gesture
-// (the band grows) or rest (it shrinks), through one relabel.
+// (the band grows) or rest (it shrinks), through one relabel. And one on each end of the kept
+// rows: dragging it trims the session there, or brings trimmed rows back.
 function drawEdges(canvas, rows, x, height) {
+  const handle = (side, time, label, request) => {
+    const edge = svg("rect", { class: "edge", "data-side": side, "data-label": label, "data-time": time, x: x(time) - 6, y: plot.top, width: 12, height: height - plot.top - 24 });
+    edge.addEventListener("pointerdown", (event) => drag(event, edge, time, request));
+    canvas.append(edge);
+  };
   for (const band of bands(rows, studio.session.labels)) {
-    for (const side of ["start", "end"]) {
-      const time = rows[side === "start" ? band[0] : band[1]][0];
-      const edge = svg("rect", { class: "edge", "data-side": side, "data-label": band[2], "data-time": time, x: x(time) - 6, y: plot.top, width: 12, height: height - plot.top - 24 });
-      edge.addEventListener("pointerdown", (event) => drag(event, edge, band, side));
-      canvas.append(edge);
-    }
+    handle("start", rows[band[0]][0], band[2], (row) => relabeling(rows, band, "start", row));
+    handle("end", rows[band[1]][0], band[2], (row) => relabeling(rows, band, "end", row));
   }
+  const kept = rows.map((row, index) => (row[8] === 1 ? index : -1)).filter((index) => index >= 0);
+  if (kept.length === 0) return;
+  const [first, last] = [kept[0], kept[kept.length - 1]];
+  const trim = (from, to) => (from > to || (from === first && to === last) ? null : { trim: { from: rows[from][0], to: rows[to][0] } });
+  handle("kept-start", rows[first][0], "kept", (row) => trim(row, last));
+  handle("kept-end", rows[last][0], "kept", (row) => trim(first, row));
 }
 
-function drag(event, edge, band, side) {
+// Where a request left the plot: its span, for a person to read.
+function described(request) {
+  if (request.relabel) return "rows from " + request.relabel.from.toFixed(2) + " to " + request.relabel.to.toFixed(2) + " s are now " + request.relabel.label;
+  return "rows kept from " + request.trim.from.toFixed(2) + " to " + request.trim.to.toFixed(2) + " s; the rest moved to recordings/discarded/";
+}
+
+function drag(event, edge, time, request) {
   const canvas = $("session-plot");
   const session = studio.session;
   const toPlot = (clientX) => {
@@ -479,7 +493,7 @@ function drag(event, edge, band, side) {
   };
   edge.setPointerCapture(event.pointerId);
   edge.classList.add("dragging");
-  let row = side === "start" ? band[0] : band[1];
+  let row = nearestRow(session.rows, time);
   edge.onpointermove = (move) => {
     row = nearestRow(session.rows, session.timeAt(toPlot(move.clientX)));
     edge.setAttribute("x", session.x(session.rows[row][0]) - 6);
@@ -487,10 +501,9 @@ function drag(event, edge, band, side) {
   edge.onpointerup = () => {
     edge.onpointermove = edge.onpointerup = null;
     edge.classList.remove("dragging");
-    const request = relabeling(session.rows, band, side, row);
-    if (!request) return drawSession();
-    const span = request.relabel;
-    change(request, "rows from " + span.from.toFixed(2) + " to " + span.to.toFixed(2) + " s are now " + span.label + "; Undo takes it back");
+    const made = request(row);
+    if (!made) return drawSession();
+    change(made, described(made) + "; Undo takes it back");
   };
 }
 
