@@ -277,6 +277,38 @@ import FoundationNetworking
             "the replay read", "studio.live.device === 'replay:ben' && studio.live.readings > 50")
     }
 
+    @Test func theLiveViewDrawsThePhoneAndSaysWhenItsPageCloses() async throws {
+        let studio = try await Studio()
+        let address = try await studio.gesture.address()
+        // The phone is a browser of its own: a tab behind another would have its timers slowed.
+        let phoneFolder = studio.folder.path.appending("phone")
+        try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
+        let phoneBrowser = try await Chromium(in: phoneFolder)
+        let phone = try await phoneBrowser.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
+        try await phone.waitUntil("the phone's page connected", "studio.connected")
+        _ = try await phone.evaluate("document.getElementById('start').click(); true")
+        try await phone.waitUntil("the phone streaming", "studio.source === 'device-motion'")
+        _ = try await phone.evaluate(PhoneRecordingTests.player)
+
+        _ = try await studio.page.evaluate(
+            "document.getElementById('live-device').value = 'phone'; document.getElementById('live-start').click(); true"
+        )
+        try await studio.page.waitUntil(
+            "the phone's readings drawn", "studio.live.readings > 30 && studio.live.frames > 5")
+        let last = try #require(try await studio.page.evaluate("studio.live.last") as? [Double])
+        let k = Int((last[6] / (Double.pi / 180) * 8).rounded())
+        // Through two JSON parsers, the last digit may differ.
+        let expected = PhoneRecordingTests.recorded(k)
+        #expect(zip(last.dropFirst(), expected).allSatisfy { abs($0 - $1) <= 1e-12 }, "\(last) is not reading \(k)")
+        #expect(k > 0, "the readings of the phone did not move on")
+        try await studio.screenshot("live-phone")
+
+        try await phone.close()
+        try await studio.page.waitUntil("the page's end told", "studio.live.error !== null")
+        let error = try #require(try await studio.page.evaluate("studio.live.error") as? String)
+        #expect(error.hasPrefix("phone: the phone's page stopped delivering"), "\(error)")
+    }
+
     /// Three simulated people's shakes and chops at 25 Hz, and a model trained on them.
     static func trainModel(in folder: TemporaryFolder) throws {
         for user in ["ann", "ben", "cat"] {
