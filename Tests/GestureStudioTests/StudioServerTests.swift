@@ -1,6 +1,7 @@
 import Foundation
 import GestureTestSupport
 import Logging
+import Synchronization
 import Testing
 import WSClient
 
@@ -92,6 +93,47 @@ import FoundationNetworking
         let notes = studio.errors
         #expect(notes.contains("phone streaming through the device-motion API"), "\(notes)")
         #expect(notes.contains("refused a message: not a message of the phone's page (not JSON)"), "\(notes)")
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+
+    /// Connects to the live socket with `query`, sends `messages`, and returns the first error it
+    /// is told, or nil if it closes without one.
+    static func liveError(_ address: String, query: String, after messages: [String] = []) async throws -> String? {
+        let error = Mutex<String?>(nil)
+        let socket = address.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
+            of: "/?token=", with: "/live/socket?\(query)&token=")
+        _ = try await WebSocketClient.connect(url: socket, logger: quiet) { inbound, outbound, _ in
+            for message in messages { try await outbound.write(.text(message)) }
+            for try await case .text(let text) in inbound.messages(maxSize: 1 << 20) {
+                let message = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                if let said = message?["error"] as? String { error.withLock { $0 = said } }
+                if message?["readings"] != nil { try await outbound.close(.normalClosure, reason: nil) }
+            }
+        }
+        return error.withLock { $0 }
+    }
+
+    /// The live socket opens only the devices the studio lists: a path, or a user that is not a
+    /// name, is an error of the view's, and junk from the page is ignored or closes only its view.
+    @Test func theLiveSocketNamesNoFileAndSurvivesJunk() async throws {
+        let folder = try TemporaryFolder()
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await studio.address()
+        let nosuch = try #require(try await Self.liveError(address, query: "device=/dev/input/event0"))
+        #expect(nosuch.hasPrefix("/dev/input/event0: no such device"), "\(nosuch)")
+        for path in ["replay:../catalog.sqlite", "replay:/etc/passwd"] {
+            let refused = try #require(try await Self.liveError(address, query: "device=\(path)"))
+            #expect(refused.hasPrefix("\(path): "), "\(refused)")
+        }
+        let noModel = try await Self.liveError(address, query: "device=sim&model=3")
+        #expect(noModel == "no model 3")
+        let junk = [
+            "not JSON", #"{"perform":"no such gesture!"}"#, #"{"perform":7}"#, String(repeating: "x", count: 5000),
+        ]
+        #expect(try await Self.liveError(address, query: "device=sim", after: junk) == nil)
+        #expect(try await Self.liveError(address, query: "device=sim") == nil)
+        #expect(try await Self.status(of: address) == 200)
         studio.interrupt()
         #expect(try await studio.exitCode() == 0)
     }
