@@ -169,6 +169,8 @@ let package = Package(
                 "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.
         .target(name: "CSensorHub"),

@@ -38,13 +38,16 @@ public struct LiveSetup {
     public let rate: Double
     public var detector: LiveDetector
 
-    /// Opens the model and the sensor, at the model's rate or the nearest the sensor can do.
-    public init(_ options: DetectionOptions, sensor: SensorOptions, holder: String) throws {
+    /// Opens the model and the sensor (unless it is `opened` already), at the model's rate or the
+    /// nearest the sensor can do.
+    public init(
+        _ options: DetectionOptions, sensor: SensorOptions, holder: String, opened: (any MotionSensor)? = nil
+    ) throws {
         model = try loadModel(options.model)
         clock = options.fast ? ManualClock() : MonotonicClock()
-        device = try sensor.open(holder: try userID(holder), clock: clock)
+        device = try opened ?? sensor.open(holder: try userID(holder), clock: clock)
         if options.fast, !(device is SimulatedSensor || device is ReplaySensor) {
-            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
+            throw Failure.fastNeedsSimulatedTime
         }
         do {
             rate = try device.start(rate: sensor.rate ?? model.samplingRate)
@@ -65,17 +68,19 @@ public struct LiveSetup {
     /// The model's gestures: its classes but rest.
     public var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
 
-    /// Samples the sensor on this thread until `duration` passes, the sampler is stopped, or a
-    /// replay ends; `each` sees every reading. Returns the signal that stopped it, if one did.
+    /// Samples the sensor on a thread of its own until `duration` passes, the sampler is stopped,
+    /// or a replay ends; `each` sees every reading. Returns the signal that stopped it, if one did.
     @discardableResult
-    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) throws -> Int32? {
+    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) async throws -> Int32? {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
         do {
-            try sampler.run(from: clock.now(), duration: duration) { each(sampler, $0.sample) }
+            for try await reading in sampler.samples(from: clock.now(), duration: duration) {
+                each(sampler, reading.sample)
+            }
         } catch {
             guard let replay = device as? ReplaySensor, replay.isFinished else {
-                throw Failure.failed(error.description)
+                throw Failure.failed("\(error)")
             }
         }
         return watch.received

@@ -17,6 +17,10 @@ public struct Failure: Error {
 
     /// Bad input found before anything was recorded or changed.
     public static func usage(_ message: String) -> Failure { Failure(message: message, code: usageCode) }
+
+    /// `--fast` with a sensor that has only real time.
+    public static let fastNeedsSimulatedTime = usage(
+        "--fast runs on simulated time, which only the simulated sensor and replays have")
     public static func failed(_ message: String) -> Failure { Failure(message: message, code: 1) }
 
     /// The exit code of bad input or usage, whichever check finds it.
@@ -85,11 +89,11 @@ extension AsyncParsableCommand {
     /// Parses the arguments and runs the command they name. A `Failure` is one line and its own
     /// exit code; any other error is ArgumentParser's to report, bad usage with exit code 2 (where
     /// ArgumentParser would use 64), as every other check of the input does.
-    public static func mainReportingFailures() async {
+    public static func mainReportingFailures(_ arguments: [String]? = nil) async {
         // A closed output is an EPIPE for `Terminal` to act on, not a silent death mid-write.
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

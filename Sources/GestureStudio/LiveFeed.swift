@@ -182,6 +182,8 @@ struct LiveFeed {
             batch.removeAll(keepingCapacity: true)
             sent = time
         }
+        // Cancelled, the page has gone: nothing more to send.
+        guard !Task.isCancelled else { return }
         if !batch.isEmpty { try await send(["readings": batch], to: outbound) }
         try await send(["status": "the device's readings ended"], to: outbound)
     }

@@ -108,10 +108,12 @@ public struct RunningStudio: Sendable {
     /// The address of a page, with the token.
     public func address(of page: String) -> String { "\(url)\(page)?token=\(token.value)" }
 
-    /// Closes the phone's page's connection, saying `farewell` on it, and stops serving. It does
-    /// not wait: a graceful shutdown would wait for the browser to close its idle connections.
-    public func stop(saying farewell: String) {
+    /// Closes the phone's page's connection, saying `farewell` on it, and stops serving. It waits
+    /// up to a second for the page to have been told, no more: a graceful shutdown would wait for
+    /// the browser to close its idle connections.
+    public func stop(saying farewell: String) async {
         phone.close(saying: farewell)
+        for _ in 0..<100 where phone.state != .waiting { try? await Task.sleep(for: .milliseconds(10)) }
         serving.cancel()
     }
 }

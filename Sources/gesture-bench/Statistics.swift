@@ -36,3 +36,9 @@ func processCPUSeconds() -> Double {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// The processor's model, as /proc/cpuinfo names it.
+func cpuModel() -> String {
+    let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    return info.firstMatch(of: /model name\s*:\s*([^\n]+)/).map { String($0.1) } ?? "unknown"
+}

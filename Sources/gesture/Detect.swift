@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCommandLine
+import GestureStudio
 import Glibc
 
 /// `gesture detect` runs `gesture-detect` from beside this executable, so that the detector's
@@ -22,5 +23,33 @@ struct Detect: ParsableCommand {
         let reason = replaceProcess(with: detector, arguments: [detector] + arguments)
         Terminal.error("cannot run \(detector): \(reason)")
         Glibc.exit(1)
+    }
+}
+
+/// `gesture detect --device phone`: the detector runs in this process, which serves the phone's
+/// page; gesture-detect stays without the server.
+struct PhoneDetect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "gesture detect")
+
+    @OptionGroup var arguments: DetectArguments
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var folder: FolderOptions
+
+    /// Whether `arguments` name the phone's page as the device.
+    static func reads(_ arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { $0 == "--device" && $1 == PhoneSensor.id }
+            || arguments.contains("--device=\(PhoneSensor.id)")
+    }
+
+    func run() async throws {
+        let phone = try await PhoneConnection.open(
+            for: arguments.sensor, fast: arguments.options.fast, server, folder: folder.folder)
+        do {
+            try await arguments.run(opened: try phone?.device(through: arguments.sensor))
+        } catch {
+            await phone?.close(saying: "Stopped")
+            throw error
+        }
+        await phone?.close(saying: "Done")
     }
 }

@@ -21,7 +21,9 @@ struct Gesture: AsyncParsableCommand {
     static func main() async {
         // Straight to the detector, before parsing every command's options: it starts sooner.
         if CommandLine.arguments.dropFirst().first == "detect" {
-            Detect.runDetector(Array(CommandLine.arguments.dropFirst(2)))
+            let arguments = Array(CommandLine.arguments.dropFirst(2))
+            guard PhoneDetect.reads(arguments) else { Detect.runDetector(arguments) }
+            return await PhoneDetect.mainReportingFailures(arguments)
         }
         await mainReportingFailures()
     }

@@ -4,7 +4,7 @@ import GestureCore
 import GestureSensors
 import GestureSimulation
 
-struct Monitor: ParsableCommand {
+struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Show a sensor's readings live: acceleration, rotation, gravity, rate and lost, held or clipped readings.",
@@ -14,6 +14,9 @@ struct Monitor: ParsableCommand {
             """)
 
     @OptionGroup var sensor: SensorOptions
+    /// Where to serve the phone's page, for `--device phone`.
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var folder: FolderOptions
 
     @Option(help: "Stop after this many seconds (default: at Ctrl-C).")
     var seconds = Double.infinity
@@ -25,11 +28,12 @@ struct Monitor: ParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
     }
 
-    func run() throws {
+    func run() async throws {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let device = try sensor.open(holder: try userID("monitor"), clock: clock)
+        let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder.folder)
+        let device = try phone?.device(through: sensor) ?? sensor.open(holder: try userID("monitor"), clock: clock)
         if fast, !(device is SimulatedSensor || device is ReplaySensor) {
-            throw Failure.usage("--fast runs on simulated time, which only the simulated sensor and replays have")
+            throw Failure.fastNeedsSimulatedTime
         }
         let rate: Double
         do {
@@ -37,7 +41,7 @@ struct Monitor: ParsableCommand {
             try device.validate(rate: asked)
             rate = try device.start(rate: asked)
         } catch {
-            throw Failure.usage(error.description)
+            throw Failure.usage("\(error)")
         }
         defer { device.stop() }
         device.warnings.forEach(Terminal.warn)
@@ -48,13 +52,15 @@ struct Monitor: ParsableCommand {
         let watch = SignalWatch { _ in sampler.stop() }
         defer { withExtendedLifetime(watch) {} }
         do {
-            try sampler.run(from: clock.now(), duration: seconds, deliver: view.add)
+            for try await reading in sampler.samples(from: clock.now(), duration: seconds) { view.add(reading) }
         } catch {
             guard let replay = device as? ReplaySensor, replay.isFinished else {
                 view.finish()
-                throw Failure.failed(error.description)
+                await phone?.close(saying: "Stopped")
+                throw Failure.failed("\(error)")
             }
         }
         view.finish()
+        await phone?.close(saying: "Done")
     }
 }

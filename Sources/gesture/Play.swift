@@ -4,7 +4,9 @@ import GestureCommandLine
 import GestureCore
 import GestureLive
 import GestureRecording
+import GestureSensors
 import GestureSimulation
+import GestureStudio
 
 import struct SystemPackage.FilePath
 
@@ -31,25 +33,40 @@ struct Play: AsyncParsableCommand {
     var personalize: Int?
     @Option(help: "With --personalize: the player, whose takes are recorded.") var user: String?
     @OptionGroup var folder: FolderOptions
+    /// Where to serve the phone's page, for `--device phone`.
+    @OptionGroup var server: ServerOptions
 
     func run() async throws {
         var options = options
+        if personalize != nil, sensor.device == PhoneSensor.id {
+            throw Failure.usage(
+                "--personalize records with its own run of the phone's page: record the takes with "
+                    + "`gesture record --device phone`, then `gesture personalize`")
+        }
         if let takes = personalize {
             guard let user, takes >= 1 else {
                 throw Failure.usage("--personalize needs a positive number of takes and the player's --user")
             }
             options.model = try await personalised(takes: takes, user: try userID(user))
         }
-        var setup = try LiveSetup(options, sensor: sensor, holder: user ?? "player")
+        let phone = try await PhoneConnection.open(for: sensor, fast: options.fast, server, folder: folder.folder)
+        var setup = try LiveSetup(
+            options, sensor: sensor, holder: user ?? "player", opened: try phone?.device(through: sensor))
         var game = GestureGame(gestures: setup.gestures, timeout: timeout, pause: 2, seed: sensor.seed)
         var player = SimulatedPlayer(
             performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
             mistakes: mistakes, seed: sensor.seed)
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
-        let speech = Speech(voice: voice, print: { Terminal.say("» \($0)") }, warn: Terminal.warn)
+        let speech = Speech(
+            voice: voice,
+            print: { call in
+                Terminal.say("» \(call)")
+                phone?.show(call)
+            }, warn: Terminal.warn)
         var started = false
         var ending: String?
-        let signal = try setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) { sampler, sample in
+        let signal = try await setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) {
+            (sampler: Sampler, sample: RawSample) in
             var events: [GestureGame.Event] = []
             if !started {
                 started = true
@@ -80,6 +97,7 @@ struct Play: AsyncParsableCommand {
             }
         }
         await speech.finish()
+        await phone?.close(saying: "Score: \(game.score)")
         Terminal.say("final score \(game.score)\(ending.map { " (\($0))" } ?? "")")
         if let signal { throw interrupted(by: signal) }
     }

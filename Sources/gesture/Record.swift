@@ -117,15 +117,9 @@ struct RecordingRun {
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let fastOnlySimulated = Failure.usage(
-            "--fast runs on simulated time, which only the simulated sensor and replays have")
-        // Refused before the phone is waited for.
-        if fast, sensor.device == PhoneSensor.id { throw fastOnlySimulated }
-        let phone = sensor.device == PhoneSensor.id ? try await PhoneConnection.open(server, folder: folder) : nil
-        let device =
-            try phone.map { try sensor.directory().profiled($0.sensor, mounting: true) }
-            ?? sensor.open(holder: plan.user, clock: clock)
-        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw fastOnlySimulated }
+        let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder)
+        let device = try phone?.device(through: sensor) ?? sensor.open(holder: plan.user, clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(
@@ -157,7 +151,7 @@ struct RecordingRun {
             }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech, observe: { view?.add($0) })
         await speech.finish()
-        phone?.close(saying: outcome.interruption == nil ? "Done" : "Stopped")
+        await phone?.close(saying: outcome.interruption == nil ? "Done" : "Stopped")
         if outcome.lostReadings > 0 {
             Terminal.warn(
                 "\(device.info.id): \(outcome.lostReadings.counting("reading")) lost: not read in time, or delivered too late"

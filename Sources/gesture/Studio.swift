@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
+import GestureCore
 import GestureSensors
 import GestureStore
 import GestureStudio
@@ -38,7 +39,7 @@ struct Studio: AsyncParsableCommand {
         let stop = AsyncStream<Void>.makeStream()
         let watch = SignalWatch { _ in stop.continuation.finish() }
         for await _ in stop.stream {}
-        studio.stop(saying: "Studio closed")
+        await studio.stop(saying: "Studio closed")
         withExtendedLifetime(watch) {}
     }
 }
@@ -99,6 +100,20 @@ struct PhoneConnection {
     let studio: RunningStudio
     let sensor: PhoneSensor
 
+    /// When `sensor` names the phone: `--fast` refused before serving, then the page waited for.
+    static func open(
+        for sensor: SensorOptions, fast: Bool, _ options: ServerOptions, folder: RecordingsFolder
+    ) async throws -> PhoneConnection? {
+        guard sensor.device == PhoneSensor.id else { return nil }
+        if fast { throw Failure.fastNeedsSimulatedTime }
+        return try await open(options, folder: folder)
+    }
+
+    /// The phone's sensor through its device profile.
+    func device(through options: SensorOptions) throws -> any MotionSensor {
+        try options.directory().profiled(sensor, mounting: true)
+    }
+
     static func open(_ options: ServerOptions, folder: RecordingsFolder) async throws -> PhoneConnection {
         let link = try options.link()
         let studio = try await options.start(phone: link, folder: folder)
@@ -112,10 +127,10 @@ struct PhoneConnection {
     func show(_ prompt: String) { sensor.link.show(prompt: prompt) }
 
     /// Tells what came from the phone, and stops serving.
-    func close(saying farewell: String) {
+    func close(saying farewell: String) async {
         Terminal.note(
             "phone: \(sensor.link.receivedReadings.counting("reading")) received, "
                 + "\(sensor.heldSamples.counting("held sample")) filling its silences")
-        studio.stop(saying: farewell)
+        await studio.stop(saying: farewell)
     }
 }

@@ -194,16 +194,9 @@ import struct SystemPackage.FilePath
         #expect(names.contains("002-get-ready-to-chop.wav"))
         #expect(names.count == 9)
         for name in names {
-            let soxi = Process()
-            soxi.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
-            soxi.arguments = ["-D", wavs.appending(name).string]
-            let pipe = Pipe()
-            soxi.standardOutput = pipe
-            try soxi.run()
-            let seconds = Double(
-                String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines))
-            soxi.waitUntilExit()
+            let soxi = try runGesture(
+                ["-D", wavs.appending(name).string], in: folder.path, executable: "/usr/bin/soxi")
+            let seconds = Double(soxi.output.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect((seconds ?? 0) > 0.1, "\(name)")
         }
     }

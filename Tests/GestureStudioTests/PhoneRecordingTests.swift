@@ -45,18 +45,8 @@ import struct SystemPackage.FilePath
     static func recordFromThePage(
         _ arguments: [String], in folder: TemporaryFolder
     ) async throws -> (RunningGesture, BrowserPage) {
-        let gesture = try RunningGesture(
-            ["record", "--device", "phone", "--port", "0", "--user", "ann", "--gesture", "shake", "--quiet", "--keep"]
-                + arguments, in: folder.path)
-        let address = try await gesture.address()
-        #expect(address.contains("/phone?token="))
-        let chromium = try await Chromium(in: folder.path)
-        let page = try await chromium.open(address)
-        try await page.waitUntil("the page connected", "studio.connected")
-        _ = try await page.evaluate("document.getElementById('start').click(); true")
-        try await page.waitUntil("the page streaming", "studio.source === 'device-motion'")
-        _ = try await page.evaluate(player)
-        return (gesture, page)
+        try await PhoneCommandsTests.fromThePage(
+            ["record", "--user", "ann", "--gesture", "shake", "--quiet", "--keep"] + arguments, in: folder)
     }
 
     /// Waits until the page has shown the prompt `text`: the prompts it was sent, kept in order,

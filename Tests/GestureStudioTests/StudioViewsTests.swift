@@ -238,7 +238,7 @@ import FoundationNetworking
         let token = try #require(try await studio.gesture.address().firstMatch(of: /token=([0-9a-f]{32})$/)?.1)
         let relabel = #"{"relabel":{"from":0,"to":100,"label":"chop"}}"#
         #expect(try await post(relabel, to: base + "/api/sessions/\(session.id)") == 401)
-        #expect(try await post(relabel, to: base + "/api/sessions/\(session.id)?token=\(token.dropLast())0") == 401)
+        #expect(try await post(relabel, to: base + "/api/sessions/\(session.id)?token=\(wrong(token))") == 401)
         #expect(try await post(#"{"rename":{}}"#, to: base + "/api/sessions/\(session.id)?token=\(token)") == 400)
         #expect(try await post("not json", to: base + "/api/sessions/\(session.id)?token=\(token)") == 400)
         let huge = #"{"relabel":{"from":0,"to":1,"label":""# + String(repeating: "a", count: 10_000) + #""}}"#
@@ -307,6 +307,45 @@ import FoundationNetworking
         try await studio.page.waitUntil("the page's end told", "studio.live.error !== null")
         let error = try #require(try await studio.page.evaluate("studio.live.error") as? String)
         #expect(error.hasPrefix("phone: the phone's page stopped delivering"), "\(error)")
+    }
+
+    /// What the live socket says first when the page opens it with `query` (a JavaScript object)
+    /// and sends `messages`: its error; nil for readings; "closed" if it closes without either.
+    private func liveSocket(
+        _ query: String, sending messages: [String] = [], on page: BrowserPage
+    ) async throws -> String? {
+        let sent = String(decoding: try JSONSerialization.data(withJSONObject: messages), as: UTF8.self)
+        return try await page.evaluate(
+            """
+            new Promise((resolve) => {
+              const socket = new WebSocket("ws://" + location.host + address("/live/socket", \(query)));
+              socket.onopen = () => { for (const message of \(sent)) socket.send(message); };
+              socket.onmessage = (event) => {
+                const message = JSON.parse(event.data);
+                if (message.error || message.readings) { resolve(message.error || null); socket.close(); }
+              };
+              socket.onclose = () => resolve("closed");
+            })
+            """) as? String
+    }
+
+    /// The live socket opens only the devices the studio lists: a path, or a user that is not a
+    /// name, is an error of the view's; junk from a page is ignored, or closes only its view.
+    @Test func theLiveSocketNamesNoFileAndSurvivesJunk() async throws {
+        let studio = try await Studio(prepare: { _ in })
+        let nosuch = try #require(try await liveSocket(#"{device: "/dev/input/event0"}"#, on: studio.page))
+        #expect(nosuch.hasPrefix("/dev/input/event0: no such device"), "\(nosuch)")
+        for path in ["replay:../catalog.sqlite", "replay:/etc/passwd"] {
+            let refused = try #require(try await liveSocket(#"{device: "\#(path)"}"#, on: studio.page))
+            #expect(refused.hasPrefix("\(path): "), "\(refused)")
+        }
+        #expect(try await liveSocket(#"{device: "sim", model: 3}"#, on: studio.page) == "no model 3")
+        let junk = ["not JSON", #"{"perform":"no such gesture!"}"#, #"{"perform":7}"#]
+        #expect(try await liveSocket(#"{device: "sim"}"#, sending: junk, on: studio.page) == nil)
+        let oversized = try await liveSocket(
+            #"{device: "sim"}"#, sending: [String(repeating: "x", count: 5000)], on: studio.page)
+        #expect(oversized == nil || oversized == "closed")
+        #expect(try await liveSocket(#"{device: "sim"}"#, on: studio.page) == nil)
     }
 
     /// Three simulated people's shakes and chops at 25 Hz, and a model trained on them.

@@ -46,19 +46,23 @@ public func runGesture(
     }
     process.currentDirectoryURL = URL(fileURLWithPath: folder.string)
     if let environment { process.environment = environment }
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    let stdin = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    // Files, not pipes: a process another test starts meanwhile inherits the pipes' ends open, and
+    // one that lives long (a server, a browser) would keep the end of output from coming.
+    let files = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let outputFile = files.appendingPathComponent("out")
+    let errorFile = files.appendingPathComponent("err")
+    let inputFile = files.appendingPathComponent("in")
+    for file in [outputFile, errorFile] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+    _ = FileManager.default.createFile(atPath: inputFile.path, contents: Data((input ?? "").utf8))
+    process.standardOutput = try FileHandle(forWritingTo: outputFile)
+    process.standardError = try FileHandle(forWritingTo: errorFile)
+    process.standardInput = input == nil ? FileHandle.nullDevice : try FileHandle(forReadingFrom: inputFile)
     try process.run()
-    if let input {
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-    }
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    let out = try Data(contentsOf: outputFile)
+    let err = try Data(contentsOf: errorFile)
     return ProcessResult(
         status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
         error: String(decoding: err, as: UTF8.self))

@@ -1,0 +1,121 @@
+import ArgumentParser
+import FoundationEssentials
+import GestureCore
+import GestureLive
+import GestureSensors
+
+/// `gesture detect`'s options, and the detection they ask for: gesture-detect runs it on the
+/// sensors it opens itself, and gesture on the phone's page, which it serves.
+public struct DetectArguments: ParsableArguments {
+    @OptionGroup public var options: DetectionOptions
+    @OptionGroup public var sensor: SensorOptions
+    @Flag(help: "One JSON object per detection, per line.") var json = false
+    @Flag(help: "Print every prediction, not only detections.") var predictions = false
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .upToNextOption, help: "Simulated sensor: gestures the simulated person performs, one every 5 s.")
+    var perform: [String] = []
+    @Flag(help: "With --device replay:FILE: score the detections against the recording's labels, as events.")
+    var evaluate = false
+
+    public init() {}
+
+    /// Detects with the sensor `--device` names, or the one `opened` already (the phone's page).
+    public func run(opened: (any MotionSensor)? = nil) async throws {
+        var setup = try LiveSetup(options, sensor: sensor, holder: "player", opened: opened)
+        let replay = setup.device as? ReplaySensor
+        if evaluate, replay == nil {
+            throw Failure.usage("--evaluate needs a labeled recording: --device replay:FILE.csv")
+        }
+        let script = try performances(on: setup)
+        var detections: [Prediction] = []
+        var first: Double?, last: Double?
+        Terminal.note(
+            "listening to \(setup.device.info.id) at \(setup.rate.shortText) Hz for "
+                + "\(setup.gestures.joined(separator: ", ")); Ctrl-C stops")
+        let signal = try await setup.run(for: duration ?? script ?? .infinity) { _, sample in
+            first = first ?? sample.time
+            last = sample.time
+            let (prediction, detection) = setup.detector.add(sample)
+            guard
+                let shown = (predictions ? prediction : detection).map({
+                    var relative = $0
+                    relative.time -= first!
+                    return relative
+                })
+            else {
+                return
+            }
+            if detection != nil { detections.append(shown) }
+            Terminal.say(json ? Self.json(shown) : Self.text(shown))
+        }
+        if evaluate, let replay {
+            Terminal.say(
+                Self.report(
+                    EventScore(
+                        detections: detections, events: GestureEvent.events(in: replay.timeline),
+                        minutes: (replay.timeline.last?.time ?? 0) / 60)))
+        }
+        let seconds = (last ?? 0) - (first ?? 0)
+        Terminal.note(
+            "\(signal.map { _ in "stopped: " } ?? "")\(detections.count.counting("detection")) in \(seconds.fixed(1)) s"
+        )
+        if let signal { throw interrupted(by: signal) }
+    }
+
+    /// Cues the simulated person's gestures; returns how long they take, if there are any.
+    private func performances(on setup: LiveSetup) throws -> Double? {
+        guard !perform.isEmpty else { return nil }
+        guard let performer = setup.device as? any GesturePerformer else {
+            throw Failure.usage("--perform needs the simulated sensor")
+        }
+        let start = setup.clock.now()
+        for (index, name) in perform.enumerated() {
+            let go = start + 2 + 5 * Double(index)
+            performer.perform(
+                Performance(
+                    user: try userID("player"), gesture: try activityLabel(name), take: index + 1,
+                    sessionStart: go - 1, sessionEnd: go + 4, go: go, stop: go + 3))
+        }
+        return 2 + 5 * Double(perform.count)
+    }
+
+    static func text(_ detection: Prediction) -> String {
+        let time = detection.time.fixed(2)
+        return String(repeating: " ", count: max(0, 8 - time.count)) + time
+            + " s  \(detection.gesture)  \(detection.probability.fixed(3))  "
+            + "(runner-up \(detection.runnerUp) \(detection.runnerUpProbability.fixed(3)))"
+    }
+
+    private struct DetectionLine: Encodable {
+        var time: Double
+        var gesture: String
+        var probability: Double
+        var runnerUp: String
+        var runnerUpProbability: Double
+    }
+
+    static func json(_ detection: Prediction) -> String {
+        let line = DetectionLine(
+            time: detection.time, gesture: detection.gesture, probability: detection.probability,
+            runnerUp: detection.runnerUp, runnerUpProbability: detection.runnerUpProbability)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try! encoder.encode(line), as: UTF8.self)
+    }
+
+    static func report(_ score: EventScore) -> String {
+        let delays = score.delays.sorted()
+        let delay =
+            delays.isEmpty
+            ? "no gesture found"
+            : "delay from a gesture's start to its detection: median \(delays[delays.count / 2].fixed(2)) s, "
+                + "from \(delays.first!.fixed(2)) to \(delays.last!.fixed(2)) s"
+        return """
+
+            \(score.events.counting("gesture")): \(score.found) found, \(score.missed) missed; \(score.falseDetections.counting("false detection")) \
+            (\(score.falseDetectionsPerMinute.fixed(2)) per minute over \(score.minutes.fixed(1)) min); \
+            \(score.repeats.counting("repeat")) of a found gesture
+            \(delay)
+            """
+    }
+}

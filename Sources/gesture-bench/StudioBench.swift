@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Synchronization
+import WSClient
+
+/// `gesture record --device phone` fed by a client that speaks the phone's page's protocol: the
+/// readings the server sustains, the delay from a reading sent to its row in the recording file,
+/// and the recorder's memory.
+struct StudioBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "studio",
+        abstract: "The phone as a sensor: readings per second sustained, delay from page to row on disk, memory.")
+
+    @Option(parsing: .upToNextOption, help: "Rates the phone sends at and the recorder records at, in Hz.")
+    var rates: [Double] = [60, 200, 1000]
+
+    @Option(help: "Seconds of the take at each rate.") var seconds = 10.0
+
+    func run() async throws {
+        print("CPU: \(cpuModel())")
+        print(
+            "rate Hz  sent  received  lost  rows  rows/s  to server p50 ms  p99 ms  to disk p50 ms  p99 ms  peak RSS MiB"
+        )
+        for rate in rates {
+            let run = try await PhoneRun(rate: rate, seconds: seconds).measure()
+            print(run.line)
+        }
+        print(
+            """
+            to server: from the message sent to the reading in the server's log; to disk: to its row in the \
+            recording file, which the recorder writes a second at a time, and a take's gesture once it is aligned.
+            """)
+    }
+}
+
+/// One `gesture record --device phone` run, fed at `rate`.
+private struct PhoneRun {
+    var rate: Double
+    var seconds: Double
+
+    struct Figures {
+        var rate: Double
+        var sent: Int
+        var received: Int
+        var rows: Int
+        var seconds: Double
+        var toServer: [Double]
+        var toDisk: [Double]
+        var peakKiB: Int
+
+        var line: String {
+            let ms = { (values: [Double], p: Double) in
+                values.isEmpty ? "-" : String(format: "%.1f", percentile(values, p) * 1000)
+            }
+            return String(
+                format: "%7.0f  %4d  %8d  %4d  %4d  %6.0f  %16@  %6@  %14@  %6@  %12.1f", rate, sent, received,
+                sent - received, rows, Double(rows) / seconds, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDisk, 0.5),
+                ms(toDisk, 0.99), Double(peakKiB) / 1024)
+        }
+    }
+
+    func measure() async throws -> Figures {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-studio-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = try Recorder(rate: rate, seconds: seconds, in: folder)
+        let socket = try await recorder.socketAddress()
+        let feed = Mutex(
+            Feed(
+                watcher: FileWatcher(
+                    log: folder.appendingPathComponent("phone.log").path,
+                    recording: folder.appendingPathComponent("recordings/bench-recordings.csv").path)))
+        let start = Self.now()
+        let rate = rate
+        _ = try await WebSocketClient.connect(
+            url: socket, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+        ) { _, outbound, _ in
+            try await outbound.write(.text(#"{"source":"device-motion"}"#))
+            while recorder.isRunning {
+                if let batch = feed.withLock({ $0.due(at: Self.now(), rate: rate, since: start) }) {
+                    try await outbound.write(.text(#"{"readings":[\#(batch)]}"#))
+                }
+                feed.withLock { $0.look(recorder) }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        return feed.withLock { feed in
+            feed.look(recorder)
+            let sent = feed.sent
+            let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
+            let toDisk = feed.watcher.written.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
+            return Figures(
+                rate: rate, sent: sent.count, received: feed.watcher.logged.count, rows: feed.watcher.rows,
+                seconds: seconds, toServer: toServer, toDisk: toDisk, peakKiB: feed.peakKiB)
+        }
+    }
+
+    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}
+
+/// What the client has sent, and what it has seen arrive.
+private struct Feed {
+    /// When each reading was sent, by its index.
+    var sent: [Double] = []
+    var watcher: FileWatcher
+    var peakKiB = 0
+
+    /// The readings due by `now` at `rate` that were not sent yet, as the page batches them; nil if none.
+    mutating func due(at now: Double, rate: Double, since start: Double) -> String? {
+        let due = Int((now - start) * rate)
+        guard due > sent.count else { return nil }
+        let batch = (sent.count..<due).map { Self.reading($0, rate: rate) }
+        sent += Array(repeating: now, count: batch.count)
+        return batch.joined(separator: ",")
+    }
+
+    mutating func look(_ recorder: Recorder) {
+        watcher.poll(at: PhoneRun.now())
+        peakKiB = max(peakKiB, recorder.peakKiB)
+    }
+
+    /// Reading k as the page sends it: its time in ms, acceleration with gravity in m/s², and the
+    /// rotation rate in °/s, alpha telling the readings apart.
+    static func reading(_ k: Int, rate: Double) -> String {
+        "[\(Double(k) * 1000 / rate),\(Double(k % 7) / 4),1.5,9.5,\(Double(k) / 8),0,0]"
+    }
+}
+
+/// `gesture record --device phone` in the background, logging every reading it receives.
+private final class Recorder: Sendable {
+    private let process: Process
+    private let errors: String
+
+    init(rate: Double, seconds: Double, in folder: URL) throws {
+        errors = folder.appendingPathComponent("record.err").path
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("gesture")
+        process.arguments = [
+            "record", "--device", "phone", "--port", "0", "--rate", "\(rate)", "--user", "bench", "--gesture", "shake",
+            "--takes", "1", "--take", "\(seconds)", "--rest", "1", "--quiet", "--keep",
+            "--phone-log", folder.appendingPathComponent("phone.log").path,
+            "--recordings", folder.appendingPathComponent("recordings").path,
+        ]
+        process.currentDirectoryURL = folder
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// The phone's socket, once the recorder says where its page is.
+    func socketAddress() async throws -> String {
+        while process.isRunning {
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            if let page = said.firstMatch(of: /http:\/\/[^ \n]+\/phone\?token=[0-9a-f]+/) {
+                return page.0.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
+                    of: "/phone?", with: "/phone/socket?")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ValidationError("gesture record ended: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+    }
+
+    /// The most memory the recorder has held so far, in KiB (VmHWM).
+    var peakKiB: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        return status.firstMatch(of: /VmHWM:\s+(\d+) kB/).flatMap { Int($0.1) } ?? 0
+    }
+}
+
+/// Watches the server's reading log and the recording file grow, and notes when each reading
+/// first appears in each.
+private struct FileWatcher {
+    let log: String
+    let recording: String
+    private(set) var logged: [Int: Double] = [:]
+    private(set) var written: [Int: Double] = [:]
+    private(set) var rows = 0
+    private var logOffset = 0
+    private var recordingOffset = 0
+
+    init(log: String, recording: String) {
+        self.log = log
+        self.recording = recording
+    }
+
+    mutating func poll(at time: Double) {
+        for line in Self.newLines(of: log, from: &logOffset) {
+            // The log: the phone's time in ms, then the six values; rotation z is alpha in rad/s.
+            guard let z = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            let k = Self.index(ofRotation: z)
+            if logged[k] == nil { logged[k] = time }
+        }
+        for line in Self.newLines(of: recording, from: &recordingOffset) where !line.hasPrefix("sessionId") {
+            guard let z = line.split(separator: ",").last.flatMap({ Double($0) }) else { continue }
+            rows += 1
+            let k = Self.index(ofRotation: z)
+            if written[k] == nil { written[k] = time }
+        }
+    }
+
+    static func index(ofRotation z: Double) -> Int { Int((z / (Double.pi / 180) * 8).rounded()) }
+
+    /// The whole lines added to `path` since `offset`, which moves past them.
+    private static func newLines(of path: String, from offset: inout Int) -> [Substring] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: UInt64(offset))
+        let data = (try? handle.readToEnd()) ?? Data()
+        guard let end = data.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+        offset += end + 1
+        return String(decoding: data[...end], as: UTF8.self).split(separator: "\n")
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GestureTestSupport
+import Testing
+
+/// `monitor`, `detect` and `play` with `--device phone`: each serves the phone's page, waits for
+/// it, reads the motion played into it in headless Chromium, and ends with exit code 1 and the
+/// device's message when the page closes.
+@Suite struct PhoneCommandsTests {
+    /// Starts `gesture` with `arguments` and `--device phone --port 0`, opens the page it prints,
+    /// taps Start and plays the known motion of `PhoneRecordingTests`.
+    static func fromThePage(
+        _ arguments: [String], in folder: TemporaryFolder
+    ) async throws -> (RunningGesture, BrowserPage) {
+        let gesture = try RunningGesture(arguments + ["--device", "phone", "--port", "0"], in: folder.path)
+        let address = try await gesture.address()
+        #expect(address.contains("/phone?token="))
+        let chromium = try await Chromium(in: folder.path)
+        let page = try await chromium.open(address)
+        try await page.waitUntil("the page connected", "studio.connected")
+        _ = try await page.evaluate("document.getElementById('start').click(); true")
+        try await page.waitUntil("the page streaming", "studio.source === 'device-motion'")
+        _ = try await page.evaluate(PhoneRecordingTests.player)
+        return (gesture, page)
+    }
+
+    /// Closes the page and expects the command to end with exit code 1, saying why last.
+    static func closingThePageEnds(_ gesture: RunningGesture, _ page: BrowserPage) async throws {
+        try await page.close()
+        #expect(try await gesture.exitCode() == 1)
+        let message = gesture.errors.split(separator: "\n").last ?? ""
+        #expect(message.hasPrefix("gesture: phone: the phone's page stopped delivering"), "\(gesture.errors)")
+    }
+
+    @Test func monitorShowsThePhonesReadings() async throws {
+        let folder = try TemporaryFolder()
+        let (gesture, page) = try await Self.fromThePage(["monitor"], in: folder)
+        // The motion played turns about z: a line whose z rotation is not zero came from the page.
+        let line = try await waitFor("a line of the phone's readings") {
+            gesture.output.split(separator: "\n").first { $0.contains("acceleration") && !$0.contains("+0.000 g") }
+        }
+        #expect(line.contains("rotation"), "\(line)")
+        try await Self.closingThePageEnds(gesture, page)
+    }
+
+    @Test func detectPredictsOnThePhonesReadings() async throws {
+        let folder = try TemporaryFolder()
+        try StudioViewsTests.trainModel(in: folder)
+        let (gesture, page) = try await Self.fromThePage(
+            ["detect", "--model", "m.model", "--predictions"], in: folder)
+        let prediction = try await waitFor("a prediction printed") {
+            gesture.output.split(separator: "\n").first { $0.contains(" s  ") && $0.contains("runner-up") }
+        }
+        #expect(prediction.contains("shake") || prediction.contains("chop") || prediction.contains("rest"))
+        #expect(gesture.errors.contains("listening to phone at 25 Hz"), "\(gesture.errors)")
+        try await Self.closingThePageEnds(gesture, page)
+    }
+
+    @Test func playCallsTheGesturesOnThePhoneAndEndsWithTheScore() async throws {
+        let folder = try TemporaryFolder()
+        try StudioViewsTests.trainModel(in: folder)
+        let (gesture, page) = try await Self.fromThePage(
+            ["play", "--model", "m.model", "--quiet", "--timeout", "1"], in: folder)
+        try await page.waitUntil("a call on the page", "studio.prompts.some(p => p.endsWith(' it!'))")
+        #expect(try await gesture.exitCode() == 0, "\(gesture.errors)")
+        // The motion played is no gesture, but a model may think otherwise: whatever the score, the page shows it.
+        let score = try #require(gesture.output.firstMatch(of: /final score (\d+)/)?.1, "\(gesture.output)")
+        try await page.waitUntil("the score on the page", "studio.prompts.includes('Score: \(score)')")
+    }
+
+    @Test func fastAndPersonalizeAreRefusedBeforeThePhoneIsWaitedFor() throws {
+        let folder = try TemporaryFolder()
+        for arguments in [["monitor", "--fast"], ["detect", "--model", "m.model", "--fast"]] {
+            let result = try runGesture(arguments + ["--device", "phone"], in: folder.path)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(
+                result.error
+                    == "gesture: --fast runs on simulated time, which only the simulated sensor and replays have\n",
+                "\(arguments)")
+        }
+        let personalize = try runGesture(
+            ["play", "--model", "m.model", "--personalize", "2", "--user", "ann", "--device", "phone"], in: folder.path)
+        #expect(personalize.status == 2)
+        #expect(personalize.error.contains("--personalize records with its own run of the phone's page"))
+    }
+}
