@@ -20,7 +20,8 @@ struct StudioBench: AsyncParsableCommand {
     func run() async throws {
         print("CPU: \(cpuModel())")
         print(
-            "rate Hz  sent  received  lost  rows  rows/s  to server p50 ms  p99 ms  to disk p50 ms  p99 ms  peak RSS MiB"
+            "rate Hz  sent  received  lost  received/s  rows  to server p50 ms  p99 ms  to disk p50 ms  p99 ms  "
+                + "peak RSS MiB"
         )
         for rate in rates {
             let run = try await PhoneRun(rate: rate, seconds: seconds).measure()
@@ -44,7 +45,10 @@ private struct PhoneRun {
         var sent: Int
         var received: Int
         var rows: Int
-        var seconds: Double
+        /// Readings received a second, from the first received to the last.
+        var sustained: Double
+        /// Readings sent before the last received that never came.
+        var lost: Int
         var toServer: [Double]
         var toDisk: [Double]
         var peakKiB: Int
@@ -54,9 +58,9 @@ private struct PhoneRun {
                 values.isEmpty ? "-" : String(format: "%.1f", percentile(values, p) * 1000)
             }
             return String(
-                format: "%7.0f  %4d  %8d  %4d  %4d  %6.0f  %16@  %6@  %14@  %6@  %12.1f", rate, sent, received,
-                sent - received, rows, Double(rows) / seconds, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDisk, 0.5),
-                ms(toDisk, 0.99), Double(peakKiB) / 1024)
+                format: "%7.0f  %4d  %8d  %4d  %10.0f  %4d  %16@  %6@  %14@  %6@  %12.1f", rate, sent, received, lost,
+                sustained, rows, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDisk, 0.5), ms(toDisk, 0.99),
+                Double(peakKiB) / 1024)
         }
     }
 
@@ -73,7 +77,8 @@ private struct PhoneRun {
                     recording: folder.appendingPathComponent("recordings/bench-recordings.csv").path)))
         let start = Self.now()
         let rate = rate
-        _ = try await WebSocketClient.connect(
+        // The recorder closes the connection when its take ends, perhaps in the middle of a write.
+        _ = try? await WebSocketClient.connect(
             url: socket, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         ) { _, outbound, _ in
             try await outbound.write(.text(#"{"source":"device-motion"}"#))
@@ -90,9 +95,14 @@ private struct PhoneRun {
             let sent = feed.sent
             let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
             let toDisk = feed.watcher.written.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
+            let arrivals = feed.watcher.logged.values
+            let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
+            let last = feed.watcher.logged.keys.max() ?? -1
             return Figures(
-                rate: rate, sent: sent.count, received: feed.watcher.logged.count, rows: feed.watcher.rows,
-                seconds: seconds, toServer: toServer, toDisk: toDisk, peakKiB: feed.peakKiB)
+                rate: rate, sent: sent.count, received: arrivals.count, rows: feed.watcher.rows,
+                sustained: span > 0 ? Double(arrivals.count - 1) / span : 0,
+                lost: (0...max(last, 0)).count { feed.watcher.logged[$0] == nil },
+                toServer: toServer, toDisk: toDisk, peakKiB: feed.peakKiB)
         }
     }
 
