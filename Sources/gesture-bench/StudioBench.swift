@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureStore
 import Logging
 import Synchronization
 import WSClient
@@ -20,8 +21,8 @@ struct StudioBench: AsyncParsableCommand {
     func run() async throws {
         print("CPU: \(cpuModel())")
         print(
-            "rate Hz  sent  received  lost  received/s  rows  to server p50 ms  p99 ms  to disk p50 ms  p99 ms  "
-                + "peak RSS MiB"
+            "rate Hz  sent  received  lost  received/s  rows  to server p50 ms  p99 ms  "
+                + "to disk before take p50 ms  p99 ms  in a take p50 ms  p99 ms  peak RSS MiB"
         )
         for rate in rates {
             let run = try await PhoneRun(rate: rate, seconds: seconds).measure()
@@ -30,7 +31,8 @@ struct StudioBench: AsyncParsableCommand {
         print(
             """
             to server: from the message sent to the reading in the server's log; to disk: to its row in the \
-            recording file, which the recorder writes a second at a time, and a take's gesture once it is aligned.
+            recording file, which the recorder writes a second at a time before a take, and a take's rows \
+            (from a second before its prompt) when the take ends and is aligned: their delay grows with the take.
             """)
     }
 }
@@ -50,7 +52,10 @@ private struct PhoneRun {
         /// Readings sent before the last received that never came.
         var lost: Int
         var toServer: [Double]
-        var toDisk: [Double]
+        /// Rows between takes, which the recorder writes a second at a time.
+        var toDiskBetween: [Double]
+        /// Rows of a take, which the recorder writes when the take ends and is aligned.
+        var toDiskInTake: [Double]
         var peakKiB: Int
 
         var line: String {
@@ -58,9 +63,9 @@ private struct PhoneRun {
                 values.isEmpty ? "-" : String(format: "%.1f", percentile(values, p) * 1000)
             }
             return String(
-                format: "%7.0f  %4d  %8d  %4d  %10.0f  %4d  %16@  %6@  %14@  %6@  %12.1f", rate, sent, received, lost,
-                sustained, rows, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDisk, 0.5), ms(toDisk, 0.99),
-                Double(peakKiB) / 1024)
+                format: "%7.0f  %4d  %8d  %4d  %10.0f  %4d  %16@  %6@  %26@  %6@  %16@  %6@  %12.1f", rate, sent,
+                received, lost, sustained, rows, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDiskBetween, 0.5),
+                ms(toDiskBetween, 0.99), ms(toDiskInTake, 0.5), ms(toDiskInTake, 0.99), Double(peakKiB) / 1024)
         }
     }
 
@@ -80,7 +85,10 @@ private struct PhoneRun {
         // The recorder closes the connection when its take ends, perhaps in the middle of a write.
         _ = try? await WebSocketClient.connect(
             url: socket, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-        ) { _, outbound, _ in
+        ) { inbound, outbound, _ in
+            // Reading what the server sends answers its pings, as a browser does; unanswered, it closes.
+            let answering = Task { for try await _ in inbound {} }
+            defer { answering.cancel() }
             try await outbound.write(.text(#"{"source":"device-motion"}"#))
             while recorder.isRunning {
                 if let batch = feed.withLock({ $0.due(at: Self.now(), rate: rate, since: start) }) {
@@ -94,7 +102,13 @@ private struct PhoneRun {
             feed.look(recorder)
             let sent = feed.sent
             let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
-            let toDisk = feed.watcher.written.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
+            let written = feed.watcher.written
+            let take = Self.prompted(in: folder)
+            let toDisk = { (inTake: Bool) in
+                written.compactMap { k, row in
+                    k < sent.count && (take?.contains(row.timestamp) ?? false) == inTake ? row.time - sent[k] : nil
+                }
+            }
             let arrivals = feed.watcher.logged.values
             let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
             let last = feed.watcher.logged.keys.max() ?? -1
@@ -102,8 +116,17 @@ private struct PhoneRun {
                 rate: rate, sent: sent.count, received: arrivals.count, rows: feed.watcher.rows,
                 sustained: span > 0 ? Double(arrivals.count - 1) / span : 0,
                 lost: (0...max(last, 0)).count { feed.watcher.logged[$0] == nil },
-                toServer: toServer, toDisk: toDisk, peakKiB: feed.peakKiB)
+                toServer: toServer, toDiskBetween: toDisk(false),
+                toDiskInTake: toDisk(true), peakKiB: feed.peakKiB)
         }
+    }
+
+    /// The rows the recorder holds until the take ends, in seconds of its session: from a second
+    /// before the prompt (where the motion may start early) to the end.
+    static func prompted(in folder: URL) -> PartialRangeFrom<Double>? {
+        let catalog = try? Catalog(path: folder.appendingPathComponent("recordings/catalog.sqlite").path)
+        guard let from = try? catalog?.sessions().first?.promptFrom else { return nil }
+        return (from - 1)...
     }
 
     static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -189,7 +212,8 @@ private struct FileWatcher {
     let log: String
     let recording: String
     private(set) var logged: [Int: Double] = [:]
-    private(set) var written: [Int: Double] = [:]
+    /// When each reading's row appeared, and its time in its session.
+    private(set) var written: [Int: (time: Double, timestamp: Double)] = [:]
     private(set) var rows = 0
     private var logOffset = 0
     private var recordingOffset = 0
@@ -207,10 +231,12 @@ private struct FileWatcher {
             if logged[k] == nil { logged[k] = time }
         }
         for line in Self.newLines(of: recording, from: &recordingOffset) where !line.hasPrefix("sessionId") {
-            guard let z = line.split(separator: ",").last.flatMap({ Double($0) }) else { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count > 2, let timestamp = Double(fields[2]), let z = Double(fields[fields.count - 1])
+            else { continue }
             rows += 1
             let k = Self.index(ofRotation: z)
-            if written[k] == nil { written[k] = time }
+            if written[k] == nil { written[k] = (time, timestamp) }
         }
     }
 
