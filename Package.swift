@@ -166,7 +166,7 @@ let package = Package(
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
                 "GestureRecording",
                 "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
-                "GestureCommandLine",
+                "GestureCommandLine", "BrowserDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -245,10 +245,19 @@ let package = Package(
                 "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        // Debian's headless Chromium driven over the DevTools protocol, for the studio's tests and benchmark.
+        .target(
+            name: "BrowserDriver",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tests/BrowserDriver"),
         .testTarget(
             name: "GestureStudioTests",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureStudio", "GestureStore", "GestureTestSupport",
+                "GestureCore", "GestureSensors", "GestureStudio", "GestureStore", "GestureTestSupport", "BrowserDriver",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),

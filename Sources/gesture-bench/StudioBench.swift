@@ -1,9 +1,12 @@
 import ArgumentParser
+import BrowserDriver
 import Foundation
 import GestureStore
 import Logging
 import Synchronization
 import WSClient
+
+import struct SystemPackage.FilePath
 
 /// `gesture record --device phone` fed by a client that speaks the phone's page's protocol: the
 /// readings the server sustains, the delay from a reading sent to its row in the recording file,
@@ -17,6 +20,9 @@ struct StudioBench: AsyncParsableCommand {
     var rates: [Double] = [60, 200, 1000]
 
     @Option(help: "Seconds of the take at each rate.") var seconds = 10.0
+
+    @Option(help: "Seconds the live view is watched in headless Chromium (0: not watched).")
+    var viewSeconds = 10.0
 
     func run() async throws {
         print("CPU: \(cpuModel())")
@@ -34,6 +40,7 @@ struct StudioBench: AsyncParsableCommand {
             recording file, which the recorder writes a second at a time before a take, and a take's rows \
             (from a second before its prompt) when the take ends and is aligned: their delay grows with the take.
             """)
+        if viewSeconds > 0 { try await LiveViewRun(seconds: viewSeconds).measure() }
     }
 }
 
@@ -73,8 +80,14 @@ private struct PhoneRun {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-studio-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let recorder = try Recorder(rate: rate, seconds: seconds, in: folder)
-        let socket = try await recorder.socketAddress()
+        let recorder = try BackgroundGesture(
+            [
+                "record", "--device", "phone", "--port", "0", "--rate", "\(rate)", "--user", "bench", "--gesture",
+                "shake", "--takes", "1", "--take", "\(seconds)", "--rest", "1", "--quiet", "--keep",
+                "--phone-log", folder.appendingPathComponent("phone.log").path,
+                "--recordings", folder.appendingPathComponent("recordings").path,
+            ], in: folder)
+        let socket = try await recorder.address(of: "/phone/socket", scheme: "ws")
         let feed = Mutex(
             Feed(
                 watcher: FileWatcher(
@@ -132,6 +145,39 @@ private struct PhoneRun {
     static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 }
 
+/// `gesture studio`'s live view of the simulated sensor in headless Chromium on a laptop's screen:
+/// the readings a second it draws and the frames a second it draws them in.
+private struct LiveViewRun {
+    var seconds: Double
+
+    func measure() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            return print("live view: not measured, /usr/bin/chromium is not installed (scripts/setup --tests)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-view-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let studio = try BackgroundGesture(["studio", "--port", "0"], in: folder)
+        let chromium = try await Chromium(in: FilePath(folder.path))
+        let page = try await chromium.open(try await studio.address(of: "/", scheme: "http"), on: .laptop)
+        try await page.waitUntil("the devices listed", "studio.devices !== undefined")
+        _ = try await page.evaluate(
+            "document.getElementById('live-device').value = 'sim'; document.getElementById('live-start').click(); true")
+        try await page.waitUntil("the first frame", "studio.live.frames > 0")
+        let count = "[studio.live.readings, studio.live.frames, performance.now()]"
+        let before = try await page.evaluate(count) as? [Double] ?? []
+        try await Task.sleep(for: .seconds(seconds))
+        let after = try await page.evaluate(count) as? [Double] ?? []
+        guard before.count == 3, after.count == 3 else { throw ValidationError("the live view gave no counts") }
+        let span = (after[2] - before[2]) / 1000
+        print(
+            String(
+                format:
+                    "live view of sim in Chromium: %.0f readings/s drawn in %.1f frames/s over %.1f s; studio peak RSS %.1f MiB",
+                (after[0] - before[0]) / span, (after[1] - before[1]) / span, span, Double(studio.peakKiB) / 1024))
+    }
+}
+
 /// What the client has sent, and what it has seen arrive.
 private struct Feed {
     /// When each reading was sent, by its index.
@@ -148,7 +194,7 @@ private struct Feed {
         return batch.joined(separator: ",")
     }
 
-    mutating func look(_ recorder: Recorder) {
+    mutating func look(_ recorder: BackgroundGesture) {
         watcher.poll(at: PhoneRun.now())
         peakKiB = max(peakKiB, recorder.peakKiB)
     }
@@ -160,23 +206,18 @@ private struct Feed {
     }
 }
 
-/// `gesture record --device phone` in the background, logging every reading it receives.
-private final class Recorder: Sendable {
+/// `gesture` in the background, in `folder`, what it says on standard error kept in a file there.
+private final class BackgroundGesture: Sendable {
     private let process: Process
     private let errors: String
 
-    init(rate: Double, seconds: Double, in folder: URL) throws {
-        errors = folder.appendingPathComponent("record.err").path
+    init(_ arguments: [String], in folder: URL) throws {
+        errors = folder.appendingPathComponent("gesture.err").path
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("gesture")
-        process.arguments = [
-            "record", "--device", "phone", "--port", "0", "--rate", "\(rate)", "--user", "bench", "--gesture", "shake",
-            "--takes", "1", "--take", "\(seconds)", "--rest", "1", "--quiet", "--keep",
-            "--phone-log", folder.appendingPathComponent("phone.log").path,
-            "--recordings", folder.appendingPathComponent("recordings").path,
-        ]
+        process.arguments = arguments
         process.currentDirectoryURL = folder
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: errors)
@@ -184,22 +225,28 @@ private final class Recorder: Sendable {
         try process.run()
     }
 
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
     var isRunning: Bool { process.isRunning }
 
-    /// The phone's socket, once the recorder says where its page is.
-    func socketAddress() async throws -> String {
+    /// The first address it prints of the page at `path` with its token, as `scheme` would reach it.
+    func address(of path: String, scheme: String) async throws -> String {
         while process.isRunning {
             let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-            if let page = said.firstMatch(of: /http:\/\/[^ \n]+\/phone\?token=[0-9a-f]+/) {
-                return page.0.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
-                    of: "/phone?", with: "/phone/socket?")
+            if let page = said.firstMatch(of: /http:\/\/([^ \n\/]+)\/[^ \n]*\?token=([0-9a-f]+)/) {
+                return "\(scheme)://\(page.1)\(path)?token=\(page.2)"
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw ValidationError("gesture record ended: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        throw ValidationError("gesture ended: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
     }
 
-    /// The most memory the recorder has held so far, in KiB (VmHWM).
+    /// The most memory it has held so far, in KiB (VmHWM).
     var peakKiB: Int {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         return status.firstMatch(of: /VmHWM:\s+(\d+) kB/).flatMap { Int($0.1) } ?? 0

@@ -1,3 +1,4 @@
+import BrowserDriver
 import Foundation
 import GestureTestSupport
 import Testing

@@ -5,7 +5,7 @@ import WSClient
 
 /// A client of the DevTools protocol over one WebSocket: commands by id, answers matched to them,
 /// events kept by method for the tests to wait on.
-final class DevTools: Sendable {
+public final class DevTools: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     private let answers = Answers()
     private let nextID = Atomic<Int>(1)
@@ -52,8 +52,9 @@ final class DevTools: Sendable {
 
     /// Runs `method` and returns its result.
     @discardableResult
-    func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> [String: Any]
-    {
+    public func send(
+        _ method: String, _ parameters: [String: Any] = [:], session: String? = nil
+    ) async throws -> [String: Any] {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         var command: [String: Any] = ["id": id, "method": method, "params": parameters]
         if let session { command["sessionId"] = session }
@@ -102,7 +103,7 @@ private final class Answers: Sendable {
     }
 }
 
-struct DevToolsError: Error, CustomStringConvertible {
+public struct DevToolsError: Error, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    public var description: String { message }
 }

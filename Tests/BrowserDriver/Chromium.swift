@@ -4,12 +4,12 @@ import struct SystemPackage.FilePath
 
 /// Debian's headless Chromium with a profile of its own under `folder`, driven over the DevTools
 /// protocol; it is stopped when the value goes.
-final class Chromium {
+public final class Chromium {
     private let process = Process()
     let devTools: DevTools
 
     /// - Parameter arguments: Chromium's own, added to those that make it headless and drivable.
-    init(in folder: FilePath, arguments: [String] = []) async throws {
+    public init(in folder: FilePath, arguments: [String] = []) async throws {
         let profile = folder.appending("chromium")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
         // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start. The
@@ -42,18 +42,18 @@ final class Chromium {
     }
 
     /// A screen a page is shown on: width and height in CSS pixels, and whether it is a phone's.
-    struct Screen {
-        var width: Int
-        var height: Int
-        var mobile: Bool
+    public struct Screen: Sendable {
+        public var width: Int
+        public var height: Int
+        public var mobile: Bool
 
         /// The phone's page is made for one.
-        static let phone = Screen(width: 390, height: 844, mobile: true)
-        static let laptop = Screen(width: 1280, height: 860, mobile: false)
+        public static let phone = Screen(width: 390, height: 844, mobile: true)
+        public static let laptop = Screen(width: 1280, height: 860, mobile: false)
     }
 
     /// A new tab showing `url` on `screen`, once it has loaded.
-    func open(_ url: String, on screen: Screen = .phone) async throws -> BrowserPage {
+    public func open(_ url: String, on screen: Screen = .phone) async throws -> BrowserPage {
         let target = try await devTools.send("Target.createTarget", ["url": "about:blank"])["targetId"] as! String
         let session =
             try await devTools.send("Target.attachToTarget", ["targetId": target, "flatten": true])["sessionId"]
@@ -71,18 +71,18 @@ final class Chromium {
 }
 
 /// A tab of `Chromium`, which lives as long as its tabs.
-struct BrowserPage {
-    let browser: Chromium
-    let target: String
-    let session: String
+public struct BrowserPage {
+    public let browser: Chromium
+    public let target: String
+    public let session: String
 
     @discardableResult
-    func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> [String: Any] {
+    public func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> [String: Any] {
         try await browser.devTools.send(method, parameters, session: session)
     }
 
     /// The value of a JavaScript expression, awaited if it is a promise.
-    func evaluate(_ expression: String) async throws -> Any? {
+    public func evaluate(_ expression: String) async throws -> Any? {
         let result = try await send(
             "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = result["exceptionDetails"] as? [String: Any] {
@@ -92,24 +92,24 @@ struct BrowserPage {
     }
 
     /// Evaluates `condition` until it is true.
-    func waitUntil(_ what: String, _ condition: String) async throws {
+    public func waitUntil(_ what: String, _ condition: String) async throws {
         // A page that is navigating has no document to evaluate in: not yet.
         _ = try await waitFor(what) { (try? await evaluate(condition)) as? Bool == true ? true : nil }
     }
 
-    func screenshot(to path: FilePath) async throws {
+    public func screenshot(to path: FilePath) async throws {
         let data = try await send("Page.captureScreenshot", ["format": "png"])["data"] as! String
         try Data(base64Encoded: data)!.write(to: URL(fileURLWithPath: path.string))
     }
 
-    func close() async throws {
+    public func close() async throws {
         try await browser.devTools.send("Target.closeTarget", ["targetId": target])
     }
 }
 
 /// Checks for a state until `found` returns it. A state that never comes fails the test after
 /// `limit` seconds: a bound against hanging, not a timing.
-func waitFor<T>(_ what: String, limit: Double = 120, _ found: () async throws -> T?) async throws -> T {
+public func waitFor<T>(_ what: String, limit: Double = 120, _ found: () async throws -> T?) async throws -> T {
     let deadline = Date().addingTimeInterval(limit)
     while true {
         if let value = try await found() { return value }
