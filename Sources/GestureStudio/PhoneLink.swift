@@ -26,6 +26,8 @@ public final class PhoneLink: Sendable {
         var ended: String?
         var toPage: AsyncStream<String>.Continuation?
         var received = 0
+        /// Readings received from the page connected now.
+        var receivedFromThisPage = 0
     }
 
     private let shared = Mutex(Shared())
@@ -55,10 +57,15 @@ public final class PhoneLink: Sendable {
         _ = shared.withLock { $0.toPage?.finish() }
     }
 
-    /// Waits until a page streams readings; nil if the task is cancelled first.
+    /// Waits until a page streams and its first readings have come, so that nothing is timed from a
+    /// page that said which API it reads but has not read yet; nil if the task is cancelled first.
     public func streamingSource() async -> PhoneSource? {
         while !Task.isCancelled {
-            if case .streaming(let source) = state { return source }
+            let source: PhoneSource? = shared.withLock { shared in
+                guard case .streaming(let source) = shared.state, shared.receivedFromThisPage > 0 else { return nil }
+                return source
+            }
+            if let source { return source }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
@@ -74,6 +81,7 @@ public final class PhoneLink: Sendable {
             shared.connection += 1
             shared.state = .connected
             shared.clock = PhoneClock()
+            shared.receivedFromThisPage = 0
             shared.toPage = continuation
             return shared.connection
         }
@@ -95,6 +103,7 @@ public final class PhoneLink: Sendable {
             let samples = zip(readings, times).map { source.sample($0.0.dropFirst(), at: $0.1) }
             shared.queued += samples
             shared.received += samples.count
+            shared.receivedFromThisPage += samples.count
             return samples
         }
         guard let samples else { return }
