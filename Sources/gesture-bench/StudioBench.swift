@@ -59,9 +59,9 @@ private struct PhoneRun {
         /// Readings sent before the last received that never came.
         var lost: Int
         var toServer: [Double]
-        /// Rows between takes, which the recorder writes a second at a time.
+        /// Rows before the take, which the recorder writes a second at a time.
         var toDiskBetween: [Double]
-        /// Rows of a take, which the recorder writes when the take ends and is aligned.
+        /// Rows of the take (from a second before its prompt), written when it ends and is aligned.
         var toDiskInTake: [Double]
         var peakKiB: Int
 
