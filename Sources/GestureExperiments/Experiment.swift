@@ -54,8 +54,9 @@ public struct Experiment: Sendable {
     public var test: TrainingData?
 
     public init(
-        name: String, features: [String], window: Int, layers: LayerSizes, training: Dataset,
-        augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?, test: Dataset?
+        name: String, features: [String], window: Int, windowsPerChunk: Int = 20, layers: LayerSizes,
+        training: Dataset, augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?,
+        test: Dataset?
     ) throws {
         let chosen = try features.map { name throws(UnknownFeature) in try Feature(named: name) }
         self.name = name
@@ -71,7 +72,7 @@ public struct Experiment: Sendable {
             try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
         }
         description = ModelDescription(
-            featureNames: features, windowing: Windowing(window: window),
+            featureNames: features, windowing: Windowing(window: window, windowsPerChunk: windowsPerChunk),
             samplingRate: self.training.rate, classNames: self.training.classNames, layers: layers)
     }
 

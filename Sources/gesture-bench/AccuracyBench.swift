@@ -50,6 +50,9 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "seglearn-watch's samples per window (50 Hz).")
     var seglearnWindow = 25
 
+    @Option(help: "seglearn-watch's windows per chunk: the LSTM starts afresh at each chunk.")
+    var seglearnChunk = 20
+
     @Option(parsing: .upToNextOption, help: "seglearn-watch's features.")
     var seglearnFeatures = seglearnDefaultFeatures
     static let seglearnDefaultFeatures = [
@@ -90,10 +93,16 @@ struct AccuracyBench: AsyncParsableCommand {
     var basicMotionsSchedule: LearningRateSchedule = .constant
 
     @Option(parsing: .upToNextOption, help: "basic-motions' training augmentations, as `gesture train --augment`.")
-    var basicMotionsAugment: [Augmentation] = []
+    var basicMotionsAugment: [Augmentation] = [.warp, .warp]
 
     @Option(help: "The largest angle --basic-motions-augment rotate turns the watch by, in degrees.")
     var basicMotionsRotation = 15.0
+
+    @Option(help: "The largest speed factor --basic-motions-augment warp applies (`gesture train`: 1.25).")
+    var basicMotionsWarp = 1.25
+
+    @Option(help: "The largest strength factor --basic-motions-augment scale applies (`gesture train`: 1.25).")
+    var basicMotionsScale = 1.25
 
     @Option(parsing: .upToNextOption, help: "basic-motions' features.")
     var basicMotionsFeatures = TrainingData.defaultFeatures
@@ -139,6 +148,12 @@ struct AccuracyBench: AsyncParsableCommand {
     func validate() throws {
         guard basicMotionsFolds.allSatisfy((1...Self.basicMotionsFoldCount).contains) else {
             throw ValidationError("--basic-motions-folds are of 1–\(Self.basicMotionsFoldCount)")
+        }
+        for (name, factor) in [
+            ("--seglearn-warp", seglearnWarp), ("--seglearn-scale", seglearnScale),
+            ("--basic-motions-warp", basicMotionsWarp), ("--basic-motions-scale", basicMotionsScale),
+        ] where factor < 1 {
+            throw ValidationError("\(name) \(factor) is less than 1")
         }
     }
 
@@ -238,7 +253,8 @@ struct AccuracyBench: AsyncParsableCommand {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
         for subject in Self.seglearnSubjects {
             let experiment = try Experiment(
-                name: "seglearn-watch", features: seglearnFeatures, window: seglearnWindow, layers: layers,
+                name: "seglearn-watch", features: seglearnFeatures, window: seglearnWindow,
+                windowsPerChunk: seglearnChunk, layers: layers,
                 training: loaded.of(Self.seglearnSubjects.filter { $0 != subject }),
                 augmentation: AugmentationPlan(
                     seglearnAsRecorded ? [] : seglearnAugment, maximumRotation: seglearnRotation,
@@ -261,7 +277,9 @@ struct AccuracyBench: AsyncParsableCommand {
             try Experiment(
                 name: "basic-motions", features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
                 layers: self.layers, training: training,
-                augmentation: AugmentationPlan(self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation),
+                augmentation: AugmentationPlan(
+                    self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation,
+                    maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
                     epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch,
                     schedule: self.basicMotionsSchedule),

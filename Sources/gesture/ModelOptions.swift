@@ -32,12 +32,14 @@ struct ModelOptions: ParsableArguments {
     @Option var seed: UInt64 = 1
     @Option(
         help:
-            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (up to 1.25 times faster or slower) or scale (up to 1.25 times stronger or weaker). Repeatable; each adds a copy."
+            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (faster or slower, see --warp) or scale (stronger or weaker, see --scale). Repeatable; each adds a copy."
     )
     var augment: [Augmentation] = []
     @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
     var mirrorAxis: DeviceAxis = .x
     @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
+    @Option(help: "The largest factor --augment warp makes a copy faster or slower by.") var warp = 1.25
+    @Option(help: "The largest factor --augment scale makes a copy's motion stronger or weaker by.") var scale = 1.25
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -59,6 +61,9 @@ struct ModelOptions: ParsableArguments {
         guard (0...180).contains(rotation) else {
             throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
         }
+        for (name, value) in [("--warp", warp), ("--scale", scale)] where !(1...4).contains(value) {
+            throw Failure.usage("\(name) \(value) is not a factor from 1 to 4")
+        }
     }
 
     var chosenFeatures: [Feature] {
@@ -73,7 +78,9 @@ struct ModelOptions: ParsableArguments {
     }
 
     var augmentationPlan: AugmentationPlan {
-        AugmentationPlan(augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, seed: seed)
+        AugmentationPlan(
+            augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, maximumWarp: warp,
+            maximumScale: scale, seed: seed)
     }
 
     var training: TrainingOptions {

@@ -87,13 +87,14 @@ private func isXML(_ path: FilePath) -> Bool {
         let augmented = try runGesture(
             [
                 "train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
-                "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine",
+                "--rotation", "10", "--mirror-axis", "y", "--schedule", "cosine", "--augment", "warp", "--warp", "1.7",
+                "--augment", "scale", "--scale", "1.4",
             ], in: folder.path)
         #expect(plain.status == 0 && augmented.status == 0, "\(plain.error)\(augmented.error)")
         let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! }
         }
         let count = try #require(sessions(plain.output))
-        #expect(sessions(augmented.output) == 3 * count)
+        #expect(sessions(augmented.output) == 5 * count)
         // The model records the sessions as recorded, not their copies.
         let all = try runGesture(["evaluate", "gesture.model"], in: folder.path).succeeded()
         #expect(
@@ -152,6 +153,8 @@ private func isXML(_ path: FilePath) -> Bool {
                 try recordings(), ["--augment", "rotate", "--rotation", "200"],
                 "--rotation 200.0 is not an angle from 0 to 180 degrees"
             ),
+            (try recordings(), ["--augment", "warp", "--warp", "0.5"], "--warp 0.5 is not a factor from 1 to 4"),
+            (try recordings(), ["--scale", "9"], "--scale 9.0 is not a factor from 1 to 4"),
             (
                 try recordings(), ["--output", "recordings/m.model"],
                 "--output recordings/m.model would put its history CSV among the recordings"
