@@ -63,7 +63,7 @@ struct AccuracyBench: AsyncParsableCommand {
     var seglearnMirror = "side=left"
 
     @Option(parsing: .upToNextOption, help: "seglearn-watch's training augmentations, as `gesture train --augment`.")
-    var seglearnAugment: [Augmentation] = [.mirror, .rotate, .rotate]
+    var seglearnAugment: [Augmentation] = [.mirror, .rotate, .rotate, .warp, .warp]
 
     @Flag(help: "seglearn-watch without --seglearn-mirror and --seglearn-augment: both wrists as recorded, no copies.")
     var seglearnAsRecorded = false
