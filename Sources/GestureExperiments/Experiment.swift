@@ -37,6 +37,7 @@ public struct Experiment: Sendable {
                         evaluation.accuracy, evaluation.macroF1, evaluation.sessionAccuracy,
                         evaluation.sessionsRecognised, evaluation.sessionsWithGesture))
             }
+            parts.append(String(format: "trained in %.1f s", seconds))
             return parts.joined(separator: "; ")
         }
     }
