@@ -107,6 +107,11 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "basic-motions' features.")
     var basicMotionsFeatures = TrainingData.defaultFeatures
 
+    @Option(
+        parsing: .upToNextOption,
+        help: "The simulated crowd's training augmentations, as `gesture train --augment` (`gesture train`: none).")
+    var simulatedAugment: [Augmentation] = []
+
     @Flag(
         help: """
             The simulated crowd: train on the prompt's labels too (as `gesture align --prompted` makes them), side \
@@ -196,7 +201,8 @@ struct AccuracyBench: AsyncParsableCommand {
                 let experiment = try Experiment(
                     name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
                     training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: data),
-                    augmentation: AugmentationPlan([]), options: TrainingOptions(), validation: nil, test: test)
+                    augmentation: AugmentationPlan(simulatedAugment), options: TrainingOptions(), validation: nil,
+                    test: test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
