@@ -20,12 +20,12 @@ public struct StudioViews: Sendable {
 
     /// The views' JSON API and the live socket, behind the router's token check.
     func addRoutes(to router: Router<BasicWebSocketRequestContext>, phone: PhoneLink) {
-        router.get("/api/devices") { _, _ in try await Self.json { () throws(StudioError) in try devices.listing() } }
-        router.get("/api/sessions") { _, _ in try await Self.json { () throws(StudioError) in try recordings.entries() }
+        router.get("/api/devices") { _, _ in await Self.json { () throws(StudioError) in try devices.listing() } }
+        router.get("/api/sessions") { _, _ in await Self.json { () throws(StudioError) in try recordings.entries() }
         }
         router.get("/api/sessions/:id") { _, context in
             let id = try Self.sessionID(context)
-            return try await Self.json { () throws(StudioError) in try recordings.detail(of: id) }
+            return await Self.json { () throws(StudioError) in try recordings.detail(of: id) }
         }
         router.post("/api/sessions/:id") { request, context in
             let id = try Self.sessionID(context)
@@ -33,7 +33,7 @@ public struct StudioViews: Sendable {
             guard let change = try? JSONDecoder().decode(StudioRecordings.Change.self, from: Data(buffer: body)) else {
                 return Self.failure(.badRequest, "not a change the studio makes")
             }
-            return try await Self.json { () throws(StudioError) in
+            return await Self.json { () throws(StudioError) in
                 _ = try recordings.apply(change, to: id)
                 return try recordings.detail(of: id)
             }
@@ -54,7 +54,7 @@ public struct StudioViews: Sendable {
 
     /// `make`'s value as JSON, made off the server's threads: it reads files and the catalog.
     /// A `StudioError` is answered 422 with its message.
-    private static func json<Value: Encodable>(
+    private static func json<Value: Encodable & SendableMetatype>(
         _ make: @escaping @Sendable () throws(StudioError) -> Value
     ) async -> Response {
         let result = await withCheckedContinuation { continuation in

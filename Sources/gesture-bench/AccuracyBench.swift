@@ -271,7 +271,8 @@ struct AccuracyBench: AsyncParsableCommand {
             let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
             folds.append((subject, runs))
             print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
-            print("    most confused, over the seeds: " + Self.mostConfused(runs.compactMap(\.evaluation)))
+            let mistakes = Evaluation.largestMistakes(of: runs.compactMap(\.evaluation), count: 3)
+            print("    most confused, over the seeds: " + mistakes.listed)
         }
         let accuracies = folds.map { median($0.runs.compactMap { $0.evaluation?.accuracy }) }
         print(
@@ -279,26 +280,6 @@ struct AccuracyBench: AsyncParsableCommand {
                 + Spread(accuracies).summary(of: "window accuracy", over: "subjects")
                 + String(
                     format: "; %.1f s of training a fold (median)", median(folds.flatMap { $0.runs.map(\.seconds) })))
-    }
-
-    /// The three largest shares of a class's windows called another class, summed over evaluations.
-    static func mostConfused(_ evaluations: [Evaluation]) -> String {
-        guard let names = evaluations.first?.classNames else { return "-" }
-        var counts = Array(repeating: Array(repeating: 0, count: names.count), count: names.count)
-        for evaluation in evaluations {
-            for (target, row) in evaluation.confusion.enumerated() {
-                for (predicted, count) in row.enumerated() { counts[target][predicted] += count }
-            }
-        }
-        let mistakes = counts.indices.flatMap { target in
-            counts.indices.filter { $0 != target }.map { predicted in
-                (target, predicted, Double(counts[target][predicted]) / Double(max(counts[target].reduce(0, +), 1)))
-            }
-        }
-        let largest = mistakes.filter { $0.2 > 0 }.sorted { $0.2 > $1.2 }.prefix(3)
-        guard !largest.isEmpty else { return "none" }
-        return largest.map { String(format: "%@ as %@ %.0f %%", names[$0.0], names[$0.1], $0.2 * 100) }
-            .joined(separator: ", ")
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {

@@ -79,6 +79,8 @@ private struct Fold: Encodable {
     var macroF1: Double
     var sessionAccuracy: Double
     var trainingSeconds: Double
+    /// The three largest shares of a class's windows taken for another, over the runs together.
+    var mostConfused: [Mistake]
 
     init(user: UserID, runs: [Experiment.Run]) {
         let evaluations = runs.compactMap(\.evaluation)
@@ -87,12 +89,13 @@ private struct Fold: Encodable {
         macroF1 = evaluations.map(\.macroF1).median ?? .nan
         sessionAccuracy = evaluations.map(\.sessionAccuracy).median ?? .nan
         trainingSeconds = runs.map(\.seconds).median ?? .nan
+        mostConfused = Evaluation.largestMistakes(of: evaluations, count: 3)
     }
 
     var line: String {
         String(
             format: "window accuracy %.4f, macro F1 %.4f, session accuracy %.4f; trained in %.1f s", windowAccuracy,
-            macroF1, sessionAccuracy, trainingSeconds)
+            macroF1, sessionAccuracy, trainingSeconds) + "; most confused: " + mostConfused.listed
     }
 }
 

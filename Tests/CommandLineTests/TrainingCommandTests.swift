@@ -217,6 +217,23 @@ private func isXML(_ path: FilePath) -> Bool {
         let mean = try #require(summary["meanWindowAccuracy"] as? Double)
         #expect(abs(mean - accuracies.reduce(0, +) / 3) < 1e-9)
         #expect(summary["least"] as? Double == accuracies.min() && summary["most"] as? Double == accuracies.max())
+        for (fold, accuracy) in zip(lines.dropLast(), accuracies) {
+            let mistakes = try #require(fold["mostConfused"] as? [[String: Any]])
+            let shares = mistakes.compactMap { $0["share"] as? Double }
+            #expect(mistakes.count <= 3 && shares.count == mistakes.count && shares == shares.sorted(by: >))
+            #expect(mistakes.isEmpty == (accuracy == 1), "only a perfect fold has no mistakes")
+            for mistake in mistakes {
+                let target = try #require(mistake["target"] as? String)
+                let predicted = try #require(mistake["predicted"] as? String)
+                #expect(
+                    target != predicted && Set([target, predicted]).isSubset(of: ["shake", "chop", "drive", "rest"]))
+                #expect((mistake["windows"] as? Int ?? 0) > 0)
+            }
+        }
+        let text = try runGesture(["crossval", "--epochs", "2"], in: trained.path).succeeded().output
+        #expect(
+            text.split(separator: "\n").filter { $0.contains(" left out: ") && $0.contains("; most confused: ") }.count
+                == 3)
     }
 
     @Test func onePersonCannotBeLeftOut() throws {

@@ -78,7 +78,7 @@ import FoundationNetworking
         /// The studio takes one page at a time and may still be letting go of the last connection
         /// when its client has seen the close: each connects once the one before was let go of.
         func closing(after messages: [String], leaving: Bool = false) async throws -> String? {
-            try await waitFor("the studio to let go of connection \(connections)") {
+            _ = try await waitFor("the studio to let go of connection \(connections)") {
                 studio.errors.components(separatedBy: "phone's page disconnected").count - 1 == connections
                     ? true : nil
             }
