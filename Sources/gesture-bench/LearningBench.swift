@@ -19,6 +19,10 @@ struct LearningBenchOptions: ParsableArguments {
     @Option(help: "Samples per prediction window.")
     var window = 20
 
+    @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
+    @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
+    @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
+
     @Option(help: "A temporal convolution's filters (`gesture train --architecture temporal`); 0 for none.")
     var temporalFilters = 0
 
@@ -42,8 +46,8 @@ struct LearningBenchOptions: ParsableArguments {
             featureNames: (1...features).map { "f\($0)" }, windowing: Windowing(window: window),
             samplingRate: 25, classNames: (1...classes).map { "class\($0)" },
             layers: LayerSizes(
-                convolutionFilters: LayerSizes().convolutionFilters, lstmUnits: LayerSizes().lstmUnits,
-                denseUnits: LayerSizes().denseUnits, temporalFilters: temporalFilters, temporalKernel: temporalKernel))
+                convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
+                temporalFilters: temporalFilters, temporalKernel: temporalKernel))
     }
 
     func sessionsShapedLikeTheBook() -> [LabeledSequence] {
