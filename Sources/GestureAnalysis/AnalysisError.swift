@@ -27,6 +27,8 @@ public enum AnalysisSetting: Sendable, Equatable {
     case sampleRate
     /// The rate sessions are downsampled to.
     case rate
+    /// The rate sessions are downsampled to, with a value that gets past the error.
+    case downsample(to: Double)
     /// The shares of sessions a split puts into validation and test.
     case splitShares
     /// What a split keeps apart: users or sessions.

@@ -80,8 +80,7 @@ public struct DetectArguments: ParsableArguments {
     }
 
     static func text(_ detection: Prediction) -> String {
-        let time = detection.time.fixed(2)
-        return String(repeating: " ", count: max(0, 8 - time.count)) + time
+        detection.time.fixed(2).aligningRight(to: 8)
             + " s  \(detection.gesture)  \(detection.probability.fixed(3))  "
             + "(runner-up \(detection.runnerUp) \(detection.runnerUpProbability.fixed(3)))"
     }

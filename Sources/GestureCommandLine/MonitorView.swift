@@ -1,4 +1,3 @@
-import Foundation
 import GestureCore
 import GestureSensors
 import Synchronization
@@ -76,9 +75,8 @@ public final class MonitorView: Sendable {
             guard let snapshot = state.monitor.latest, let start = state.start else { return "no readings" }
             let counts = snapshot.counts
             let seconds = snapshot.sample.time - start
-            return String(
-                format: "%@ in %.1f s, %@ lost, %@ held, %@", counts.readings.counting("reading"), seconds,
-                "\(counts.lost)", "\(counts.held)", clippedText(counts, state.monitor.range))
+            return "\(counts.readings.counting("reading")) in \(seconds.fixed(1)) s, \(counts.lost) lost, "
+                + "\(counts.held) held, \(clippedText(counts, state.monitor.range))"
         }
     }
 
@@ -96,10 +94,9 @@ public final class MonitorView: Sendable {
 
     private func block(_ snapshot: MonitorSnapshot, elapsed: Double, rate: Double, range: SensorRange?) -> [String] {
         let sample = snapshot.sample
-        let achieved = snapshot.achievedRate.map { String(format: "%.1f Hz", $0) } ?? "…"
         let counts = snapshot.counts
         return [
-            String(format: "%@ (%@)  %.1f s  rate %@ of %g Hz", device.id, device.name, elapsed, achieved, rate),
+            "\(device.id) (\(device.name))  \(elapsed.fixed(1)) s  rate \(achievedText(snapshot)) of \(rate.shortText) Hz",
             axisLine("acceleration x", sample.acceleration.x, unit: "g", scale: Self.accelerationScale),
             axisLine("             y", sample.acceleration.y, unit: "g", scale: Self.accelerationScale),
             axisLine("             z", sample.acceleration.z, unit: "g", scale: Self.accelerationScale),
@@ -114,18 +111,19 @@ public final class MonitorView: Sendable {
     private func plainLine(_ snapshot: MonitorSnapshot, elapsed: Double, range: SensorRange?) -> String {
         let a = snapshot.sample.acceleration, r = snapshot.sample.rotationRate
         let counts = snapshot.counts
-        return String(
-            format: "%.1f s  acceleration %+.3f %+.3f %+.3f g  rotation %+.3f %+.3f %+.3f rad/s  %@  rate %@  "
-                + "lost %d  held %d  %@",
-            elapsed, a.x, a.y, a.z, r.x, r.y, r.z, gravityText(snapshot),
-            snapshot.achievedRate.map { String(format: "%.1f Hz", $0) } ?? "…", counts.lost, counts.held,
-            clippedText(counts, range))
+        let axes = { (v: Vector3) in [v.x, v.y, v.z].map { $0.signedFixed(3) }.joined(separator: " ") }
+        return "\(elapsed.fixed(1)) s  acceleration \(axes(a)) g  rotation \(axes(r)) rad/s  \(gravityText(snapshot))  "
+            + "rate \(achievedText(snapshot))  lost \(counts.lost)  held \(counts.held)  \(clippedText(counts, range))"
+    }
+
+    private func achievedText(_ snapshot: MonitorSnapshot) -> String {
+        snapshot.achievedRate.map { "\($0.fixed(1)) Hz" } ?? "…"
     }
 
     private func gravityText(_ snapshot: MonitorSnapshot) -> String {
-        String(
-            format: "gravity roll %+.1f° pitch %+.1f° (%@ up)", snapshot.roll * 180 / .pi,
-            snapshot.pitch * 180 / .pi, snapshot.upAxis)
+        let roll = (snapshot.roll * 180 / .pi).signedFixed(1)
+        let pitch = (snapshot.pitch * 180 / .pi).signedFixed(1)
+        return "gravity roll \(roll)° pitch \(pitch)° (\(snapshot.upAxis) up)"
     }
 
     private func clippedText(_ counts: MonitorSnapshot.Counts, _ range: SensorRange?) -> String {
@@ -149,7 +147,6 @@ public final class MonitorView: Sendable {
             value > 0
             ? String(repeating: "█", count: filled) + String(repeating: "·", count: half - filled)
             : String(repeating: "·", count: half)
-        let paddedUnit = unit.padding(toLength: 5, withPad: " ", startingAt: 0)
-        return String(format: "%@ %+8.3f %@ %@|%@", label, value, paddedUnit, left, right)
+        return "\(label) \(value.signedFixed(3).aligningRight(to: 8)) \(unit.aligningLeft(to: 5)) \(left)|\(right)"
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +13,7 @@ public struct ProgressLine {
 
     public init() {
         isShown = isatty(STDERR_FILENO) == 1
-        let seconds = ProcessInfo.processInfo.environment["GESTURE_PROGRESS_DELAY"].flatMap(Double.init) ?? 2
+        let seconds = getenv("GESTURE_PROGRESS_DELAY").flatMap { Double(String(cString: $0)) } ?? 2
         delay = .milliseconds(Int(seconds * 1000))
     }
 

@@ -1,16 +1,24 @@
 import ArgumentParser
-import Foundation
 import GestureCore
 import GestureSensors
 import GestureSimulation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 public struct SensorOptions: ParsableArguments {
     @Option(
-        help: "The sensor to read, as `gesture devices` lists it, or replay:FILE.csv to play a recording back.",
+        help: """
+            The sensor to read, as `gesture devices` lists it: sim for the simulated one, phone for a phone's \
+            page, replay:FILE.csv to play a recording back. Without it, the one real sensor found.
+            """,
         completion: .custom { _, _, _ in
-            DeviceDirectory(profiles: []).available().sensors.map(\.id) + [DeviceDirectory.replayPrefix]
+            DeviceDirectory(profiles: []).available().sensors.map(\.id) + [
+                DeviceDirectory.phone.id, DeviceDirectory.replayPrefix,
+            ]
         })
-    public var device = SimulatedSensor.id
+    public var device: String?
 
     @Option(help: "Sampling rate in Hz (default: the device profile's, else 100).")
     public var rate: Double?
@@ -37,9 +45,25 @@ public struct SensorOptions: ParsableArguments {
         return DeviceDirectory(seed: seed, faults: faults, profiles: try profiles.load())
     }
 
+    /// The device `--device` names; without it, the one real sensor found. Never the simulated
+    /// sensor unasked: a maker who forgot `--device` would record simulated motion as their own.
+    public func deviceID() throws -> String {
+        if let device { return device }
+        let (sensors, unreadable) = try directory().available()
+        let real = sensors.filter { $0.id != SimulatedSensor.id }
+        if real.count == 1 { return real[0].id }
+        let found = real.isEmpty ? "no sensor found" : "\(real.count) sensors found"
+        let closed = unreadable.isEmpty ? "" : " (\(unreadable.joined(separator: ", ")) could not be opened)"
+        let choices =
+            (real + [sensors.first { $0.id == SimulatedSensor.id }, DeviceDirectory.phone].compactMap { $0 })
+            .map { "\($0.id) (\($0.name))" } + ["\(DeviceDirectory.replayPrefix)FILE.csv (a recording played back)"]
+        throw Failure.usage(
+            "no --device given and \(found)\(closed); pass --device with one of: \(choices.joined(separator: ", "))")
+    }
+
     public func open(holder: UserID, clock: any SamplingClock) throws -> any MotionSensor {
         do {
-            return try directory().open(device, holder: holder, clock: clock)
+            return try directory().open(try deviceID(), holder: holder, clock: clock)
         } catch let error as SensorError {
             throw Failure.usage(error.description)
         }
@@ -78,8 +102,8 @@ public struct ProfileOptions: ParsableArguments {
     }
 
     private func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 }
 

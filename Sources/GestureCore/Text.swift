@@ -54,3 +54,23 @@ extension Double {
         return digits == 0 ? whole : whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 }
+
+extension Double {
+    /// As `fixed`, with the sign always written, as "%+.Nf" prints: "+0.500", "-1.250".
+    public func signedFixed(_ digits: Int) -> String {
+        let text = fixed(digits)
+        return text.hasPrefix("-") || !isFinite ? text : "+" + text
+    }
+}
+
+extension StringProtocol {
+    /// Right-aligned in `width` columns, as "%8s" prints; longer text is left whole.
+    public func aligningRight(to width: Int) -> String {
+        String(repeating: " ", count: Swift.max(0, width - count)) + self
+    }
+
+    /// Left-aligned in `width` columns, as "%-8s" prints; longer text is left whole.
+    public func aligningLeft(to width: Int) -> String {
+        self + String(repeating: " ", count: Swift.max(0, width - count))
+    }
+}

@@ -47,7 +47,8 @@ public struct TrainingData: Sendable {
         }
     }
 
-    /// The sessions' nominal rate, which must be the same for all (within 2 %).
+    /// The sessions' nominal rate, which must be the same for all (within 2 %); when it is not, the
+    /// error names each rate with its sessions and the rate all of them can be downsampled to.
     private static func commonRate(of dataset: Dataset) throws(AnalysisError) -> Double {
         let rates = dataset.sessions.map(\.nominalRate).sorted()
         guard let low = rates.first, let high = rates.last, low > 0 else {
@@ -55,11 +56,22 @@ public struct TrainingData: Sendable {
         }
         guard high <= low * 1.02 else {
             throw AnalysisError(
-                String(
-                    format: "the sessions were recorded at %g to %g Hz; downsample them to train at one rate", low, high
-                ), remedy: .rate)
+                "the sessions were recorded at different rates: \(ratesWithSessions(dataset)); "
+                    + "downsample them to one rate, or choose sessions of one rate (--user, --session, --manifest)",
+                remedy: .downsample(to: low))
         }
         return rates.median!
+    }
+
+    /// "25 Hz (2 sessions: demo-1, demo-2) and 100 Hz (36 sessions: ann-1, ann-2, …)".
+    private static func ratesWithSessions(_ dataset: Dataset) -> String {
+        let byRate = Dictionary(grouping: dataset.sessions) { ($0.nominalRate * 10).rounded() / 10 }
+        let groups = byRate.keys.sorted().map { rate in
+            let ids = byRate[rate]!.map(\.id.rawValue)
+            let named = ids.prefix(2).joined(separator: ", ") + (ids.count > 2 ? ", …" : "")
+            return "\(rate.shortText) Hz (\(ids.count.counting("session")): \(named))"
+        }
+        return groups.dropLast().joined(separator: ", ") + " and " + groups.last!
     }
 
     /// Users who are in both sets: a test that shares users with training flatters the model.

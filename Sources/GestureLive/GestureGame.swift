@@ -1,18 +1,22 @@
 import GestureMotion
 
 /// The game of Machine Learning by Tutorials' GestureIt, as pure logic: it calls out a random gesture, a detection of
-/// that gesture scores and, after a pause, calls out the next; a detection of another gesture or
-/// the timeout ends the game. Time comes from the caller.
+/// that gesture scores and, after a pause, calls out the next; the winning score ends the game, and
+/// so does a detection of another gesture or the timeout. Time comes from the caller.
 public struct GestureGame: Sendable {
     public enum Event: Sendable, Equatable {
-        /// Say the gesture; the detector must be reset now, so nothing from before counts.
+        /// Say the gesture.
         case prompt(String)
         case scored(score: Int)
+        /// The winning score was reached: nothing follows.
+        case won(score: Int)
         case over(reason: String, score: Int)
     }
 
     public let gestures: [String]
     public let timeout: Double
+    /// The score that wins the game; nil for a game that only a mistake ends.
+    public let rounds: Int?
     /// Seconds between a point and the next call, while the player lowers their hand.
     public let pause: Double
     public private(set) var score = 0
@@ -22,10 +26,11 @@ public struct GestureGame: Sendable {
     private var deadline = 0.0
     private var random: SeededRandom
 
-    public init(gestures: [String], timeout: Double, pause: Double = 0, seed: UInt64) {
+    public init(gestures: [String], timeout: Double, rounds: Int? = nil, pause: Double = 0, seed: UInt64) {
         precondition(!gestures.isEmpty, "a game needs gestures")
         self.gestures = gestures
         self.timeout = timeout
+        self.rounds = rounds
         self.pause = pause
         random = SeededRandom(seed: seed, "game")
     }
@@ -42,6 +47,10 @@ public struct GestureGame: Sendable {
         if let gesture {
             guard gesture == current else { return [end("saw \(gesture), not \(current)")] }
             score += 1
+            if score == rounds {
+                isOver = true
+                return [.won(score: score)]
+            }
             guard pause > 0 else { return [.scored(score: score), prompt(at: time)] }
             self.current = nil
             deadline = time + pause

@@ -58,7 +58,9 @@ public struct DeviceDirectory: Sendable {
             ? ""
             : "; \(unreadable.joined(separator: ", ")) could not be opened: if one is the sensor, \(EvdevSensor.accessAdvice)"
         throw SensorError(
-            device: id, reason: "no such device; devices here: \(known), or \(Self.replayPrefix)FILE.csv\(closed)")
+            device: id,
+            reason: "no such device; devices here: \(known), \(Self.phone.id), or \(Self.replayPrefix)FILE.csv\(closed)"
+        )
     }
 
     /// The sensor through its profile; `mounting` when the profile's mount matrix is applied
@@ -66,6 +68,10 @@ public struct DeviceDirectory: Sendable {
     public func profiled(_ sensor: any MotionSensor, mounting: Bool) -> any MotionSensor {
         profile(for: sensor.info).map { ProfiledSensor(sensor, profile: $0, mounting: mounting) } ?? sensor
     }
+
+    /// `--device phone`: a phone's page, served by the studio, which `gesture` opens itself.
+    public static let phone = SensorInfo(
+        id: "phone", name: "a phone's page, served by gesture", maximumRate: 100, location: "browser")
 
     /// `--device replay:FILE.csv` plays a recording back.
     public static let replayPrefix = "replay:"

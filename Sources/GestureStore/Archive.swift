@@ -67,7 +67,9 @@ public struct Archive: Sendable {
         let records = try catalog.sessions(SessionFilter(ids: ids))
         let unknown = Set(ids).subtracting(records.map(\.id))
         guard unknown.isEmpty else {
-            throw StoreError("the catalog has no session \(unknown.sorted().map(\.rawValue).joined(separator: ", "))")
+            throw StoreError(
+                "the catalog has no session \(unknown.sorted().map(\.rawValue).joined(separator: ", ")); "
+                    + "`gesture sessions` lists them", badRequest: true)
         }
         return records
     }

@@ -208,10 +208,14 @@ public final class Catalog: Sendable {
     public init(path: String, waiting: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
         self.path = path
         do {
+            // A folder others may read but not write (a shared dataset, a read-only mount) is opened
+            // read-only: listing, stats and training only read it.
+            let writable = access(FilePath(path).removingLastComponent().string, W_OK) == 0
             var configuration = Configuration()
             configuration.busyMode = .callback(Self.waitWhileBusy(path: path, saying: waiting))
+            configuration.readonly = !writable
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrateOnce(database, path: path)
+            if writable { try Self.migrateOnce(database, path: path) }
         } catch let error as StoreError {
             throw error
         } catch {

@@ -17,7 +17,7 @@ extension Archive {
         _ id: SessionID, from: Double, to: Double, as label: ActivityLabel
     ) throws(StoreError) -> SessionRecord {
         guard from.isFinite, to.isFinite, from <= to else {
-            throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)")
+            throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
         return try changeLabels([id], action: "relabeled") { _, before throws(StoreError) in
             before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
@@ -72,7 +72,7 @@ extension Archive {
     /// file, and moves the rest to recordings/discarded/; undo brings them back.
     public func trim(_ id: SessionID, from: Double, to: Double) throws(StoreError) -> SessionRecord {
         guard from.isFinite, to.isFinite, from <= to else {
-            throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)")
+            throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
         return try changeLabels([id], action: "trimmed") { _, before throws(StoreError) in
             var after = before

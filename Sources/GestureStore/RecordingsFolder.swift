@@ -41,15 +41,20 @@ public struct RecordingsFolder: Sendable {
 
     /// Creates the folder if needed and checks that it can be written to.
     public func prepare() throws(StoreError) {
-        if rootIsFolder == false { throw StoreError("the recordings folder \(root) is a file, not a folder") }
-        do {
-            try FileManager.default.createDirectory(atPath: locksFolder.string, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create the recordings folder \(root): \(Self.reason(error))")
+        switch rootIsFolder {
+        case false?: throw StoreError("the recordings folder \(root) is a file, not a folder")
+        case nil:
+            do {
+                try FileManager.default.createDirectory(atPath: root.string, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError("cannot create the recordings folder \(root): \(Self.reason(error))")
+            }
+        case true?: break
         }
         guard access(root.string, W_OK) == 0 else {
             throw StoreError("the recordings folder \(root) is not writable: \(String(cString: strerror(errno)))")
         }
+        try FileManager.default.createDirectoryIfNeeded(locksFolder)
     }
 
     /// The CSV files directly in `folder`, sorted by name.
@@ -71,7 +76,14 @@ public struct RecordingsFolder: Sendable {
 
 public struct StoreError: Error, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// Whether what was asked for is at fault (a session the catalog does not have, a stretch that
+    /// is none), found before anything changed; otherwise the folder or the system is.
+    public var isBadRequest: Bool
+
+    public init(_ description: String, badRequest: Bool = false) {
+        self.description = description
+        isBadRequest = badRequest
+    }
 }
 
 extension RecordingsFolder {

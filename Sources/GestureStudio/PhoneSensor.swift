@@ -8,7 +8,7 @@ import GestureSensors
 /// A page that goes away (closed, asleep, off the network) ends the readings as an unplugged
 /// device does.
 public final class PhoneSensor: MotionSensor, @unchecked Sendable {
-    public static let id = "phone"
+    public static let id = DeviceDirectory.phone.id
 
     public let info: SensorInfo
     public var pacing: SensorPacing { .deviceTimed }

@@ -56,6 +56,9 @@ public struct StudioServer: Sendable {
             switch event {
             case .success(let port):
                 return RunningStudio(url: url(port: port), token: token, phone: phone, serving: serving)
+            case .failure(let error as IOError) where error.errnoCode == EADDRINUSE:
+                throw StudioError(
+                    "port \(port) is in use by another program; pass --port with another, or --port 0 for any free one")
             case .failure(let error): throw StudioError("cannot listen on \(host):\(port): \(error)")
             }
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import GestureCommandLine
+import GestureCore
 import GestureSensors
 import GestureSimulation
 
@@ -13,7 +13,8 @@ struct Devices: ParsableCommand {
     func run() throws {
         let folders = try profiles.folders()
         let directory = DeviceDirectory(profiles: try profiles.load())
-        let (devices, unreadable) = directory.available()
+        let (found, unreadable) = directory.available()
+        let devices = found + [DeviceDirectory.phone]
         Terminal.note(
             folders.isEmpty
                 ? "no device profiles: none in \(DeviceProfile.searchPath().joined(separator: ", "))"
@@ -21,11 +22,12 @@ struct Devices: ParsableCommand {
         for path in unreadable {
             Terminal.warn("cannot open \(path); if it is a sensor, \(EvdevSensor.accessAdvice)")
         }
-        if devices.allSatisfy({ $0.id == SimulatedSensor.id }) && unreadable.isEmpty {
+        if found.allSatisfy({ $0.id == SimulatedSensor.id }) && unreadable.isEmpty {
             Terminal.note(
                 "no accelerometer or gyroscope found: looked in /sys/bus/iio/devices for IIO devices with "
                     + "accel_x/y/z channels, and in /dev/input for input devices with ABS_X/Y/Z and ABS_RX/RY/RZ axes; "
-                    + "is the sensor's kernel driver loaded (dmesg, lsmod)? See docs/sensors.md")
+                    + "is the sensor's kernel driver loaded (dmesg, lsmod)? See docs/sensors.md; "
+                    + "meanwhile --device sim reads the simulated sensor, --device phone a phone's")
         }
         if json {
             for device in devices {
@@ -41,7 +43,7 @@ struct Devices: ParsableCommand {
                     header: ["id", "name", "max rate Hz", "location", "profile"],
                     rows: devices.map {
                         [
-                            $0.id, $0.name, String(format: "%g", $0.maximumRate), $0.location,
+                            $0.id, $0.name, $0.maximumRate.shortText, $0.location,
                             directory.profile(for: $0)?.file ?? "-",
                         ]
                     }))

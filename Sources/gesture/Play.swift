@@ -50,9 +50,11 @@ struct Play: AsyncParsableCommand {
             options.model = try await personalised(takes: takes, user: try userID(user))
         }
         let phone = try await PhoneConnection.open(for: sensor, fast: options.fast, server, folder: folder.folder)
-        var setup = try LiveSetup(
+        let setup = try LiveSetup(
             options, sensor: sensor, holder: user ?? "player", opened: try phone?.device(through: sensor))
-        var game = GestureGame(gestures: setup.gestures, timeout: timeout, pause: 2, seed: sensor.seed)
+        var run = GameRun(
+            game: GestureGame(gestures: setup.gestures, timeout: timeout, rounds: rounds, pause: 2, seed: sensor.seed),
+            detector: setup.detector)
         var player = SimulatedPlayer(
             performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
             mistakes: mistakes, seed: sensor.seed)
@@ -63,32 +65,22 @@ struct Play: AsyncParsableCommand {
                 Terminal.say("» \(call)")
                 phone?.show(call)
             }, warn: Terminal.warn)
-        var started = false
         var ending: String?
         let signal = try await setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) {
             (sampler: Sampler, sample: RawSample) in
-            var events: [GestureGame.Event] = []
-            if !started {
-                started = true
-                // A second for the attitude filter to settle before the first call.
-                events = game.start(at: sample.time + 1)
-            }
-            let detected = setup.detector.add(sample).detection?.gesture
-            events += game.advance(to: sample.time, detected: detected)
-            for event in events {
+            for event in run.advance(with: sample) {
                 switch event {
                 case .prompt(let gesture):
                     speech.say("\(gesture.capitalized) it!")
-                    setup.detector.reset()
                     if let made = player.perform(gesture, at: sample.time), made != gesture {
                         Terminal.say("» (the simulated player makes \(made) instead, on purpose: --mistakes)")
                     }
                 case .scored(let score):
-                    speech.say(score == rounds ? "\(score) points. You win!" : "Point! \(score)")
-                    if score == rounds {
-                        ending = "won"
-                        sampler.stop()
-                    }
+                    speech.say("Point! \(score)")
+                case .won(let score):
+                    speech.say("\(score) points. You win!")
+                    ending = "won"
+                    sampler.stop()
                 case .over(let reason, let score):
                     speech.say("Game over. Score: \(score)")
                     ending = reason
@@ -97,8 +89,8 @@ struct Play: AsyncParsableCommand {
             }
         }
         await speech.finish()
-        await phone?.close(saying: "Score: \(game.score)")
-        Terminal.say("final score \(game.score)\(ending.map { " (\($0))" } ?? "")")
+        await phone?.close(saying: "Score: \(run.game.score)")
+        Terminal.say("final score \(run.game.score)\(ending.map { " (\($0))" } ?? "")")
         if let signal { throw interrupted(by: signal) }
     }
 

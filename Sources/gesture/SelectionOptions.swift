@@ -93,6 +93,7 @@ extension AnalysisSetting {
         case .user: "--user"
         case .sampleRate: "--sample-rate"
         case .rate: "--rate"
+        case .downsample(let rate): "--rate \(rate.shortText)"
         case .splitShares: "--validation/--test"
         case .splitBy(let strategy): "--by \(strategy.rawValue)"
         case .testUsers: "--test-users"

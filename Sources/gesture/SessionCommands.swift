@@ -111,7 +111,7 @@ func changing<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as StoreError {
-        throw Failure.failed(error.description)
+        throw error.isBadRequest ? Failure.usage(error.description) : Failure.failed(error.description)
     }
 }
 

@@ -9,14 +9,14 @@ import struct SystemPackage.FilePath
     /// Bad usage exits 2, whether the argument parser or the command's own checks find it.
     @Test(arguments: [
         (["stats", "--bogus"], "Error: Unknown option '--bogus'"),
-        (["record", "--gesture", "shake"], "Error: Missing expected argument '--user <user>'"),
+        (["record", "--device", "sim", "--gesture", "shake"], "Error: Missing expected argument '--user <user>'"),
         (["train", "--epochs", "x"], "Error: The value 'x' is invalid for '--epochs <epochs>'"),
-        (["record", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
+        (["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
         (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
         (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels 0: draw at least 1 session"),
         (
-            ["record", "--user", "ann", "--gesture", "shake", "--take", "0.1"],
+            ["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--take", "0.1"],
             "gesture: take must last at least 1 second"
         ),
     ])
@@ -25,6 +25,31 @@ import struct SystemPackage.FilePath
         let result = try runGesture(arguments, in: folder.path)
         #expect(result.status == 2)
         #expect(result.error.hasPrefix(message), "\(result.error)")
+    }
+
+    @Test(arguments: [
+        ("recrod", "gesture: no command 'recrod'; did you mean 'record'? `gesture --help` lists the commands\n"),
+        ("trian", "gesture: no command 'trian'; did you mean 'train'? `gesture --help` lists the commands\n"),
+        ("xyzzy", "gesture: no command 'xyzzy'; `gesture --help` lists the commands\n"),
+    ])
+    func aMistypedCommandNamesTheClosestOne(word: String, message: String) throws {
+        let folder = try TemporaryFolder()
+        let result = try runGesture([word, "--user", "ann"], in: folder.path)
+        #expect(result.status == 2)
+        #expect(result.error == message)
+    }
+
+    @Test func helpGroupsTheCommandsWithAnExampleForEachGroup() throws {
+        let help = try runGesture(["--help"], in: .init(Repository.root.path)).succeeded().output
+        for group in ["RECORDING", "SESSIONS AND LABELS", "ANALYSIS", "LEARNING", "LIVE", "MODEL FORMATS"] {
+            #expect(help.contains("\(group) SUBCOMMANDS:"), "\(group)")
+        }
+        for example in [
+            "gesture record --device sim", "gesture relabel", "gesture split", "gesture train", "gesture detect",
+            "gesture export",
+        ] {
+            #expect(help.contains("  " + example), "\(example)")
+        }
     }
 
     @Test(arguments: [["--version"], ["record", "--version"], ["detect", "--version"]])
@@ -40,7 +65,8 @@ import struct SystemPackage.FilePath
         {
             try runGesture(
                 [
-                    "record", "--user", user, "--gesture", gesture, "--takes", "2", "--fast", "--quiet", "--keep",
+                    "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "2", "--fast",
+                    "--quiet", "--keep",
                     "--append",
                 ],
                 in: folder.path
@@ -56,7 +82,10 @@ import struct SystemPackage.FilePath
             (["train", "--manifest", "split.txt", "--epochs", "2", "--output", "m.model"], 3...3),
             (["evaluate", "m.model", "--test", "split.txt"], 1...1),
             (
-                ["detect", "--model", "m.model", "--fast", "--perform", "shake", "--threshold", "0", "--predictions"],
+                [
+                    "detect", "--device", "sim", "--model", "m.model", "--fast", "--perform", "shake", "--threshold",
+                    "0", "--predictions",
+                ],
                 1...10_000
             ),
         ]
@@ -77,7 +106,8 @@ import struct SystemPackage.FilePath
         let record = { (user: String, gesture: String) in
             try runGesture(
                 [
-                    "record", "--user", user, "--gesture", gesture, "--takes", "1", "--fast", "--quiet", "--keep",
+                    "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "1", "--fast",
+                    "--quiet", "--keep",
                     "--append",
                 ],
                 in: folder.path

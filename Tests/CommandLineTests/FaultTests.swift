@@ -14,7 +14,9 @@ private func environment(crashingAfterStep step: Int) -> [String: String] {
 private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: gestureExecutable)
-    process.arguments = ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--quiet", "--keep"]
+    process.arguments = [
+        "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "3", "--quiet", "--keep",
+    ]
     process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
     process.standardOutput = output ?? FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
@@ -169,7 +171,10 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
 
     @Test func appendingToAFileWhoseLastRowLacksItsNewlineAddsItFirst() throws {
         let folder = try TemporaryFolder()
-        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        let record = [
+            "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet",
+            "--keep",
+        ]
         try runGesture(record, in: folder.path).succeeded()
         let file = folder.path.appending("recordings/ann-recordings.csv").string
         let text = try String(contentsOfFile: file, encoding: .utf8)
@@ -182,7 +187,10 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
 
     @Test func appendingToAFileThatEndsInHalfARowIsRefusedAndChangesNothing() throws {
         let folder = try TemporaryFolder()
-        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        let record = [
+            "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet",
+            "--keep",
+        ]
         try runGesture(record, in: folder.path).succeeded()
         let file = folder.path.appending("recordings/ann-recordings.csv").string
         let text = try String(contentsOfFile: file, encoding: .utf8) + "2027-01-01T00:00:00.000Z-9,chop,0.1"

@@ -62,3 +62,25 @@ import struct SystemPackage.FilePath
         #expect(try completions(["gesture", "record", "--device", ""], prefix: prefix, in: folder.path).first == "sim")
     }
 }
+
+/// `gesture detect` runs the lean `gesture-detect`, which links neither Foundation nor its ICU: its
+/// release build links the Swift runtime statically, where Foundation's ICU would not link at all.
+@Suite struct LeanDetectorTests {
+    /// The detector under test: the installed one (`GESTURE_BIN`) when given, else the build's.
+    private var detector: String {
+        ProcessInfo.processInfo.environment["GESTURE_BIN"].map { $0 + "/gesture-detect" }
+            ?? builtExecutable("gesture-detect")
+    }
+
+    @Test func theDetectorLinksNoFoundation() throws {
+        let libraries = try runGesture([detector], in: .init("/"), executable: "/usr/bin/ldd").output
+        let symbols = try runGesture([detector], in: .init("/"), executable: "/usr/bin/nm").succeeded().output
+        #expect(symbols.contains("GestureLive"), "nm read the detector's symbols")
+        for foundation in ["libFoundation.so", "libFoundationInternationalization", "lib_FoundationICU"] {
+            #expect(!libraries.contains(foundation), "\(foundation) in \(libraries)")
+        }
+        for module in ["30FoundationInternationalization", "10Foundation", "swift_unumf_"] {
+            #expect(!symbols.contains(module), "\(module)")
+        }
+    }
+}

@@ -10,7 +10,8 @@ import struct SystemPackage.FilePath
 private func recordChops(in folder: TemporaryFolder, takes: Int = 2) throws -> [SessionRecord] {
     try runGesture(
         [
-            "record", "--user", "ann", "--gesture", "chop", "--takes", "\(takes)", "--rate", "25", "--fast", "--quiet",
+            "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "\(takes)", "--rate", "25",
+            "--fast", "--quiet",
             "--keep",
         ], in: folder.path
     ).succeeded()
@@ -131,13 +132,17 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         (["relabel", "ID", "--from", "1", "--to", "2", "--as", "a/b"], "gesture 'a/b' contains '/'"),
         (["undo", "nope"], "the catalog has no session nope"),
         (["align", "nope"], "the catalog has no session nope"),
+        (["trim", "nope", "--from", "1", "--to", "2"], "the catalog has no session nope"),
+        (["segment", "nope"], "the catalog has no session nope"),
+        (["discard", "nope"], "the catalog has no session nope"),
+        (["restore", "nope"], "the catalog has no session nope"),
     ])
-    func badInputIsOneLineAndChangesNothing(arguments: [String], message: String) throws {
+    func badInputIsOneLineExitCodeTwoAndChangesNothing(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
         let id = try recordChops(in: folder, takes: 1)[0].id
         let before = try recordingLines(in: folder.recordings)
         let result = try runGesture(arguments.map { $0 == "ID" ? id.rawValue : $0 }, in: folder.path)
-        #expect(result.status != 0)
+        #expect(result.status == 2, "\(arguments)")
         #expect(result.error.hasPrefix("gesture: "))
         #expect(result.error.contains(message), "\(result.error)")
         #expect(result.error.split(separator: "\n").count == 1)
@@ -244,7 +249,8 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         let folder = try TemporaryFolder()
         let recorded = try runGesture(
             [
-                "record", "--user", "ann", "--continuous", "--seconds", "20", "--perform", "shake", "chop", "drive",
+                "record", "--device", "sim", "--user", "ann", "--continuous", "--seconds", "20", "--perform", "shake",
+                "chop", "drive",
                 "--fast", "--quiet", "--keep",
             ], in: folder.path
         ).succeeded()
@@ -271,7 +277,8 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         let folder = try TemporaryFolder()
         try runGesture(
             [
-                "record", "--user", "ann", "--continuous", "--as", "wave", "--seconds", "3", "--fast", "--quiet",
+                "record", "--device", "sim", "--user", "ann", "--continuous", "--as", "wave", "--seconds", "3",
+                "--fast", "--quiet",
                 "--keep",
             ],
             in: folder.path
@@ -287,7 +294,7 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         let folder = try TemporaryFolder()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
-        process.arguments = ["record", "--user", "ann", "--continuous", "--quiet", "--keep"]
+        process.arguments = ["record", "--device", "sim", "--user", "ann", "--continuous", "--quiet", "--keep"]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -307,7 +314,8 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
 
     @Test func aRecordingWithNeitherAGestureNorContinuousIsRefused() throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["record", "--user", "ann", "--fast", "--quiet"], in: folder.path)
+        let result = try runGesture(
+            ["record", "--device", "sim", "--user", "ann", "--fast", "--quiet"], in: folder.path)
         #expect(result.status == 2)
         #expect(result.error == "gesture: --gesture is required, unless --continuous\n")
         #expect(!FileManager.default.fileExists(atPath: folder.path.appending("recordings").string))

@@ -61,8 +61,10 @@ private func readingsShown(_ screen: String) -> Int? {
     /// Not on a terminal: one plain line a second, then the summary.
     @Test func plainLinesWhenNotOnATerminal() throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["monitor", "--seconds", "3", "--fast", "--rate", "25"], in: folder.path)
-            .succeeded()
+        let result = try runGesture(
+            ["monitor", "--device", "sim", "--seconds", "3", "--fast", "--rate", "25"], in: folder.path
+        )
+        .succeeded()
         let lines = result.output.split(separator: "\n")
         #expect(lines.count == 4, "\(result.output)")
         #expect(lines.prefix(3).map { $0.prefix(6) } == ["0.0 s ", "1.0 s ", "2.0 s "])
@@ -75,7 +77,10 @@ private func readingsShown(_ screen: String) -> Int? {
     @Test func aReplayIsMonitoredToItsEnd() throws {
         let folder = try TemporaryFolder()
         try runGesture(
-            ["record", "--user", "ann", "--gesture", "shake", "--takes", "1", "--fast", "--quiet", "--keep"],
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "1", "--fast", "--quiet",
+                "--keep",
+            ],
             in: folder.path
         ).succeeded()
         let rows = try #require(try Catalog(path: folder.recordings.catalogPath.string).sessions().first?.sampleCount)
@@ -93,7 +98,7 @@ private func readingsShown(_ screen: String) -> Int? {
         #expect(missing.status == 2)
         #expect(missing.error.hasPrefix("gesture: nosuch: no such device"), "\(missing.error)")
         #expect(missing.error.split(separator: "\n").count == 1)
-        let zero = try runGesture(["monitor", "--seconds", "0"], in: folder.path)
+        let zero = try runGesture(["monitor", "--device", "sim", "--seconds", "0"], in: folder.path)
         #expect(zero.status == 2)
         #expect(zero.error.contains("--seconds must be positive"))
     }

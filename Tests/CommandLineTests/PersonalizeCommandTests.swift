@@ -8,7 +8,8 @@ private let personalFolder = SharedFixture {
     for gesture in ["shake", "chop", "drive", "wave"] {
         try runGesture(
             [
-                "record", "--user", "zed", "--gesture", gesture, "--takes", "4", "--rate", "25", "--fast", "--quiet",
+                "record", "--device", "sim", "--user", "zed", "--gesture", gesture, "--takes", "4", "--rate", "25",
+                "--fast", "--quiet",
                 "--keep", "--append", "--seed", "5", "--recordings", "personal",
             ],
             in: folder.path
@@ -58,7 +59,8 @@ private let personalFolder = SharedFixture {
 
     @Test func playRecordsThePlayersTakesAndPersonalisesBeforeTheGame() throws {
         let result = try gesture([
-            "play", "--model", "m.model", "--personalize", "1", "--user", "pia", "--recordings", "play-pia", "--fast",
+            "play", "--device", "sim", "--model", "m.model", "--personalize", "1", "--user", "pia", "--recordings",
+            "play-pia", "--fast",
             "--quiet", "--rounds", "2", "--seed", "2",
         ]).succeeded()
         #expect(result.output.contains("» pia: 1 takes of chop before the game"))

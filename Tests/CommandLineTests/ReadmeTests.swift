@@ -2,6 +2,8 @@ import Foundation
 import GestureTestSupport
 import Testing
 
+import struct SystemPackage.FilePath
+
 /// README.md and docs/ say what the executables do; these keep what they say true.
 @Suite struct ReadmeTests {
     /// One option as README's table or `--help` gives it.
@@ -84,8 +86,9 @@ import Testing
         #expect(checked > 40)
     }
 
-    /// README's five-minute tour, run as written (but for building), finds the three gestures the
-    /// simulated person performs, in order.
+    /// README's five-minute tour, run as written (but for installing), finds the three gestures the
+    /// simulated person performs, in order. CI runs it again with the installed executables
+    /// (`GESTURE_BIN`) in the clone where `scripts/demo` has just run (`GESTURE_TOUR_FOLDER`).
     @Test func theTourRunsAsWritten() throws {
         let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
         let tour = try #require(
@@ -94,14 +97,18 @@ import Testing
             })
         let blocks = tour.split(separator: "```", omittingEmptySubsequences: false).enumerated()
             .filter { $0.offset % 2 == 1 && $0.element.hasPrefix("sh\n") }.map { $0.element.dropFirst(3) }
-        let script = blocks.joined().split(separator: "\n")
-            .filter { !$0.hasPrefix("swift build") && !$0.hasPrefix("export PATH") }.joined(separator: "\n")
-        let folder = try TemporaryFolder()
-        let binaries = (gestureExecutable as NSString).deletingLastPathComponent
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = binaries + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let lines = blocks.joined().split(separator: "\n")
+        #expect(lines.first == "scripts/install", "the tour starts from the installed, release build")
+        let script = lines.filter { !$0.hasPrefix("scripts/install") && !$0.hasPrefix("export PATH") }
+            .joined(separator: "\n")
+        let environment = ProcessInfo.processInfo.environment
+        let temporary = try TemporaryFolder()
+        let folder = environment["GESTURE_TOUR_FOLDER"].map { FilePath($0) } ?? temporary.path
+        let binaries = environment["GESTURE_BIN"] ?? (gestureExecutable as NSString).deletingLastPathComponent
+        var tourEnvironment = environment
+        tourEnvironment["PATH"] = binaries + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let result = try runGesture(
-            ["-euo", "pipefail", "-c", script], in: folder.path, environment: environment, executable: "/bin/bash")
+            ["-euo", "pipefail", "-c", script], in: folder, environment: tourEnvironment, executable: "/bin/bash")
         #expect(result.status == 0, "\(result.error)")
         let detections = result.output.split(separator: "\n").suffix(3).map { $0.split(separator: " ")[2] }
         #expect(detections == ["shake", "chop", "drive"], "\(result.output.suffix(500))")

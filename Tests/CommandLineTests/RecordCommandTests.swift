@@ -28,7 +28,8 @@ import struct SystemPackage.FilePath
     ])
     func badInputIsOneLineAndExitCodeTwoBeforeSampling(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
-        let result = try runGesture(["record", "--fast", "--quiet", "--keep"] + arguments, in: folder.path)
+        let result = try runGesture(
+            ["record", "--device", "sim", "--fast", "--quiet", "--keep"] + arguments, in: folder.path)
         #expect(result.status == 2)
         #expect(result.error.hasPrefix("gesture: "))
         #expect(result.error.contains(message))
@@ -38,7 +39,10 @@ import struct SystemPackage.FilePath
 
     @Test func appendingToAnExistingUserAsksFirst() throws {
         let folder = try TemporaryFolder()
-        let record = ["record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet", "--keep"]
+        let record = [
+            "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--quiet",
+            "--keep",
+        ]
         #expect(try runGesture(record, in: folder.path).status == 0)
         let file = folder.path.appending("recordings/ann-recordings.csv").string
         let before = try String(contentsOfFile: file, encoding: .utf8)
@@ -55,7 +59,7 @@ import struct SystemPackage.FilePath
         func record(_ user: String, _ extra: [String] = []) throws -> (warnings: String, rows: Int) {
             let result = try runGesture(
                 [
-                    "record", "--user", user, "--gesture", "chop", "--takes", "1", "--fast",
+                    "record", "--device", "sim", "--user", user, "--gesture", "chop", "--takes", "1", "--fast",
                     "--quiet", "--keep",
                 ] + extra, in: folder.path
             ).succeeded()
@@ -71,7 +75,10 @@ import struct SystemPackage.FilePath
     @Test func discardAtTheEndMovesTheTakesAside() throws {
         let folder = try TemporaryFolder()
         let result = try runGesture(
-            ["record", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet", "--discard"],
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "drive", "--takes", "2", "--fast", "--quiet",
+                "--discard",
+            ],
             in: folder.path)
         #expect(result.status == 0)
         #expect(result.output.contains("gesture restore"))
@@ -88,7 +95,8 @@ import struct SystemPackage.FilePath
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
         process.arguments = [
-            "record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--take", "5", "--quiet", "--keep",
+            "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "3", "--take", "5",
+            "--quiet", "--keep",
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
@@ -124,7 +132,8 @@ import struct SystemPackage.FilePath
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
         process.arguments = [
-            "record", "--user", "ann", "--gesture", "shake", "--takes", "1", "--take", "3600", "--fast", "--quiet",
+            "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "1", "--take", "3600",
+            "--fast", "--quiet",
             "--keep",
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
@@ -151,7 +160,10 @@ import struct SystemPackage.FilePath
         let folder = try TemporaryFolder()
         // The shell limits files to 100 blocks and ignores SIGXFSZ, so writes past it fail like a full disk.
         let result = try runGesture(
-            ["record", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet", "--keep"],
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "3", "--fast", "--quiet",
+                "--keep",
+            ],
             in: folder.path, shell: "trap '' XFSZ; ulimit -f 100")
         #expect(result.status == 1)
         #expect(result.error.contains("ann-recordings.csv"))
@@ -168,7 +180,7 @@ import struct SystemPackage.FilePath
     @Test func withoutEspeakThePromptsArePrintedAfterOneWarning() throws {
         let folder = try TemporaryFolder()
         let result = try runGesture(
-            ["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--keep"],
+            ["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--keep"],
             in: folder.path, environment: ["PATH": "/nonexistent"])
         #expect(result.status == 0)
         #expect(
@@ -184,7 +196,7 @@ import struct SystemPackage.FilePath
         let wavs = folder.path.appending("prompts")
         let result = try runGesture(
             [
-                "record", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
+                "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
                 "--speech-to", wavs.string,
             ], in: folder.path)
         #expect(result.status == 0)
@@ -206,7 +218,9 @@ import struct SystemPackage.FilePath
     @Test func aReplayedRecordingIsRecordedAgainSampleForSample() throws {
         let folder = try TemporaryFolder()
         let common = ["--gesture", "chop", "--take", "2", "--rest", "1", "--fast", "--quiet", "--keep"]
-        #expect(try runGesture(["record", "--user", "ann", "--takes", "2"] + common, in: folder.path).status == 0)
+        #expect(
+            try runGesture(["record", "--device", "sim", "--user", "ann", "--takes", "2"] + common, in: folder.path)
+                .status == 0)
         let original = try readRows(folder.path.appending("recordings/ann-recordings.csv"))
         let replay = try runGesture(
             ["record", "--user", "bob", "--takes", "1", "--device", "replay:recordings/ann-recordings.csv"] + common,
@@ -228,7 +242,8 @@ import struct SystemPackage.FilePath
         try "match = iio:*\naxes = x x z\n".write(
             toFile: profiles.appending("bad.profile").string, atomically: true, encoding: .utf8)
         for arguments in [
-            ["devices"], ["record", "--user", "ann", "--gesture", "chop", "--fast", "--quiet", "--keep"],
+            ["devices"],
+            ["record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--fast", "--quiet", "--keep"],
         ] {
             let result = try runGesture(arguments + ["--profiles", "profiles"], in: folder.path)
             #expect(result.status == 2)

@@ -55,7 +55,10 @@ private func drawnInTerminal(_ command: String, in folder: FilePath) throws -> S
     @Test func readingTheRecordingsShowsProgressOnATerminalOnly() throws {
         let folder = try TemporaryFolder()
         try runGesture(
-            ["record", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--quiet", "--keep"],
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "2", "--fast", "--quiet",
+                "--keep",
+            ],
             in: folder.path
         ).succeeded()
         let drawn = try drawnInTerminal("GESTURE_PROGRESS_DELAY=0 \(gestureExecutable) stats", in: folder.path)

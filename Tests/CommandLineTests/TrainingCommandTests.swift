@@ -17,7 +17,7 @@ private let recorded = SharedFixture {
         for gesture in ["shake", "chop"] {
             try runGesture(
                 [
-                    "record", "--user", user, "--gesture", gesture, "--takes", "2", "--take", "3",
+                    "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "2", "--take", "3",
                     "--fast", "--quiet", "--keep", "--append", "--seed", "\(seed + 1)", "--rate", "25",
                 ],
                 in: folder.path
@@ -239,7 +239,10 @@ private func isXML(_ path: FilePath) -> Bool {
     @Test func onePersonCannotBeLeftOut() throws {
         let folder = try TemporaryFolder()
         try runGesture(
-            ["record", "--user", "solo", "--gesture", "shake", "--takes", "1", "--fast", "--quiet", "--keep"],
+            [
+                "record", "--device", "sim", "--user", "solo", "--gesture", "shake", "--takes", "1", "--fast",
+                "--quiet", "--keep",
+            ],
             in: folder.path
         ).succeeded()
         let result = try runGesture(["crossval", "--epochs", "1"], in: folder.path)

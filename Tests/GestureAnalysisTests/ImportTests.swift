@@ -142,6 +142,20 @@ private func plainRows(
         #expect(!FileManager.default.fileExists(atPath: temporary.recordings.root.string))
     }
 
+    @Test func aFileSeparatedBySemicolonsGetsAHint() throws {
+        let temporary = try TemporaryFolder()
+        let path = try write("who;take;what;t;x;y;z;gx;gy;gz\nann;1;wave;0;0,1;0;1;0;0;0\n", in: temporary)
+        let mapping = try ColumnMapping(
+            "user=who,session=take,label=what,time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: ImportOptions()).run(path)
+        }
+        #expect(
+            error.description.hasSuffix(
+                "the header looks separated by ';', and import reads commas only: convert the file to commas"))
+        #expect(!FileManager.default.fileExists(atPath: temporary.recordings.root.string))
+    }
+
     @Test func unitsAreConvertedAndTimeColumnsUsed() throws {
         let temporary = try TemporaryFolder()
         let path = try write(

@@ -45,6 +45,16 @@ import Testing
         #expect(game.advance(to: 8, detected: nil).first.map { if case .over = $0 { true } else { false } } == true)
     }
 
+    @Test func theWinningScoreEndsTheGameAndNothingIsCalledAfterIt() throws {
+        var game = GestureGame(gestures: ["shake", "chop"], timeout: 5, rounds: 2, pause: 2, seed: 1)
+        let first = try #require(prompts(game.start(at: 0)).first)
+        #expect(game.advance(to: 1, detected: first) == [.scored(score: 1)])
+        let second = try #require(prompts(game.advance(to: 3, detected: nil)).first)
+        #expect(game.advance(to: 4, detected: second) == [.won(score: 2)])
+        #expect(game.isOver)
+        for time in 5...20 { #expect(game.advance(to: Double(time), detected: nil).isEmpty) }
+    }
+
     @Test func theSameSeedCallsOutTheSameGestures() {
         func calls(_ seed: UInt64) -> [String] {
             var game = GestureGame(gestures: ["shake", "chop", "drive"], timeout: 5, seed: seed)

@@ -68,6 +68,21 @@ import FoundationNetworking
         )
     }
 
+    @Test func aPortInUseIsSaidInWords() async throws {
+        let folder = try TemporaryFolder()
+        let first = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let address = try await first.address()
+        let port = try #require(address.firstMatch(of: /:(\d+)/).map { String($0.1) })
+        let second = try runGesture(["studio", "--port", port], in: folder.path)
+        #expect(second.status == 2)
+        #expect(
+            second.error
+                == "gesture: studio: port \(port) is in use by another program; pass --port with another, or --port 0 for any free one\n"
+        )
+        first.interrupt()
+        #expect(try await first.exitCode() == 0)
+    }
+
     @Test func malformedAndOversizedMessagesCloseOnlyTheirConnection() async throws {
         let folder = try TemporaryFolder()
         let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)

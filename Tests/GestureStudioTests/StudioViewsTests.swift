@@ -37,7 +37,8 @@ import FoundationNetworking
             {
                 try runGesture(
                     [
-                        "record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "50", "--fast",
+                        "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "2", "--rate",
+                        "50", "--fast",
                         "--quiet", "--keep", "--append", "--seed", "3", "--sim-faults", faults,
                     ], in: folder.path
                 ).succeeded()
@@ -355,7 +356,8 @@ import FoundationNetworking
             for gesture in ["shake", "chop"] {
                 try runGesture(
                     [
-                        "record", "--user", user, "--gesture", gesture, "--takes", "2", "--rate", "25", "--fast",
+                        "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "2", "--rate",
+                        "25", "--fast",
                         "--quiet", "--keep", "--append", "--seed", "3",
                     ], in: folder.path
                 ).succeeded()

@@ -29,13 +29,23 @@ public struct ColumnMapping: Sendable, Equatable {
         }
     }
 
+    /// The separator a one-column header seems to use instead of commas: `;` (spreadsheets where a
+    /// comma is the decimal mark), a tab or `|`.
+    private static func otherSeparator(in header: [String]) -> String? {
+        guard header.count == 1 else { return nil }
+        return [";", "\t", "|"].first { header[0].contains($0) }.map { $0 == "\t" ? "\\t" : $0 }
+    }
+
     /// Each mapped field's position in a header; a column the header lacks is an error listing those it has.
     func positions(in header: [String], file: String) throws(AnalysisError) -> [Field: Int] {
         var positions: [Field: Int] = [:]
         for (field, column) in columns {
             guard let index = header.firstIndex(of: column) else {
+                let separator = Self.otherSeparator(in: header).map {
+                    "; the header looks separated by '\($0)', and import reads commas only: convert the file to commas"
+                }
                 throw AnalysisError(
-                    "\(file) has no column '\(column)' (mapped to \(field.rawValue)); its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
+                    "\(file) has no column '\(column)' (mapped to \(field.rawValue)); its columns are \(header.joined(separator: ", ").quoted(limit: 300))\(separator ?? "")",
                     setting: .columnMapping)
             }
             positions[field] = index
