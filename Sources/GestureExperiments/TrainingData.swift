@@ -63,11 +63,11 @@ public struct TrainingData: Sendable {
         return rates.median!
     }
 
-    /// "25 Hz (2 sessions: demo-1, demo-2) and 100 Hz (36 sessions: ann-1, ann-2, …)".
+    /// "25 Hz (2 sessions: demo 2026-…-1, demo 2026-…-2) and 100 Hz (36 sessions: ann 2026-…-1, …)".
     private static func ratesWithSessions(_ dataset: Dataset) -> String {
         let byRate = Dictionary(grouping: dataset.sessions) { ($0.nominalRate * 10).rounded() / 10 }
         let groups = byRate.keys.sorted().map { rate in
-            let ids = byRate[rate]!.map(\.id.rawValue)
+            let ids = byRate[rate]!.map { "\($0.user) \($0.id)" }
             let named = ids.prefix(2).joined(separator: ", ") + (ids.count > 2 ? ", …" : "")
             return "\(rate.shortText) Hz (\(ids.count.counting("session")): \(named))"
         }

@@ -39,11 +39,12 @@ public struct GestureGame: Sendable {
         [prompt(at: time)]
     }
 
-    /// What happens by `time`, given the gesture detected then, if any. Detections during a pause
-    /// do not count.
-    public mutating func advance(to time: Double, detected gesture: String?) -> [Event] {
+    /// What happens by `time`, given the gesture detected then, if any, and whether the player is
+    /// at rest. Detections during a pause do not count, and the next call waits, after the pause,
+    /// for the player to be at rest: a gesture still going on would count for the next call.
+    public mutating func advance(to time: Double, detected gesture: String?, resting: Bool = true) -> [Event] {
         guard !isOver else { return [] }
-        guard let current else { return time >= deadline ? [prompt(at: time)] : [] }
+        guard let current else { return time >= deadline && resting ? [prompt(at: time)] : [] }
         if let gesture {
             guard gesture == current else { return [end("saw \(gesture), not \(current)")] }
             score += 1

@@ -38,9 +38,9 @@ public struct LiveDetector {
         return (prediction, detector.detection(prediction))
     }
 
-    /// Forgets the windows and the model's states, so nothing from before reaches a later detection.
-    public mutating func reset() {
-        detector.reset()
+    /// Ends the cooldown of the last detection, keeping the windows and the model's states warm.
+    public mutating func rearm() {
+        detector.rearm()
     }
 }
 

@@ -92,6 +92,12 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
         return prediction
     }
 
+    /// Ends the cooldown, keeping the windows and the model's states: the next prediction above the
+    /// threshold is a detection, as soon as it comes.
+    public mutating func rearm() {
+        quietUntil = -.infinity
+    }
+
     /// Forgets every sample, state and prediction: nothing from before can reach a later prediction.
     public mutating func reset() {
         windows.reset()

@@ -29,7 +29,7 @@ public struct SimulatedPlayer {
         performer.perform(
             Performance(
                 user: user, gesture: gesture, take: turn, sessionStart: time,
-                sessionEnd: go + 3, go: go, stop: go + 2.5))
+                sessionEnd: go + 4, go: go, stop: go + 3))
         return made
     }
 }

@@ -68,8 +68,8 @@ public struct Archive: Sendable {
         let unknown = Set(ids).subtracting(records.map(\.id))
         guard unknown.isEmpty else {
             throw StoreError(
-                "the catalog has no session \(unknown.sorted().map(\.rawValue).joined(separator: ", ")); "
-                    + "`gesture sessions` lists them", badRequest: true)
+                "the catalog has no session \(unknown.sorted().map(\.rawValue).joined(separator: ", "))",
+                badRequest: true)
         }
         return records
     }

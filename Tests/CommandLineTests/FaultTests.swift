@@ -228,11 +228,11 @@ private let mountsOfItsOwn =
             set -e
             mount -t tmpfs -o size=1m tmpfs "$DISK"
             cd "$DISK"
-            "$GESTURE" record --user ann --gesture shake --takes 1 --fast --quiet </dev/null >/dev/null
+            "$GESTURE" record --device sim --user ann --gesture shake --takes 1 --fast --quiet </dev/null >/dev/null
             free=$(df -k --output=avail . | tail -1)
             dd if=/dev/zero of=filler bs=1k count=$((free - 200)) 2>/dev/null
             set +e
-            "$GESTURE" record --user ann --gesture shake --takes 3 --fast --quiet --append </dev/null \
+            "$GESTURE" record --device sim --user ann --gesture shake --takes 3 --fast --quiet --append </dev/null \
                 >"$KEPT/record.out" 2>"$KEPT/record.err"
             echo $? >"$KEPT/record.status"
             rm filler

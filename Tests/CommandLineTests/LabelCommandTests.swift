@@ -134,7 +134,7 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         (["align", "nope"], "the catalog has no session nope"),
         (["trim", "nope", "--from", "1", "--to", "2"], "the catalog has no session nope"),
         (["segment", "nope"], "the catalog has no session nope"),
-        (["discard", "nope"], "the catalog has no session nope"),
+        (["discard", "nope", "--reason", "test"], "the catalog has no session nope"),
         (["restore", "nope"], "the catalog has no session nope"),
     ])
     func badInputIsOneLineExitCodeTwoAndChangesNothing(arguments: [String], message: String) throws {

@@ -32,6 +32,24 @@ var trained: TemporaryFolder {
     get throws { try trainedFolder.value() }
 }
 
+/// The model README's tour trains: four people, three takes of each gesture, split by person.
+private let tourModel = SharedFixture {
+    let folder = try TemporaryFolder()
+    for user in ["ann", "ben", "cat", "dan"] {
+        for gesture in ["shake", "chop", "drive"] {
+            try runGesture(
+                [
+                    "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "3", "--fast",
+                    "--quiet", "--keep", "--append",
+                ], in: folder.path
+            ).succeeded()
+        }
+    }
+    try runGesture(["split", "--by", "user", "--seed", "1", "--output", "split.txt"], in: folder.path).succeeded()
+    try runGesture(["train", "--manifest", "split.txt", "--output", "tour.model"], in: folder.path).succeeded()
+    return folder
+}
+
 @Suite struct LiveCommandTests {
     /// Synchronous, as the recording signal tests are: the detector runs in real time on the
     /// simulated sensor, and the signal comes once it says what it listens to.
@@ -135,14 +153,14 @@ var trained: TemporaryFolder {
     }
 
     /// The detector keeps its state from call to call, so a player who makes no mistakes wins
-    /// every game, and nothing is called after the win.
+    /// every game with the tour's model, and nothing is called after the win.
     @Test(arguments: 1...5)
     func theSimulatedPlayerMakesNoMistakesUnlessAskedAndWins(seed: Int) throws {
         let result = try runGesture(
             [
-                "play", "--device", "sim", "--model", "m.model", "--fast", "--quiet", "--rounds", "5", "--seed",
+                "play", "--device", "sim", "--model", "tour.model", "--fast", "--quiet", "--rounds", "5", "--seed",
                 "\(seed)",
-            ], in: trained.path)
+            ], in: tourModel.value().path)
         #expect(result.status == 0)
         #expect(result.output.hasSuffix("» 5 points. You win!\nfinal score 5 (won)\n"), "\(result.output)")
     }

@@ -14,7 +14,7 @@ private func readingsShown(_ screen: String) -> Int? {
     /// with a summary and exit code 0.
     @Test func monitorRedrawsInPlaceUntilCtrlC() throws {
         let folder = try TemporaryFolder()
-        let terminal = try TerminalSession("\(gestureExecutable) monitor --rate 50", in: folder.path)
+        let terminal = try TerminalSession("\(gestureExecutable) monitor --device sim --rate 50", in: folder.path)
         let first = try terminal.waitForScreen("the live view") { (readingsShown($0) ?? 0) >= 20 }
         let firstCount = try #require(readingsShown(first))
         let later = try terminal.waitForScreen("the view redrawn with more readings") {
@@ -41,7 +41,7 @@ private func readingsShown(_ screen: String) -> Int? {
     @Test func recordShowsTheViewBelowThePrompts() throws {
         let folder = try TemporaryFolder()
         let terminal = try TerminalSession(
-            "\(gestureExecutable) record --user ann --gesture shake --takes 1 --take 1 --rest 1 --rate 50 --quiet "
+            "\(gestureExecutable) record --device sim --user ann --gesture shake --takes 1 --take 1 --rest 1 --rate 50 --quiet "
                 + "--keep --monitor",
             in: folder.path)
         let during = try terminal.waitForScreen("the view below the Go prompt") {

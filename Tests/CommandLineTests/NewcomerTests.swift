@@ -58,13 +58,13 @@ import struct SystemPackage.FilePath
                 ], in: folder.path
             ).succeeded()
         }
-        let refused = try runGesture(["train", "--epochs", "1", "-o", "m.model"], in: folder.path)
+        let refused = try runGesture(["train", "--epochs", "1", "--output", "m.model"], in: folder.path)
         #expect(refused.status == 2)
         #expect(
-            refused.error.hasPrefix("gesture: the sessions were recorded at different rates: 25 Hz (1 session: ann-"))
-        #expect(refused.error.contains(") and 100 Hz (1 session: bob-"))
+            refused.error.hasPrefix("gesture: the sessions were recorded at different rates: 25 Hz (1 session: ann 20"))
+        #expect(refused.error.contains(") and 100 Hz (1 session: bob 20"))
         #expect(refused.error.hasSuffix("; try --rate 25\n"), "\(refused.error)")
-        try runGesture(["train", "--epochs", "1", "--rate", "25", "-o", "m.model"], in: folder.path).succeeded()
+        try runGesture(["train", "--epochs", "1", "--rate", "25", "--output", "m.model"], in: folder.path).succeeded()
     }
 
     /// A folder others may only read: listing, stats and training read it, and nothing in it changes.
@@ -92,7 +92,7 @@ import struct SystemPackage.FilePath
                 ["--reuid=65534", "--regid=65534", "--clear-groups", gestureExecutable] + arguments, in: folder.path,
                 executable: "/usr/bin/setpriv")
         }
-        for arguments in [["sessions"], ["stats"], ["train", "--epochs", "1", "-o", "m.model"]] {
+        for arguments in [["sessions"], ["stats"], ["train", "--epochs", "1", "--output", "m.model"]] {
             let result = try asReader(arguments)
             #expect(result.status == 0, "\(arguments): \(result.error)")
         }

@@ -114,16 +114,18 @@ import struct SystemPackage.FilePath
         #expect(detections == ["shake", "chop", "drive"], "\(result.output.suffix(500))")
     }
 
-    /// The commands on the lines of a text's code blocks: continuation lines joined, split at `;`,
+    /// The commands on the lines of a text's shell code blocks (not those that show output): continuation lines joined, split at `;`,
     /// `&&` and `|`, comments cut, shell words such as `do` skipped, those that run `gesture` or
     /// `gesture-bench` (by any path) kept, with the words after the executable.
     static func commands(inCodeBlocksOf text: String) -> [(line: String, executable: String, words: [String])] {
         var inBlock = false
+        var inShellBlock = false
         var lines: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("```") {
                 inBlock.toggle()
-            } else if inBlock {
+                inShellBlock = inBlock && line == "```sh"
+            } else if inShellBlock {
                 if lines.last?.hasSuffix("\\") == true {
                     lines[lines.count - 1] = String(lines[lines.count - 1].dropLast()) + line
                 } else {

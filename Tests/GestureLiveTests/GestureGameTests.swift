@@ -55,6 +55,15 @@ import Testing
         for time in 5...20 { #expect(game.advance(to: Double(time), detected: nil).isEmpty) }
     }
 
+    @Test func afterThePauseTheNextCallWaitsForThePlayerToRest() throws {
+        var game = GestureGame(gestures: ["shake", "chop"], timeout: 5, pause: 2, seed: 1)
+        let first = try #require(prompts(game.start(at: 0)).first)
+        #expect(game.advance(to: 1, detected: first) == [.scored(score: 1)])
+        #expect(game.advance(to: 3, detected: nil, resting: false).isEmpty)
+        #expect(game.advance(to: 4, detected: nil, resting: false).isEmpty)
+        #expect(prompts(game.advance(to: 4.2, detected: nil, resting: true)).count == 1)
+    }
+
     @Test func theSameSeedCallsOutTheSameGestures() {
         func calls(_ seed: UInt64) -> [String] {
             var game = GestureGame(gestures: ["shake", "chop", "drive"], timeout: 5, seed: seed)
