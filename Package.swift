@@ -57,12 +57,19 @@ let package = Package(
             name: "GestureSensors",
             dependencies: ["GestureCore", "GestureSimulation", "CLinux", "CLibEvdev", "CLibIIO"]),
 
-        // Recording: the session plan and protocol, the recorder, speech.
+        // Speech: prompts spoken by espeak-ng (a subprocess), printed, or written as WAV files.
+        .target(
+            name: "GestureSpeech",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
+        // Recording: the session plan and protocol, the recorder.
         .target(
             name: "GestureRecording",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSensors",
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                "GestureCore", "GestureMotion", "GestureStore", "GestureSensors", "GestureSpeech",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -82,18 +89,25 @@ let package = Package(
         // Tensors, layers, training, evaluation and the model file.
         .target(
             name: "GestureLearning", dependencies: ["GestureCore", "GestureMotion", "COpenBLAS", "CLearningKernels"]),
-        // Recordings as training and test sets, the reports of an experiment, and cleaning measured on
-        // simulated faulty recordings.
+        // Training: recordings as training and test sets, the one training pipeline (`gesture train`
+        // and the benchmarks), leaving each person out in turn, the checks for leakage, and the reports.
         .target(
-            name: "GestureExperiments",
+            name: "GestureTraining",
+            dependencies: ["GestureCore", "GestureStore", "GestureAnalysis", "GestureLearning"]),
+
+        // Live: prediction windows, streaming detection, the detection run that detect, play and the
+        // studio share, event scoring and the game.
+        .target(
+            name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureSensors", "GestureLearning"]),
+
+        // Simulated scenarios for the benchmarks and tests: faulty recordings and how cleaning finds
+        // them, labels aligned on simulated takes, detection scored on recorded sessions.
+        .target(
+            name: "GestureScenarios",
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
-                "GestureRecording",
-                "GestureAnalysis", "GestureLearning", "GestureLive",
+                "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureLive",
             ]),
-
-        // Live: prediction windows, streaming detection and the game.
-        .target(name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureLearning"]),
 
         // Interop: models to and from other formats (Core ML, ONNX) and out as a C library. The
         // protocol buffers' Swift is generated from Schemas/ by scripts/generate-protobuf, and committed.
@@ -142,9 +156,9 @@ let package = Package(
         .executableTarget(
             name: "gesture",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
-                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
-                "GestureStudio", "GestureCommandLine",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureSpeech",
+                "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining", "GestureLive",
+                "GestureInterop", "GestureStudio", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -166,13 +180,20 @@ let package = Package(
             name: "gesture-bench",
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
-                "GestureRecording",
-                "GestureAnalysis", "GestureLearning", "GestureExperiments", "GestureLive", "GestureInterop",
-                "GestureCommandLine", "BrowserDriver",
+                "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining",
+                "GestureScenarios", "GestureLive", "GestureInterop", "GestureCommandLine", "BrowserDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Debian's headless Chromium driven over the DevTools protocol, for the studio's tests and benchmark.
+        .target(
+            name: "BrowserDriver",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // A fake HID sensor hub through uhid, for the tests in the VM.
         .target(name: "CSensorHub"),
@@ -188,8 +209,8 @@ let package = Package(
         .target(
             name: "GestureTestSupport",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
-                "GestureAnalysis",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureSpeech",
+                "GestureRecording", "GestureAnalysis",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Tests/GestureTestSupport"),
@@ -211,8 +232,8 @@ let package = Package(
         .testTarget(
             name: "GestureRecordingTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureRecording",
-                "GestureTestSupport",
+                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureSpeech",
+                "GestureRecording", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureAnalysisTests",
@@ -224,11 +245,12 @@ let package = Package(
         .testTarget(
             name: "GestureLearningTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
+        .testTarget(name: "GestureTrainingTests", dependencies: ["GestureTraining", "GestureTestSupport"]),
         .testTarget(
-            name: "GestureExperimentsTests",
+            name: "GestureScenariosTests",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis",
-                "GestureLearning", "GestureExperiments", "GestureTestSupport",
+                "GestureScenarios", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureLiveTests",
@@ -247,15 +269,6 @@ let package = Package(
                 "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        // Debian's headless Chromium driven over the DevTools protocol, for the studio's tests and benchmark.
-        .target(
-            name: "BrowserDriver",
-            dependencies: [
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            path: "Tests/BrowserDriver"),
         .testTarget(
             name: "GestureStudioTests",
             dependencies: [

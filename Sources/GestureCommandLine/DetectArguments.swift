@@ -21,44 +21,25 @@ public struct DetectArguments: ParsableArguments {
 
     /// Detects with the sensor `--device` names, or the one `opened` already (the phone's page).
     public func run(opened: (any MotionSensor)? = nil) async throws {
-        var setup = try LiveSetup(options, sensor: sensor, holder: "player", opened: opened)
+        let setup = try LiveSetup(options, sensor: sensor, holder: "player", opened: opened)
         let replay = setup.device as? ReplaySensor
         if evaluate, replay == nil {
             throw Failure.usage("--evaluate needs a labeled recording: --device replay:FILE.csv")
         }
         let script = try performances(on: setup)
-        var detections: [Prediction] = []
-        var first: Double?, last: Double?
+        var run = DetectionRun(detector: setup.detector)
         Terminal.note(
             "listening to \(setup.device.info.id) at \(setup.rate.shortText) Hz for "
                 + "\(setup.gestures.joined(separator: ", ")); Ctrl-C stops")
         let signal = try await setup.run(for: duration ?? script ?? .infinity) { _, sample in
-            first = first ?? sample.time
-            last = sample.time
-            let (prediction, detection) = setup.detector.add(sample)
-            guard
-                let shown = (predictions ? prediction : detection).map({
-                    var relative = $0
-                    relative.time -= first!
-                    return relative
-                })
-            else {
-                return
-            }
-            if detection != nil { detections.append(shown) }
+            let reading = run.add(sample)
+            guard let shown = predictions ? reading.prediction : reading.detection else { return }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))
         }
-        if evaluate, let replay {
-            Terminal.say(
-                Self.report(
-                    EventScore(
-                        detections: detections, events: GestureEvent.events(in: replay.timeline),
-                        minutes: (replay.timeline.last?.time ?? 0) / 60)))
-        }
-        let seconds = (last ?? 0) - (first ?? 0)
+        if evaluate, let replay { Terminal.say(Self.report(run.score(against: replay.timeline))) }
         Terminal.note(
-            "\(signal.map { _ in "stopped: " } ?? "")\(detections.count.counting("detection")) in \(seconds.fixed(1)) s"
-        )
+            "\(signal.map { _ in "stopped: " } ?? "")\(run.detections.count.counting("detection")) "
+                + "in \(run.duration.fixed(1)) s")
         if let signal { throw interrupted(by: signal) }
     }
 
@@ -97,9 +78,7 @@ public struct DetectArguments: ParsableArguments {
         let line = DetectionLine(
             time: detection.time, gesture: detection.gesture, probability: detection.probability,
             runnerUp: detection.runnerUp, runnerUpProbability: detection.runnerUpProbability)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try! encoder.encode(line), as: UTF8.self)
+        return try! jsonLine(line)
     }
 
     static func report(_ score: EventScore) -> String {

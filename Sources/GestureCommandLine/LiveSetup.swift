@@ -36,7 +36,7 @@ public struct LiveSetup {
     public let device: any MotionSensor
     public let clock: any SamplingClock
     public let rate: Double
-    public var detector: LiveDetector
+    public let detector: LiveDetector
 
     /// Opens the model and the sensor (unless it is `opened` already), at the model's rate or the
     /// nearest the sensor can do.
@@ -75,13 +75,9 @@ public struct LiveSetup {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
         do {
-            for try await reading in sampler.samples(from: clock.now(), duration: duration) {
-                each(sampler, reading.sample)
-            }
+            try await sampler.listen(for: duration) { each(sampler, $0) }
         } catch {
-            guard let replay = device as? ReplaySensor, replay.isFinished else {
-                throw Failure.failed("\(error)")
-            }
+            throw Failure.failed("\(error)")
         }
         return watch.received
     }

@@ -7,7 +7,7 @@ import GestureCore
 /// seen, and after a point the next call waits for the model to see rest.
 public struct GameRun {
     public private(set) var game: GestureGame
-    public private(set) var detector: LiveDetector
+    private var run: DetectionRun
     private var started = false
     /// Whether the latest prediction was rest: the player's hand is down.
     private var resting = true
@@ -17,7 +17,7 @@ public struct GameRun {
 
     public init(game: GestureGame, detector: LiveDetector) {
         self.game = game
-        self.detector = detector
+        run = DetectionRun(detector: detector)
     }
 
     /// Feeds one reading; returns what the game does by its time.
@@ -27,10 +27,10 @@ public struct GameRun {
             started = true
             events = game.start(at: sample.time + Self.settling)
         }
-        let (prediction, detection) = detector.add(sample)
-        if let prediction { resting = prediction.gesture == ActivityLabel.rest.rawValue }
-        events += game.advance(to: sample.time, detected: detection?.gesture, resting: resting)
-        if events.contains(where: { if case .prompt = $0 { true } else { false } }) { detector.rearm() }
+        let reading = run.add(sample)
+        if let prediction = reading.prediction { resting = prediction.gesture == ActivityLabel.rest.rawValue }
+        events += game.advance(to: sample.time, detected: reading.detection?.gesture, resting: resting)
+        if events.contains(where: { if case .prompt = $0 { true } else { false } }) { run.rearm() }
         return events
     }
 }

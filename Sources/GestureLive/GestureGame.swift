@@ -11,6 +11,25 @@ public struct GestureGame: Sendable {
         /// The winning score was reached: nothing follows.
         case won(score: Int)
         case over(reason: String, score: Int)
+
+        /// What the game says when it happens.
+        public var announcement: String {
+            switch self {
+            case .prompt(let gesture): "\(gesture.capitalized) it!"
+            case .scored(let score): "Point! \(score)"
+            case .won(let score): "\(score) points. You win!"
+            case .over(_, let score): "Game over. Score: \(score)"
+            }
+        }
+
+        /// Why the game ended, when it did: "won", or what went wrong.
+        public var ending: String? {
+            switch self {
+            case .won: "won"
+            case .over(let reason, _): reason
+            case .prompt, .scored: nil
+            }
+        }
     }
 
     public let gestures: [String]
@@ -41,10 +60,13 @@ public struct GestureGame: Sendable {
 
     /// What happens by `time`, given the gesture detected then, if any, and whether the player is
     /// at rest. Detections during a pause do not count, and the next call waits, after the pause,
-    /// for the player to be at rest: a gesture still going on would count for the next call.
+    /// for the player to be at rest (a gesture still going on would count for the next call), but
+    /// no longer than the timeout.
     public mutating func advance(to time: Double, detected gesture: String?, resting: Bool = true) -> [Event] {
         guard !isOver else { return [] }
-        guard let current else { return time >= deadline && resting ? [prompt(at: time)] : [] }
+        guard let current else {
+            return time >= deadline && (resting || time >= deadline + timeout) ? [prompt(at: time)] : []
+        }
         if let gesture {
             guard gesture == current else { return [end("saw \(gesture), not \(current)")] }
             score += 1

@@ -1,4 +1,5 @@
 import GestureCore
+import GestureSpeech
 
 /// What `gesture record` was asked for, and the timeline that follows from it.
 ///
@@ -152,4 +153,8 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { text }
+}
+
+extension Speech {
+    public func say(_ prompt: Prompt) { say(prompt.text) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GestureCore
 import GestureMotion
 import GestureSensors
+import GestureSpeech
 import GestureStore
 import Synchronization
 

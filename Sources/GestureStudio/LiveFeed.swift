@@ -163,24 +163,19 @@ struct LiveFeed {
     private func stream(
         _ sampler: Sampler, model: GestureModel?, to outbound: WebSocketOutboundWriter
     ) async throws {
-        var detector = try model.map { model throws(StudioError) in try Self.detector(model, rate: sampler.rate) }
+        var run = DetectionRun(
+            detector: try model.map { model throws(StudioError) in try Self.detector(model, rate: sampler.rate) })
         var batch: [[Double]] = []
-        var first: Double?
         var sent = 0.0
-        for try await reading in sampler.samples(from: sampler.clock.now(), duration: .infinity) {
-            let sample = reading.sample
-            let start = first ?? sample.time
-            first = start
-            let time = sample.time - start
-            batch.append([time] + [sample.acceleration, sample.rotationRate].flatMap { [$0.x, $0.y, $0.z] })
-            if let (prediction, detection) = detector?.add(sample), let prediction {
-                try await send(["prediction": Shown(prediction, since: start)], to: outbound)
-                if let detection { try await send(["detection": Shown(detection, since: start)], to: outbound) }
-            }
-            guard time - sent >= Self.batchPeriod else { continue }
+        try await sampler.listen(for: .infinity) { sample in
+            let reading = run.add(sample)
+            batch.append([reading.time] + [sample.acceleration, sample.rotationRate].flatMap { [$0.x, $0.y, $0.z] })
+            if let prediction = reading.prediction { try await send(["prediction": Shown(prediction)], to: outbound) }
+            if let detection = reading.detection { try await send(["detection": Shown(detection)], to: outbound) }
+            guard reading.time - sent >= Self.batchPeriod else { return }
             try await send(["readings": batch], to: outbound)
             batch.removeAll(keepingCapacity: true)
-            sent = time
+            sent = reading.time
         }
         // Cancelled, the page has gone: nothing more to send.
         guard !Task.isCancelled else { return }
@@ -195,8 +190,8 @@ struct LiveFeed {
         var probability: Double
         var runnerUp: String
 
-        init(_ prediction: Prediction, since start: Double) {
-            time = prediction.time - start
+        init(_ prediction: Prediction) {
+            time = prediction.time
             gesture = prediction.gesture
             probability = prediction.probability
             runnerUp = prediction.runnerUp

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureExperiments
 import GestureLearning
 import GestureLive
+import GestureScenarios
 import GestureStore
+import GestureTraining
 
 import struct SystemPackage.FilePath
 
@@ -195,18 +196,18 @@ struct AccuracyBench: AsyncParsableCommand {
         if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
         var accuracies = Array(repeating: [Double](), count: labelings.count)
         var scores = Array(repeating: EventScore.none, count: labelings.count)
-        for person in crowd {
-            let test = try SessionSelection(users: [person]).apply(to: loaded)
+        for fold in try CrossValidation(loaded).folds {
+            let person = fold.user
             for (index, (labels, data)) in labelings.enumerated() {
                 let experiment = try Experiment(
                     name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
                     training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: data),
                     augmentation: AugmentationPlan(simulatedAugment), options: TrainingOptions(), validation: nil,
-                    test: test)
+                    test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
-                let runs = try seeds.map { seed in try detectionRun(experiment, seed: seed, test: test) }
+                let runs = try seeds.map { seed in try detectionRun(experiment, seed: seed, test: fold.test) }
                 accuracies[index].append(median(runs.compactMap { $0.run.evaluation?.accuracy }))
                 scores[index] = runs.map(\.score).reduce(scores[index], +)
                 print(
@@ -257,16 +258,16 @@ struct AccuracyBench: AsyncParsableCommand {
     /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
-        for subject in Self.seglearnSubjects {
+        for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
+            let subject = fold.user.rawValue
             let experiment = try Experiment(
                 name: "seglearn-watch", features: seglearnFeatures, window: seglearnWindow,
-                windowsPerChunk: seglearnChunk, layers: layers,
-                training: loaded.of(Self.seglearnSubjects.filter { $0 != subject }),
+                windowsPerChunk: seglearnChunk, layers: layers, training: fold.training,
                 augmentation: AugmentationPlan(
                     seglearnAsRecorded ? [] : seglearnAugment, maximumRotation: seglearnRotation,
                     maximumWarp: seglearnWarp, maximumScale: seglearnScale),
                 options: TrainingOptions(epochs: seglearnEpochs, schedule: seglearnSchedule),
-                validation: nil, test: loaded.of([subject]))
+                validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
             folds.append((subject, runs))

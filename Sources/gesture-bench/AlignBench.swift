@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import GestureCore
-import GestureExperiments
+import GestureScenarios
 import GestureStore
+import GestureTraining
 
 import struct SystemPackage.FilePath
 

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import GestureCore
-import GestureExperiments
 import GestureInterop
 import GestureLearning
 import GestureStore
+import GestureTraining
 
 import struct SystemPackage.FilePath
 

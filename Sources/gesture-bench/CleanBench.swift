@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureExperiments
+import GestureScenarios
 import GestureSensors
 import GestureStore
+import GestureTraining
 
 import struct SystemPackage.FilePath
 

@@ -5,6 +5,7 @@ import GestureCore
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStore
 
 /// The live detector as a whole process: from start to its first prediction (model loading

@@ -3,8 +3,8 @@ import Foundation
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
-import GestureExperiments
 import GestureLearning
+import GestureTraining
 
 struct Evaluate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,35 +65,12 @@ struct Evaluate: AsyncParsableCommand {
         }
     }
 
-    /// Warns when the test sessions, or their users, are among those the model trained on. A model
-    /// that does not record them (written before models did, or imported) gets a note instead.
+    /// Warns when the test sessions, or their users, are among those the model trained on or was
+    /// personalised with; notes when the model does not say.
     private func warnAboutTraining(of model: GestureModel, testing sequences: [LabeledSequence]) {
-        if let personalization = model.personalization {
-            let used = Set(personalization.sessions)
-            let count = sequences.filter { used.contains($0.recordedSession) }.count
-            if count > 0 {
-                Terminal.warn(
-                    "\(count) of the \(sequences.count.counting("test session")) personalised it for \(personalization.user.rawValue): these figures are not a test"
-                )
-            }
-        }
-        guard let record = model.trainingRecord else {
-            Terminal.note(
-                "the model does not record what it was trained on, so whether the test is new to it is unknown")
-            return
-        }
-        let trained = record.trainedOn(sequences).count
-        if trained > 0 {
-            Terminal.warn(
-                "\(trained) of the \(sequences.count.counting("test session")) \(trained == 1 ? "was" : "were") in its training set: these figures are not a test"
-            )
-        }
-        let shared = record.trainingUsers(among: sequences).map(\.rawValue)
-        if !shared.isEmpty {
-            Terminal.warn(
-                "the test set shares users with training (\(shared.joined(separator: ", "))): these figures flatter the model"
-            )
-        }
+        let leakage = Leakage(model: model, testing: sequences)
+        leakage.warnings.forEach(Terminal.warn)
+        leakage.unknown.map(Terminal.note)
     }
 }
 

@@ -2,8 +2,8 @@ import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
-import GestureExperiments
 import GestureLearning
+import GestureTraining
 
 /// What a model reads, its layers and how it is trained: the options `train` and `crossval` share.
 struct ModelOptions: ParsableArguments {
@@ -85,12 +85,6 @@ struct ModelOptions: ParsableArguments {
 
     var training: TrainingOptions {
         TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed)
-    }
-
-    func description(rate: Double, classNames: [String]) -> ModelDescription {
-        ModelDescription(
-            featureNames: features, windowing: Windowing(window: window), samplingRate: rate, classNames: classNames,
-            layers: layers)
     }
 }
 

@@ -3,8 +3,8 @@ import Foundation
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
-import GestureExperiments
 import GestureLearning
+import GestureTraining
 import Synchronization
 
 struct Personalize: AsyncParsableCommand {

@@ -6,6 +6,7 @@ import GestureLive
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStudio
 
 import struct SystemPackage.FilePath
@@ -38,26 +39,10 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         var options = options
-        if personalize != nil, sensor.device == PhoneSensor.id {
-            throw Failure.usage(
-                "--personalize records with its own run of the phone's page: record the takes with "
-                    + "`gesture record --device phone`, then `gesture personalize`")
-        }
-        if let takes = personalize {
-            guard let user, takes >= 1 else {
-                throw Failure.usage("--personalize needs a positive number of takes and the player's --user")
-            }
-            options.model = try await personalised(takes: takes, user: try userID(user))
-        }
+        options.model = try await modelToPlayWith()
         let phone = try await PhoneConnection.open(for: sensor, fast: options.fast, server, folder: folder.folder)
         let setup = try LiveSetup(
             options, sensor: sensor, holder: user ?? "player", opened: try phone?.device(through: sensor))
-        var run = GameRun(
-            game: GestureGame(gestures: setup.gestures, timeout: timeout, rounds: rounds, pause: 2, seed: sensor.seed),
-            detector: setup.detector)
-        var player = SimulatedPlayer(
-            performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
-            mistakes: mistakes, seed: sensor.seed)
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
         let speech = Speech(
             voice: voice,
@@ -65,33 +50,51 @@ struct Play: AsyncParsableCommand {
                 Terminal.say("» \(call)")
                 phone?.show(call)
             }, warn: Terminal.warn)
+        let (score, ending, signal) = try await play(on: setup, saying: speech)
+        await speech.finish()
+        await phone?.close(saying: "Score: \(score)")
+        Terminal.say("final score \(score)\(ending.map { " (\($0))" } ?? "")")
+        if let signal { throw interrupted(by: signal) }
+    }
+
+    /// The model given, or with --personalize, the one personalised with the player's new takes.
+    private func modelToPlayWith() async throws -> String {
+        guard let takes = personalize else { return options.model }
+        if sensor.device == PhoneSensor.id {
+            throw Failure.usage(
+                "--personalize records with its own run of the phone's page: record the takes with "
+                    + "`gesture record --device phone`, then `gesture personalize`")
+        }
+        guard let user, takes >= 1 else {
+            throw Failure.usage("--personalize needs a positive number of takes and the player's --user")
+        }
+        return try await personalised(takes: takes, user: try userID(user))
+    }
+
+    /// Plays until the game ends or a signal comes: the final score, why it ended, and the signal.
+    private func play(on setup: LiveSetup, saying speech: Speech) async throws -> (Int, String?, Int32?) {
+        var run = GameRun(
+            game: GestureGame(gestures: setup.gestures, timeout: timeout, rounds: rounds, pause: 2, seed: sensor.seed),
+            detector: setup.detector)
+        var player = SimulatedPlayer(
+            performer: setup.device as? any GesturePerformer, gestures: setup.gestures,
+            mistakes: mistakes, seed: sensor.seed)
         var ending: String?
-        let signal = try await setup.run(for: Double(rounds + 1) * (timeout + 2) + 2) {
-            (sampler: Sampler, sample: RawSample) in
+        let signal = try await setup.run(for: .infinity) { (sampler: Sampler, sample: RawSample) in
             for event in run.advance(with: sample) {
-                switch event {
-                case .prompt(let gesture):
-                    speech.say("\(gesture.capitalized) it!")
-                    if let made = player.perform(gesture, at: sample.time), made != gesture {
-                        Terminal.say("» (the simulated player makes \(made) instead, on purpose: --mistakes)")
-                    }
-                case .scored(let score):
-                    speech.say("Point! \(score)")
-                case .won(let score):
-                    speech.say("\(score) points. You win!")
-                    ending = "won"
-                    sampler.stop()
-                case .over(let reason, let score):
-                    speech.say("Game over. Score: \(score)")
-                    ending = reason
+                speech.say(event.announcement)
+                if case .prompt(let gesture) = event, let made = player.perform(gesture, at: sample.time),
+                    made != gesture
+                {
+                    Terminal.say("» (the simulated player makes \(made) instead, on purpose: --mistakes)")
+                }
+                if let end = event.ending {
+                    ending = end
                     sampler.stop()
                 }
             }
         }
-        await speech.finish()
-        await phone?.close(saying: "Score: \(run.game.score)")
-        Terminal.say("final score \(run.game.score)\(ending.map { " (\($0))" } ?? "")")
-        if let signal { throw interrupted(by: signal) }
+        return (run.game.score, ending, signal)
     }
 
     /// Records the player's takes of every gesture, personalises the model with their sessions, and

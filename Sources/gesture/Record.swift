@@ -6,6 +6,7 @@ import GestureCore
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStore
 import GestureStudio
 

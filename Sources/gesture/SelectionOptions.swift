@@ -120,12 +120,3 @@ func write(_ bytes: [UInt8], to path: String) throws {
         throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
     }
 }
-
-/// One line of JSON Lines, every command's `--json` output: keys sorted, infinities and NaN as strings.
-func jsonLine(_ value: some Encodable) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(
-        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-}

@@ -1,7 +1,7 @@
 import Foundation
-import GestureExperiments
 import GestureRecording
 import GestureStore
+import GestureTraining
 
 /// The text tables the commands print.
 enum Summary {

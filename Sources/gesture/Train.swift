@@ -3,8 +3,8 @@ import Foundation
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
-import GestureExperiments
 import GestureLearning
+import GestureTraining
 import Synchronization
 
 struct Train: AsyncParsableCommand {
@@ -31,38 +31,35 @@ struct Train: AsyncParsableCommand {
 
     func run() async throws {
         try checkOptions()
-        let parts = try analysing {
-            try ExperimentData(
-                folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
+        let experiment = try analysing { try self.experiment() }
+        let training = try analysing { try experiment.trainingSequences(seed: model.seed) }
+        let shared = experiment.sharedUsers
+        if !shared.isEmpty {
+            Terminal.warn("validation shares users with training: \(shared.map(\.rawValue).joined(separator: ", "))")
         }
-        let chosen = try model.chosenFeatures
-        // Overfitting learns only the classes of its few sessions, and is not validated.
-        let sessions = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
-        let training = try analysing {
-            try TrainingData(dataset: sessions.augmented(by: model.augmentationPlan), features: chosen)
-        }
-        let validation = try (overfit == nil ? parts.validation : nil).map { dataset in
-            try checkClasses(of: dataset, against: training)
-            return try analysing {
-                try TrainingData(dataset: dataset, features: chosen, classNames: training.classNames)
-            }
-        }
-        if let validation, !TrainingData.sharedUsers(training.sequences, validation.sequences).isEmpty {
-            Terminal.warn(
-                "validation shares users with training: \(TrainingData.sharedUsers(training.sequences, validation.sequences).map(\.rawValue).joined(separator: ", "))"
-            )
-        }
-        let trainer = Trainer(
-            model: model.description(rate: training.rate, classNames: training.classNames), options: model.training)
+        let classes = experiment.description.classNames
         (json ? Terminal.note : Terminal.say)(
-            "training on \(training.sequences.count.counting("session")) (\(training.classNames.joined(separator: ", "))), "
-                + "validating on \(validation?.sequences.count ?? 0), \(chosen.count) features at \(String(format: "%g", training.rate)) Hz"
-        )
+            "training on \(training.count.counting("session")) (\(classes.joined(separator: ", "))), "
+                + "validating on \(experiment.validation?.sequences.count ?? 0), \(experiment.training.features.count) "
+                + "features at \(experiment.description.samplingRate.shortText) Hz")
+        let trainer = experiment.trainer(seed: model.seed)
         if overfit != nil {
-            try check(trainer, fitting: training.sequences)
+            try check(trainer, fitting: training)
         } else {
-            try fit(trainer, training: training, validation: validation)
+            try fit(trainer, training: training, validation: experiment.validation)
         }
+    }
+
+    /// The one training pipeline, on the manifest's parts or the selected sessions; with --overfit,
+    /// on a few sessions without validation, learning only their classes.
+    private func experiment() throws -> Experiment {
+        let parts = try ExperimentData(
+            folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
+        let training = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
+        return try Experiment(
+            name: "train", features: model.features, window: model.window, layers: model.layers, training: training,
+            augmentation: model.augmentationPlan, options: model.training,
+            validation: overfit == nil ? parts.validation : nil, test: nil)
     }
 
     private func checkOptions() throws {
@@ -75,18 +72,6 @@ struct Train: AsyncParsableCommand {
             throw Failure.usage(
                 "--output \(output) would put its history CSV among the recordings, where every .csv is read as "
                     + "one; write it to a folder of its own, e.g. \(folder.path)/models/")
-        }
-    }
-
-    /// Validation windows of a class the model cannot predict would only lower its figures.
-    private func checkClasses(of validation: Dataset, against training: TrainingData) throws {
-        let known = Set(training.classNames)
-        for session in validation.sessions {
-            if let label = session.rows.lazy.map(\.activity.rawValue).first(where: { !known.contains($0) }) {
-                throw Failure.usage(
-                    "validation session \(session.id) has the class '\(label)', which the training set lacks "
-                        + "(it has \(training.classNames.joined(separator: ", ")))")
-            }
         }
     }
 
@@ -104,13 +89,13 @@ struct Train: AsyncParsableCommand {
         }
     }
 
-    private func fit(_ trainer: Trainer, training: TrainingData, validation: TrainingData?) throws {
+    private func fit(_ trainer: Trainer, training: [LabeledSequence], validation: TrainingData?) throws {
         let stop = Atomic<Bool>(false)
         let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         let started = Date()
         let result = try learning {
             try trainer.train(
-                training.sequences, validation: validation?.sequences ?? [],
+                training, validation: validation?.sequences ?? [],
                 onEpoch: { print(epoch: $0, at: started) },
                 isCancelled: { stop.load(ordering: .relaxed) })
         }

@@ -64,6 +64,14 @@ import Testing
         #expect(prompts(game.advance(to: 4.2, detected: nil, resting: true)).count == 1)
     }
 
+    @Test func aPlayerWhoNeverRestsIsCalledAfterTheTimeout() throws {
+        var game = GestureGame(gestures: ["shake", "chop"], timeout: 5, pause: 2, seed: 1)
+        let first = try #require(prompts(game.start(at: 0)).first)
+        #expect(game.advance(to: 1, detected: first) == [.scored(score: 1)])
+        #expect(game.advance(to: 7.9, detected: nil, resting: false).isEmpty)
+        #expect(prompts(game.advance(to: 8, detected: nil, resting: false)).count == 1)
+    }
+
     @Test func theSameSeedCallsOutTheSameGestures() {
         func calls(_ seed: UInt64) -> [String] {
             var game = GestureGame(gestures: ["shake", "chop", "drive"], timeout: 5, seed: seed)

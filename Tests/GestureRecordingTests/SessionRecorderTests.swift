@@ -3,6 +3,7 @@ import GestureCore
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStore
 import GestureTestSupport
 import Testing

@@ -1,5 +1,5 @@
-import GestureExperiments
 import GestureTestSupport
+import GestureTraining
 import Testing
 
 @testable import GestureLearning

@@ -67,7 +67,8 @@ public struct Experiment: Sendable {
         self.options = options
         let classNames = self.training.classNames
         self.validation = try validation.map { dataset throws(AnalysisError) in
-            try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
+            try Self.checkClasses(of: dataset, against: classNames)
+            return try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
         }
         self.test = try test.map { dataset throws(AnalysisError) in
             try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
@@ -113,20 +114,50 @@ public struct Experiment: Sendable {
             evaluation: test.map { Evaluation(model: result.model, sequences: $0.sequences) }, seconds: seconds)
     }
 
-    public func train(seed: UInt64) throws -> TrainingResult {
+    /// Trains with `seed`, as `gesture train` does: the sessions augmented with the seed, the
+    /// epoch chosen on the validation sessions (or by training loss without them).
+    public func train(
+        seed: UInt64, onEpoch: (EpochReport) -> Void = { _ in }, isCancelled: () -> Bool = { false }
+    ) throws -> TrainingResult {
+        try trainer(seed: seed).train(
+            try trainingSequences(seed: seed), validation: validation?.sequences ?? [], onEpoch: onEpoch,
+            isCancelled: isCancelled)
+    }
+
+    /// The trainer of a run with `seed`.
+    public func trainer(seed: UInt64) -> Trainer {
         var options = options
         options.seed = seed
-        let trainer = Trainer(model: description, options: options)
+        return Trainer(model: description, options: options)
+    }
+
+    /// The training sessions with the copies the augmentation makes with `seed`.
+    public func trainingSequences(seed: UInt64) throws(AnalysisError) -> [LabeledSequence] {
         var plan = augmentation
         plan.seed = seed
-        let sequences =
-            plan.augmentations.isEmpty
-            ? training.sequences
-            : try TrainingData(
-                dataset: trainingSessions.augmented(by: plan), features: training.features,
-                classNames: training.classNames
-            ).sequences
-        return try trainer.train(sequences, validation: validation?.sequences ?? [])
+        guard !plan.augmentations.isEmpty else { return training.sequences }
+        return try TrainingData(
+            dataset: trainingSessions.augmented(by: plan), features: training.features,
+            classNames: training.classNames
+        ).sequences
+    }
+
+    /// Users whose sessions are in training and in validation or test: figures that flatter the model.
+    public var sharedUsers: [UserID] {
+        let checked = (validation?.sequences ?? []) + (test?.sequences ?? [])
+        return TrainingData.sharedUsers(training.sequences, checked)
+    }
+
+    /// Validation windows of a class the model cannot predict would only lower its figures.
+    private static func checkClasses(of validation: Dataset, against classNames: [String]) throws(AnalysisError) {
+        let known = Set(classNames)
+        for session in validation.sessions {
+            if let label = session.rows.lazy.map(\.activity.rawValue).first(where: { !known.contains($0) }) {
+                throw AnalysisError(
+                    "validation session \(session.id) has the class '\(label)', which the training set lacks "
+                        + "(it has \(classNames.joined(separator: ", ")))")
+            }
+        }
     }
 }
 

@@ -48,8 +48,6 @@ public final class Speech: Sendable {
 
     public func say(_ text: String) { continuation.yield(text) }
 
-    public func say(_ prompt: Prompt) { say(prompt.text) }
-
     /// Waits until every prompt said so far has been spoken.
     public func finish() async {
         continuation.finish()

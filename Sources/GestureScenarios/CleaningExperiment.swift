@@ -5,6 +5,7 @@ import GestureMotion
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStore
 
 /// Simulated recordings with faults injected into chosen takes, and how well cleaning finds them:

@@ -11,16 +11,15 @@ extension EventScore {
     ) throws(LiveError) {
         var total = EventScore.none
         for session in sessions {
-            var detector = try LiveDetector(model: model, sensorRate: session.nominalRate, settings: settings)
-            let detections = session.rows.compactMap { row in
-                detector.add(
+            var run = DetectionRun(
+                detector: try LiveDetector(model: model, sensorRate: session.nominalRate, settings: settings))
+            for row in session.rows {
+                _ = run.add(
                     RawSample(time: row.timestamp, acceleration: row.rawAcceleration, rotationRate: row.rawRotationRate)
-                ).detection
+                )
             }
-            let timeline = session.rows.map { (time: $0.timestamp, label: $0.activity) }
-            let minutes = ((session.rows.last?.timestamp ?? 0) - (session.rows.first?.timestamp ?? 0)) / 60
-            total =
-                total + EventScore(detections: detections, events: GestureEvent.events(in: timeline), minutes: minutes)
+            let start = session.rows.first?.timestamp ?? 0
+            total = total + run.score(against: session.rows.map { (time: $0.timestamp - start, label: $0.activity) })
         }
         self = total
     }

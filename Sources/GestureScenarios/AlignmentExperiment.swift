@@ -4,6 +4,7 @@ import GestureMotion
 import GestureRecording
 import GestureSensors
 import GestureSimulation
+import GestureSpeech
 import GestureStore
 
 /// Simulated people record takes of a gesture, and the aligned labels' boundaries and the

@@ -1,11 +1,12 @@
 import Foundation
 import GestureAnalysis
 import GestureCore
-import GestureExperiments
 import GestureRecording
+import GestureScenarios
 import GestureSimulation
 import GestureStore
 import GestureTestSupport
+import GestureTraining
 import Testing
 
 @Suite struct CleaningExperimentTests {
