@@ -245,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "GestureLearningTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
-        .testTarget(name: "GestureTrainingTests", dependencies: ["GestureTraining", "GestureTestSupport"]),
+        .testTarget(
+            name: "GestureTrainingTests", dependencies: ["GestureLearning", "GestureTraining", "GestureTestSupport"]),
         .testTarget(
             name: "GestureScenariosTests",
             dependencies: [
@@ -277,6 +278,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        .testTarget(name: "LayoutTests", dependencies: ["GestureTestSupport"]),
         .testTarget(
             name: "CommandLineTests",
             dependencies: [

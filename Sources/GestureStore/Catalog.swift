@@ -6,195 +6,6 @@ import struct SystemPackage.Errno
 import struct SystemPackage.FileDescriptor
 import struct SystemPackage.FilePath
 
-/// Whether a session's rows count.
-public enum SessionStatus: String, Codable, Sendable, CaseIterable {
-    case kept
-    case discarded
-    /// Ended early: interrupted, or its sensor failed; the reason says which.
-    case incomplete
-}
-
-/// One session as the catalog records it.
-public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "sessions"
-
-    public var id: SessionID
-    public var user: UserID
-    public var gesture: ActivityLabel
-    public var take: Int
-    /// Wall-clock start and end, ISO 8601.
-    public var start: String
-    public var end: String
-    public var device: String
-    public var requestedRate: Double
-    /// The rate the device was set to: the nearest it offers to the one requested.
-    public var deviceRate: Double
-    public var achievedRate: Double
-    /// Root mean square of the sample interval's deviation from the nominal period, in ms.
-    public var jitterMs: Double
-    public var sampleCount: Int
-    /// The recording file, relative to the recordings folder.
-    public var file: String
-    public var status: SessionStatus
-    public var reason: String?
-    /// When the prompt said go and stop, seconds since the session started; nil for sessions
-    /// recorded without prompts.
-    public var promptFrom: Double?
-    public var promptTo: Double?
-    /// What aligning the labels with the motion found; nil if they were never aligned.
-    public var alignment: AlignmentStatus?
-    /// The spans the rows' labels follow (the last span holding a row gives its label, rest if
-    /// none); nil: the labels are as the file has them, never changed.
-    public var labels: [LabelSpan]?
-    /// The stretch of the session its file keeps, when trimmed, seconds since it started; its rows
-    /// outside it are in recordings/discarded/.
-    public var keptFrom: Double?
-    public var keptTo: Double?
-
-    public init(
-        id: SessionID, user: UserID, gesture: ActivityLabel, take: Int, start: String, end: String, device: String,
-        requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
-        file: String, status: SessionStatus, reason: String? = nil, promptFrom: Double? = nil,
-        promptTo: Double? = nil
-    ) {
-        self.promptFrom = promptFrom
-        self.promptTo = promptTo
-        self.id = id
-        self.user = user
-        self.gesture = gesture
-        self.take = take
-        self.start = start
-        self.end = end
-        self.device = device
-        self.requestedRate = requestedRate
-        self.deviceRate = deviceRate
-        self.achievedRate = achievedRate
-        self.jitterMs = jitterMs
-        self.sampleCount = sampleCount
-        self.file = file
-        self.status = status
-        self.reason = reason
-    }
-}
-
-// Stored as their text; a row whose user or gesture is not a valid name fails to decode.
-extension SessionID: DatabaseValueConvertible {}
-extension UserID: DatabaseValueConvertible {}
-extension ActivityLabel: DatabaseValueConvertible {}
-extension SessionStatus: DatabaseValueConvertible {}
-
-/// What aligning a session's labels with its motion found.
-public enum AlignmentStatus: String, Codable, Sendable {
-    /// The gesture's labels follow the motion found inside the prompt.
-    case aligned
-    /// Nothing moved inside the prompt: the labels are the prompt's, and the take is suspect.
-    case noMotion = "no-motion"
-    /// Too little rest to tell motion from; the labels are the prompt's.
-    case noRest = "no-rest"
-}
-
-extension AlignmentStatus: DatabaseValueConvertible {}
-
-/// A session's labels as the catalog holds them: its gesture, the spans its rows' labels follow
-/// (nil: as the file has them), what aligning them found, and the stretch its file keeps (nil: all).
-public struct SessionLabels: Codable, Sendable, Equatable {
-    public var gesture: ActivityLabel
-    public var labels: [LabelSpan]?
-    public var alignment: AlignmentStatus?
-    public var kept: ClosedRange<Double>?
-
-    public init(
-        gesture: ActivityLabel, labels: [LabelSpan]?, alignment: AlignmentStatus?, kept: ClosedRange<Double>? = nil
-    ) {
-        self.gesture = gesture
-        self.labels = labels
-        self.alignment = alignment
-        self.kept = kept
-    }
-}
-
-extension SessionLabels {
-    /// These labels with `spans` laid over them, one after the other; the gesture becomes the
-    /// longest stretch's label other than rest.
-    func overlaid(with spans: [LabelSpan]) -> SessionLabels {
-        var labels = self
-        labels.labels = spans.reduce(self.labels ?? []) { $0.overlaid(with: $1) }
-        let longest = labels.labels!.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
-        labels.gesture = longest?.label ?? gesture
-        return labels
-    }
-}
-
-extension SessionRecord {
-    public var sessionLabels: SessionLabels {
-        get { SessionLabels(gesture: gesture, labels: labels, alignment: alignment, kept: kept) }
-        set {
-            (gesture, labels, alignment) = (newValue.gesture, newValue.labels, newValue.alignment)
-            (keptFrom, keptTo) = (newValue.kept?.lowerBound, newValue.kept?.upperBound)
-        }
-    }
-
-    public var kept: ClosedRange<Double>? { keptFrom.flatMap { from in keptTo.map { from...$0 } } }
-
-    /// Whether a row at `time` belongs in the session's own file: the session is not discarded,
-    /// and the row is not trimmed off.
-    func keepsRow(at time: Double) -> Bool { status != .discarded && kept?.contains(time) != false }
-}
-
-/// A change to a session's labels: what they were and become, the history's name for it, and
-/// the change it undoes, if it is an undo.
-public struct LabelChange: Sendable {
-    public var id: SessionID
-    public var before: SessionLabels
-    public var after: SessionLabels
-    public var action: String
-    public var undoing: Int64?
-    /// The session's rows within its new kept stretch, when that changes.
-    public var sampleCount: Int?
-
-    public init(
-        _ id: SessionID, from before: SessionLabels, to after: SessionLabels, action: String, undoing: Int64? = nil,
-        sampleCount: Int? = nil
-    ) {
-        self.sampleCount = sampleCount
-        self.id = id
-        self.before = before
-        self.after = after
-        self.action = action
-        self.undoing = undoing
-    }
-}
-
-/// A session's new status, and why.
-public struct StatusChange: Sendable, Equatable {
-    public var id: SessionID
-    public var status: SessionStatus
-    public var reason: String?
-
-    public init(_ id: SessionID, _ status: SessionStatus, reason: String? = nil) {
-        self.id = id
-        self.status = status
-        self.reason = reason
-    }
-}
-
-/// Which sessions to list.
-public struct SessionFilter: Sendable {
-    public var user: UserID?
-    public var gesture: ActivityLabel?
-    public var status: SessionStatus?
-    public var ids: [SessionID]?
-
-    public init(
-        user: UserID? = nil, gesture: ActivityLabel? = nil, status: SessionStatus? = nil, ids: [SessionID]? = nil
-    ) {
-        self.user = user
-        self.gesture = gesture
-        self.status = status
-        self.ids = ids
-    }
-}
-
 /// The SQLite catalog of every session recorded, with a history of discards and restores.
 public final class Catalog: Sendable {
     private let database: DatabaseQueue
@@ -266,60 +77,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// The schema's history. Never edit a migration that has shipped: add one.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: sessions") { db in
-            try db.create(table: "sessions") { t in
-                t.primaryKey("id", .text)
-                t.column("user", .text).notNull().indexed()
-                t.column("gesture", .text).notNull()
-                t.column("take", .integer).notNull()
-                t.column("start", .text).notNull()
-                t.column("end", .text).notNull()
-                t.column("device", .text).notNull()
-                t.column("requestedRate", .double).notNull()
-                t.column("achievedRate", .double).notNull()
-                t.column("jitterMs", .double).notNull()
-                t.column("sampleCount", .integer).notNull()
-                t.column("file", .text).notNull()
-                t.column("status", .text).notNull()
-                    .check { SessionStatus.allCases.map(\.rawValue).contains($0) }
-                t.column("reason", .text)
-            }
-        }
-        migrator.registerMigration("v2: session history") { db in
-            try db.create(table: "session_events") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("session", .text).notNull().indexed().references("sessions", onDelete: .cascade)
-                t.column("at", .text).notNull()
-                t.column("action", .text).notNull()
-                t.column("reason", .text)
-            }
-        }
-        migrator.registerMigration("v3: device rate") { db in
-            try db.alter(table: "sessions") { t in
-                t.add(column: "deviceRate", .double).notNull().defaults(to: 0)
-            }
-            try db.execute(sql: "UPDATE sessions SET deviceRate = requestedRate")
-        }
-        migrator.registerMigration("v4: labels") { db in
-            try db.alter(table: "sessions") { t in
-                t.add(column: "promptFrom", .double)
-                t.add(column: "promptTo", .double)
-                t.add(column: "alignment", .text)
-                t.add(column: "labels", .text)
-                t.add(column: "keptFrom", .double)
-                t.add(column: "keptTo", .double)
-            }
-            try db.alter(table: "session_events") { t in
-                t.add(column: "labelsBefore", .text)
-                t.add(column: "undoes", .integer)
-            }
-        }
-        return migrator
-    }
-
     /// The migrations this catalog has applied, oldest first.
     public func appliedMigrations() throws -> [String] {
         try database.read { try Self.migrator.appliedMigrations($0) }
@@ -362,7 +119,7 @@ public final class Catalog: Sendable {
     /// Takes back a session that never got a row: a recording stopped before its first take.
     public func withdraw(_ id: SessionID) throws(StoreError) {
         try write("withdraw session \(id)") { db in
-            _ = try SessionRecord.filter(key: id).filter(Column("sampleCount") == 0).deleteAll(db)
+            _ = try SessionRecord.filter(key: id).filter(SessionRecord.Columns.sampleCount == 0).deleteAll(db)
         }
     }
 
@@ -444,11 +201,11 @@ public final class Catalog: Sendable {
         do {
             return try database.read { db in
                 var request = SessionRecord.all()
-                if let user = filter.user { request = request.filter(Column("user") == user) }
-                if let gesture = filter.gesture { request = request.filter(Column("gesture") == gesture) }
-                if let status = filter.status { request = request.filter(Column("status") == status) }
-                if let ids = filter.ids { request = request.filter(ids.contains(Column("id"))) }
-                return try request.order(Column("start"), Column("take")).fetchAll(db)
+                if let user = filter.user { request = request.filter(SessionRecord.Columns.user == user) }
+                if let gesture = filter.gesture { request = request.filter(SessionRecord.Columns.gesture == gesture) }
+                if let status = filter.status { request = request.filter(SessionRecord.Columns.status == status) }
+                if let ids = filter.ids { request = request.filter(ids.contains(SessionRecord.Columns.id)) }
+                return try request.order(SessionRecord.Columns.start, SessionRecord.Columns.take).fetchAll(db)
             }
         } catch {
             throw StoreError("catalog \(path): cannot read sessions: \(Self.reason(error))")

@@ -6,7 +6,6 @@ import GestureScenarios
 import GestureSimulation
 import GestureStore
 import GestureTestSupport
-import GestureTraining
 import Testing
 
 @Suite struct CleaningExperimentTests {
