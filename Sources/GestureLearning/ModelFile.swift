@@ -137,7 +137,7 @@ extension GestureModel {
                     "k-NN with k \(neighbours.k) and prototypes of classes \(Set(neighbours.labels).sorted())")
             }
         }
-        let expected = 2 * features + network.parameterCount + prototypeCount * dimension
+        let expected = 2 * features + network.layout.parameterCount + prototypeCount * dimension
         guard floats.count == expected else {
             throw inconsistent("\(floats.count) numbers where the architecture has \(expected)")
         }
@@ -152,12 +152,13 @@ extension GestureModel {
                 mean: Array(floats[..<features]),
                 deviation: Array(floats[features..<2 * features])),
             architecture: architecture,
-            parameters: Array(floats[(2 * features)..<(2 * features + network.parameterCount)]),
+            parameters: Array(floats[(2 * features)..<(2 * features + network.layout.parameterCount)]),
             trainingRecord: header.trainingRecord, personalization: header.personalization,
             neighbours: header.neighbours.map { neighbours in
                 NearestNeighbours(
                     embedding: neighbours.embedding, k: neighbours.k, dimension: dimension,
-                    prototypes: Array(floats[(2 * features + network.parameterCount)...]), labels: neighbours.labels,
+                    prototypes: Array(floats[(2 * features + network.layout.parameterCount)...]),
+                    labels: neighbours.labels,
                     classes: classes)
             })
     }
