@@ -221,72 +221,97 @@ final class Workspace {
     let convolutionGradient: UnsafeMutablePointer<Float>
     let batchNormScratch: UnsafeMutablePointer<Float>
 
-    private var allocations: [UnsafeMutablePointer<Float>] = []
+    private let allocations: [UnsafeMutablePointer<Float>]
 
     init(_ network: Network, capacity: Int) {
         self.capacity = capacity
         let architecture = network.architecture
-        var allocations: [UnsafeMutablePointer<Float>] = []
-        func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
-            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
-            pointer.initialize(repeating: 0, count: count)
-            allocations.append(pointer)
-            return pointer
-        }
-        func buffer(_ width: Int) -> UnsafeMutablePointer<Float> { allocate(capacity * width) }
         let filters = architecture.convolutionFilters, units = architecture.lstmUnits
         let denseUnits = architecture.denseUnits
-        input = buffer(architecture.windowSize)
-        let stack = architecture.temporal
-        let layers = 0..<(stack?.layers ?? 0)
-        let unfoldedSizes = layers.map { capacity * stack!.positions(after: $0 + 1) * stack!.span(of: $0) }
-        unfolded = unfoldedSizes.map(allocate)
-        temporal = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
-        temporalGradient = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
-        unfoldedGradient = allocate(max(unfoldedSizes.dropFirst().max() ?? 0, 1))
-        convolution = buffer(filters)
-        convolutionMask = buffer(filters)
-        lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
-        hidden = buffer(units)
-        dense = buffer(denseUnits)
+        var buffers = Buffers(rowCount: capacity)
+        input = buffers.rows(architecture.windowSize)
+        (unfolded, temporal, temporalGradient, unfoldedGradient) = Self.temporalBuffers(
+            architecture.temporal, in: &buffers)
+        convolution = buffers.rows(filters)
+        convolutionMask = buffers.rows(filters)
+        lstm = LSTM.Saved(gates: buffers.rows(4 * units), cells: buffers.rows(units), cellTanh: buffers.rows(units))
+        hidden = buffers.rows(units)
+        dense = buffers.rows(denseUnits)
         batchNorm = BatchNorm.Saved(
-            normalized: buffer(denseUnits), inverseDeviation: allocate(denseUnits),
-            mean: allocate(denseUnits), variance: allocate(denseUnits))
-        denseMask = buffer(denseUnits)
-        probabilities = buffer(architecture.classes)
-        lossWeights = buffer(1)
-        logitGradient = buffer(architecture.classes)
-        denseGradient = buffer(denseUnits)
-        hiddenGradient = buffer(units)
+            normalized: buffers.rows(denseUnits), inverseDeviation: buffers.zeroed(denseUnits),
+            mean: buffers.zeroed(denseUnits), variance: buffers.zeroed(denseUnits))
+        denseMask = buffers.rows(denseUnits)
+        probabilities = buffers.rows(architecture.classes)
+        lossWeights = buffers.rows(1)
+        logitGradient = buffers.rows(architecture.classes)
+        denseGradient = buffers.rows(denseUnits)
+        hiddenGradient = buffers.rows(units)
         lstmScratch = LSTM.Scratch(
-            gateGradient: buffer(4 * units), cellGradient: buffer(units),
-            previousHidden: buffer(units))
-        // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single
-        // rows, but for the temporal convolutions', one a kernel position.
-        let temporalPacking = layers.map { layer in
-            let rows = capacity * stack!.positions(after: layer + 1)
-            return rows < PackedFactor.blockRows ? 1 : network.temporal[layer].packingCount(rows: rows)
-        }
-        packing = allocate(
-            max(
-                capacity < PackedFactor.blockRows
-                    ? 1
-                    : [
-                        network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
-                        network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
-                    ].max()!,
-                temporalPacking.max() ?? 1))
-        convolutionGradient = buffer(filters)
-        batchNormScratch = allocate(2 * denseUnits)
+            gateGradient: buffers.rows(4 * units), cellGradient: buffers.rows(units),
+            previousHidden: buffers.rows(units))
+        packing = buffers.zeroed(Self.packingCount(network, capacity: capacity))
+        convolutionGradient = buffers.rows(filters)
+        batchNormScratch = buffers.zeroed(2 * denseUnits)
         labels = .allocate(capacity: capacity)
         labels.initialize(repeating: 0, count: capacity)
-        self.allocations = allocations
+        allocations = buffers.allocations
+    }
+
+    /// Each temporal convolution's unfolded spans, output and output gradient, and the span
+    /// gradient that each but the first folds back onto its input.
+    private static func temporalBuffers(
+        _ stack: TemporalConvolution?, in buffers: inout Buffers
+    ) -> (
+        unfolded: [UnsafeMutablePointer<Float>], output: [UnsafeMutablePointer<Float>],
+        outputGradient: [UnsafeMutablePointer<Float>], unfoldedGradient: UnsafeMutablePointer<Float>
+    ) {
+        guard let stack else { return ([], [], [], buffers.zeroed(1)) }
+        let layers = 0..<stack.layers
+        let unfoldedSizes = layers.map { buffers.rowCount * stack.positions(after: $0 + 1) * stack.span(of: $0) }
+        let unfolded = unfoldedSizes.map { buffers.zeroed($0) }
+        let output = layers.map { buffers.rows(stack.positions(after: $0 + 1) * stack.filters) }
+        let outputGradient = layers.map { buffers.rows(stack.positions(after: $0 + 1) * stack.filters) }
+        let unfoldedGradient = buffers.zeroed(max(unfoldedSizes.dropFirst().max() ?? 0, 1))
+        return (unfolded, output, outputGradient, unfoldedGradient)
+    }
+
+    /// Room to pack the right-hand factor of any product the passes make (see `gemm`).
+    private static func packingCount(_ network: Network, capacity: Int) -> Int {
+        // Products of fewer rows than the kernel's block never pack: streaming's single rows, but
+        // for the temporal convolutions', one a kernel position.
+        let packs = { (rows: Int) in rows >= PackedFactor.blockRows }
+        let temporal = network.temporal.enumerated().map { layer, affine in
+            let rows = capacity * network.architecture.temporal!.positions(after: layer + 1)
+            return packs(rows) ? affine.packingCount(rows: rows) : 1
+        }
+        let layers = [
+            network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
+        ]
+        return max(packs(capacity) ? layers.max()! : 1, temporal.max() ?? 1)
     }
 
     deinit {
         for pointer in allocations { pointer.deallocate() }
         labels.deallocate()
     }
+}
+
+/// A workspace's buffers, zeroed, kept to be freed together.
+private struct Buffers {
+    /// The workspace's capacity.
+    let rowCount: Int
+    private(set) var allocations: [UnsafeMutablePointer<Float>] = []
+
+    mutating func zeroed(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        pointer.initialize(repeating: 0, count: count)
+        allocations.append(pointer)
+        return pointer
+    }
+
+    /// A buffer of `rowCount` rows of `width`.
+    mutating func rows(_ width: Int) -> UnsafeMutablePointer<Float> { zeroed(rowCount * width) }
 }
 
 extension Network {
