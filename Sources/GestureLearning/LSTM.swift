@@ -30,7 +30,6 @@ struct LSTM {
     let units: Int
 
     var gateWidth: Int { 4 * units }
-    var parameterCount: Int { (inputs + units + 1) * gateWidth }
 
     /// What the backward pass needs of the forward pass, each `rows × width`.
     struct Saved {

@@ -8,8 +8,6 @@ struct Affine {
     let inputs: Int
     let outputs: Int
 
-    var parameterCount: Int { inputs * outputs + outputs }
-
     /// Room to pack any right-hand factor of the products over `rows` rows (see `gemm`).
     func packingCount(rows: Int) -> Int {
         [(inputs, outputs), (outputs, inputs), (rows, outputs)].map { PackedFactor.packedCount(k: $0.0, n: $0.1) }
@@ -68,8 +66,6 @@ struct BatchNorm {
     let epsilon: Float = 0.001
     /// Weight of the newest batch in the running statistics.
     let momentum: Float = 0.1
-
-    var parameterCount: Int { 2 * features }
 
     /// What the backward pass needs of a training forward pass.
     struct Saved {

@@ -16,7 +16,7 @@ extension GestureModel {
     static let magic = Array("GestureLab model\n".utf8)
 
     /// What the JSON header holds.
-    private struct Header: Codable {
+    fileprivate struct Header: Codable {
         var featureNames: [String]
         var window: Int
         var windowsPerChunk: Int
@@ -30,7 +30,7 @@ extension GestureModel {
         var neighbours: Neighbours?
     }
 
-    private struct Neighbours: Codable {
+    fileprivate struct Neighbours: Codable {
         var embedding: Embedding
         var k: Int
         var labels: [Int]
@@ -88,60 +88,12 @@ extension GestureModel {
     }
 
     private init(header: Header, floats: [Float]) throws(ModelFileError) {
-        let architecture = header.architecture
-        let features = header.featureNames.count
-        func inconsistent(_ what: String) -> ModelFileError {
-            ModelFileError(description: "the model file is inconsistent: \(what)")
+        try header.validate()
+        let sections = FloatSections(header)
+        guard floats.count == sections.count else {
+            throw inconsistent("\(floats.count) numbers where the architecture has \(sections.count)")
         }
-        let sizes = [
-            architecture.windowSize, architecture.classes, architecture.convolutionFilters,
-            architecture.lstmUnits, architecture.denseUnits,
-        ]
-        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), (1...1 << 16).contains(header.window),
-            (1...1 << 12).contains(header.windowsPerChunk)
-        else {
-            throw inconsistent(
-                "layer sizes \(sizes), window \(header.window), \(header.windowsPerChunk) windows per chunk")
-        }
-        // Rates a model can be trained at, from the book's 25 Hz to any IMU's fastest.
-        guard header.samplingRate.isFinite, (0.1...100_000).contains(header.samplingRate) else {
-            throw inconsistent("sampling rate \(header.samplingRate) Hz")
-        }
-        guard architecture.windowSize == header.window * features else {
-            throw inconsistent(
-                "\(features) features × window \(header.window) is not its input size \(architecture.windowSize)")
-        }
-        let classes = header.classNames.count
-        guard architecture.classes == classes || (header.neighbours != nil && architecture.classes < classes),
-            architecture.classes >= 2
-        else {
-            throw inconsistent("\(classes) class names for \(architecture.classes) outputs")
-        }
-        if let temporal = architecture.temporal {
-            guard temporal.window == header.window, temporal.features == features,
-                (1...temporal.window).contains(temporal.kernel), (1...1 << 12).contains(temporal.filters),
-                (1...temporal.window).contains(temporal.layers), temporal.positions >= 1
-            else {
-                throw inconsistent(
-                    "\(temporal.layers) temporal convolutions of \(temporal.filters) filters of \(temporal.kernel) samples over windows of \(temporal.window) × \(temporal.features)"
-                )
-            }
-        }
-        let network = Network(architecture)
-        let dimension = header.neighbours?.embedding.width(architecture) ?? 0
-        let prototypeCount = header.neighbours?.labels.count ?? 0
-        if let neighbours = header.neighbours {
-            guard neighbours.k >= 1, !neighbours.labels.isEmpty, neighbours.labels.allSatisfy((0..<classes).contains)
-            else {
-                throw inconsistent(
-                    "k-NN with k \(neighbours.k) and prototypes of classes \(Set(neighbours.labels).sorted())")
-            }
-        }
-        let expected = 2 * features + network.parameterCount + prototypeCount * dimension
-        guard floats.count == expected else {
-            throw inconsistent("\(floats.count) numbers where the architecture has \(expected)")
-        }
-        guard floats.allSatisfy(\.isFinite), floats[features..<2 * features].allSatisfy({ $0 > 0 }) else {
+        guard floats.allSatisfy(\.isFinite), floats[sections.deviation].allSatisfy({ $0 > 0 }) else {
             throw inconsistent("a weight or normalization that is not a finite number")
         }
         self.init(
@@ -149,16 +101,14 @@ extension GestureModel {
             windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
             samplingRate: header.samplingRate, classNames: header.classNames,
             normalization: FeatureNormalization(
-                mean: Array(floats[..<features]),
-                deviation: Array(floats[features..<2 * features])),
-            architecture: architecture,
-            parameters: Array(floats[(2 * features)..<(2 * features + network.parameterCount)]),
+                mean: Array(floats[sections.mean]), deviation: Array(floats[sections.deviation])),
+            architecture: header.architecture, parameters: Array(floats[sections.parameters]),
             trainingRecord: header.trainingRecord, personalization: header.personalization,
             neighbours: header.neighbours.map { neighbours in
                 NearestNeighbours(
-                    embedding: neighbours.embedding, k: neighbours.k, dimension: dimension,
-                    prototypes: Array(floats[(2 * features + network.parameterCount)...]), labels: neighbours.labels,
-                    classes: classes)
+                    embedding: neighbours.embedding, k: neighbours.k, dimension: header.prototypeDimension,
+                    prototypes: Array(floats[sections.prototypes]), labels: neighbours.labels,
+                    classes: header.classNames.count)
             })
     }
 
@@ -180,6 +130,93 @@ extension GestureModel {
             throw ModelFileError(description: "\(path): \(error.description)")
         }
     }
+}
+
+extension GestureModel.Header {
+    /// Each k-NN prototype's length: the width of the embedding it is in.
+    var prototypeDimension: Int { neighbours?.embedding.width(architecture) ?? 0 }
+
+    /// Throws unless the header describes a model this GestureLab can build.
+    func validate() throws(ModelFileError) {
+        try validateSizes()
+        try validateClasses()
+        if let temporal = architecture.temporal { try validate(temporal) }
+        if let neighbours { try validate(neighbours) }
+    }
+
+    private func validateSizes() throws(ModelFileError) {
+        let sizes = [
+            architecture.windowSize, architecture.classes, architecture.convolutionFilters,
+            architecture.lstmUnits, architecture.denseUnits,
+        ]
+        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), (1...1 << 16).contains(window),
+            (1...1 << 12).contains(windowsPerChunk)
+        else {
+            throw inconsistent("layer sizes \(sizes), window \(window), \(windowsPerChunk) windows per chunk")
+        }
+        // Rates a model can be trained at, from the book's 25 Hz to any IMU's fastest.
+        guard samplingRate.isFinite, (0.1...100_000).contains(samplingRate) else {
+            throw inconsistent("sampling rate \(samplingRate) Hz")
+        }
+        guard architecture.windowSize == window * featureNames.count else {
+            throw inconsistent(
+                "\(featureNames.count) features × window \(window) is not its input size \(architecture.windowSize)")
+        }
+    }
+
+    /// A k-NN model may have classes its network does not.
+    private func validateClasses() throws(ModelFileError) {
+        let classes = classNames.count
+        guard architecture.classes == classes || (neighbours != nil && architecture.classes < classes),
+            architecture.classes >= 2
+        else {
+            throw inconsistent("\(classes) class names for \(architecture.classes) outputs")
+        }
+    }
+
+    private func validate(_ temporal: TemporalConvolution) throws(ModelFileError) {
+        guard temporal.window == window, temporal.features == featureNames.count,
+            (1...temporal.window).contains(temporal.kernel), (1...1 << 12).contains(temporal.filters),
+            (1...temporal.window).contains(temporal.layers), temporal.positions >= 1
+        else {
+            throw inconsistent(
+                "\(temporal.layers) temporal convolutions of \(temporal.filters) filters of \(temporal.kernel) samples over windows of \(temporal.window) × \(temporal.features)"
+            )
+        }
+    }
+
+    private func validate(_ neighbours: GestureModel.Neighbours) throws(ModelFileError) {
+        guard neighbours.k >= 1, !neighbours.labels.isEmpty,
+            neighbours.labels.allSatisfy((0..<classNames.count).contains)
+        else {
+            throw inconsistent(
+                "k-NN with k \(neighbours.k) and prototypes of classes \(Set(neighbours.labels).sorted())")
+        }
+    }
+}
+
+/// Where a model file's floats sit: the normalization's means and deviations, the network's
+/// parameters, then a k-NN model's prototypes.
+private struct FloatSections {
+    let mean: Range<Int>
+    let deviation: Range<Int>
+    let parameters: Range<Int>
+    let prototypes: Range<Int>
+
+    init(_ header: GestureModel.Header) {
+        let features = header.featureNames.count
+        var ranges = ConsecutiveRanges()
+        mean = ranges.next(features)
+        deviation = ranges.next(features)
+        parameters = ranges.next(Network(header.architecture).layout.parameterCount)
+        prototypes = ranges.next((header.neighbours?.labels.count ?? 0) * header.prototypeDimension)
+    }
+
+    var count: Int { prototypes.upperBound }
+}
+
+private func inconsistent(_ what: String) -> ModelFileError {
+    ModelFileError(description: "the model file is inconsistent: \(what)")
 }
 
 private func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {

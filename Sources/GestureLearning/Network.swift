@@ -112,8 +112,7 @@ public struct LayerSizes: Sendable, Equatable, Codable {
     }
 }
 
-/// The layers, and where each one's parameters sit in the one flat parameter vector: trainable
-/// parameters first (Adam updates that prefix), then batch norm's running statistics.
+/// The layers, and where each one's parameters sit in the one flat parameter vector (`layout`).
 struct Network {
     let architecture: Architecture
     /// Each temporal convolution as a dense layer on each kernel position's span (see `unfold`).
@@ -126,24 +125,12 @@ struct Network {
     let convolutionDropout: Dropout
     let denseDropout: Dropout
     let loss: SoftmaxCrossEntropy
-
-    let temporalOffsets: [Int]
-    let convolutionOffset: Int
-    let lstmOffset: Int
-    let denseOffset: Int
-    let batchNormOffset: Int
-    let outputOffset: Int
-    let trainableCount: Int
-    let runningMeanOffset: Int
-    let runningVarianceOffset: Int
-    let parameterCount: Int
+    let layout: ParameterLayout
 
     init(_ architecture: Architecture) {
         self.architecture = architecture
         let stack = architecture.temporal
-        let temporal = (0..<(stack?.layers ?? 0)).map { Affine(inputs: stack!.span(of: $0), outputs: stack!.filters) }
-        self.temporal = temporal
-        temporalOffsets = temporal.indices.map { layer in temporal[..<layer].map(\.parameterCount).reduce(0, +) }
+        temporal = (0..<(stack?.layers ?? 0)).map { Affine(inputs: stack!.span(of: $0), outputs: stack!.filters) }
         convolution = Affine(
             inputs: architecture.temporal?.outputSize ?? architecture.windowSize,
             outputs: architecture.convolutionFilters)
@@ -154,69 +141,50 @@ struct Network {
         convolutionDropout = Dropout(rate: architecture.convolutionDropout)
         denseDropout = Dropout(rate: architecture.denseDropout)
         loss = SoftmaxCrossEntropy(classes: architecture.classes)
-        convolutionOffset = temporal.map(\.parameterCount).reduce(0, +)
-        lstmOffset = convolutionOffset + convolution.parameterCount
-        denseOffset = lstmOffset + lstm.parameterCount
-        batchNormOffset = denseOffset + dense.parameterCount
-        outputOffset = batchNormOffset + batchNorm.parameterCount
-        trainableCount = outputOffset + output.parameterCount
-        runningMeanOffset = trainableCount
-        runningVarianceOffset = runningMeanOffset + architecture.denseUnits
-        parameterCount = runningVarianceOffset + architecture.denseUnits
+        layout = ParameterLayout(
+            temporal: temporal, convolution: convolution, lstm: lstm, dense: dense, batchNorm: batchNorm,
+            output: output)
     }
 
     /// Xavier-uniform weights, zero biases, batch norm as the identity.
     func initialParameters(using random: inout Xoshiro256) -> [Float] {
-        var parameters = [Float](repeating: 0, count: parameterCount)
-        func xavier(at offset: Int, rows: Int, columns: Int, fanOut: Int) {
-            let limit = (6 / Float(rows + fanOut)).squareRoot()
-            for index in offset..<offset + rows * columns {
-                parameters[index] = (2 * random.unitFloat() - 1) * limit
-            }
+        var parameters = [Float](repeating: 0, count: layout.parameterCount)
+        func xavier(_ weight: Range<Int>, fanIn: Int, fanOut: Int) {
+            let limit = (6 / Float(fanIn + fanOut)).squareRoot()
+            for index in weight { parameters[index] = (2 * random.unitFloat() - 1) * limit }
         }
-        let units = lstm.units
-        for (layer, offset) in zip(temporal, temporalOffsets) {
-            xavier(at: offset, rows: layer.inputs, columns: layer.outputs, fanOut: layer.outputs)
+        for (layer, ranges) in zip(temporal, layout.temporal) {
+            xavier(ranges.weight, fanIn: layer.inputs, fanOut: layer.outputs)
         }
-        xavier(
-            at: convolutionOffset, rows: convolution.inputs, columns: convolution.outputs, fanOut: convolution.outputs)
+        xavier(layout.convolution.weight, fanIn: convolution.inputs, fanOut: convolution.outputs)
         // Each LSTM gate is a layer of its own for the initialisation's fan-out.
-        xavier(at: lstmOffset, rows: lstm.inputs, columns: lstm.gateWidth, fanOut: units)
-        xavier(at: lstmOffset + lstm.inputs * lstm.gateWidth, rows: units, columns: lstm.gateWidth, fanOut: units)
-        xavier(at: denseOffset, rows: dense.inputs, columns: dense.outputs, fanOut: dense.outputs)
-        xavier(at: outputOffset, rows: output.inputs, columns: output.outputs, fanOut: output.outputs)
-        for index in 0..<batchNorm.features {
-            parameters[batchNormOffset + index] = 1
-            parameters[runningVarianceOffset + index] = 1
-        }
+        xavier(layout.lstm.input, fanIn: lstm.inputs, fanOut: lstm.units)
+        xavier(layout.lstm.recurrent, fanIn: lstm.units, fanOut: lstm.units)
+        xavier(layout.dense.weight, fanIn: dense.inputs, fanOut: dense.outputs)
+        xavier(layout.output.weight, fanIn: output.inputs, fanOut: output.outputs)
+        for index in layout.batchNorm.scale { parameters[index] = 1 }
+        for index in layout.batchNorm.runningVariance { parameters[index] = 1 }
         return parameters
     }
 
-    /// Where the matrices streaming prediction reads as bfloat16 sit: the convolution's, the LSTM's
-    /// input and recurrent weights (one after the other), dense's; each is followed by its bias.
-    var bfloat16Matrices: (convolution: Range<Int>, lstm: Range<Int>, dense: Range<Int>) {
-        (
-            convolutionOffset..<convolutionOffset + convolution.inputs * convolution.outputs,
-            lstmOffset..<lstmOffset + (lstm.inputs + lstm.units) * lstm.gateWidth,
-            denseOffset..<denseOffset + dense.inputs * dense.outputs
-        )
-    }
+    /// The matrices streaming prediction reads as bfloat16: the convolution's, the LSTM's input and
+    /// recurrent weights as one, dense's.
+    var bfloat16Matrices: [Range<Int>] { [layout.convolution.weight, layout.lstm.weights, layout.dense.weight] }
 
     /// `parameters` with the `bfloat16Matrices` rounded to bfloat16, as every `GestureModel` holds
     /// them, so that streaming and offline prediction use the same weights.
     func roundingToBFloat16(_ parameters: [Float]) -> [Float] {
         var rounded = parameters
-        let matrices = bfloat16Matrices
-        for range in [matrices.convolution, matrices.lstm, matrices.dense] {
+        for range in bfloat16Matrices {
             for index in range { rounded[index] = rounded[index].roundedToBFloat16 }
         }
         return rounded
     }
 
     func lstmWeights(_ parameters: UnsafePointer<Float>) -> LSTM.Weights {
-        let input = parameters + lstmOffset
-        let recurrent = input + lstm.inputs * lstm.gateWidth
-        return LSTM.Weights(input: input, recurrent: recurrent, bias: recurrent + lstm.units * lstm.gateWidth)
+        LSTM.Weights(
+            input: parameters + layout.lstm.input.lowerBound, recurrent: parameters + layout.lstm.recurrent.lowerBound,
+            bias: parameters + layout.lstm.bias.lowerBound)
     }
 }
 
@@ -253,72 +221,97 @@ final class Workspace {
     let convolutionGradient: UnsafeMutablePointer<Float>
     let batchNormScratch: UnsafeMutablePointer<Float>
 
-    private var allocations: [UnsafeMutablePointer<Float>] = []
+    private let allocations: [UnsafeMutablePointer<Float>]
 
     init(_ network: Network, capacity: Int) {
         self.capacity = capacity
         let architecture = network.architecture
-        var allocations: [UnsafeMutablePointer<Float>] = []
-        func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
-            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
-            pointer.initialize(repeating: 0, count: count)
-            allocations.append(pointer)
-            return pointer
-        }
-        func buffer(_ width: Int) -> UnsafeMutablePointer<Float> { allocate(capacity * width) }
         let filters = architecture.convolutionFilters, units = architecture.lstmUnits
         let denseUnits = architecture.denseUnits
-        input = buffer(architecture.windowSize)
-        let stack = architecture.temporal
-        let layers = 0..<(stack?.layers ?? 0)
-        let unfoldedSizes = layers.map { capacity * stack!.positions(after: $0 + 1) * stack!.span(of: $0) }
-        unfolded = unfoldedSizes.map(allocate)
-        temporal = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
-        temporalGradient = layers.map { allocate(capacity * stack!.positions(after: $0 + 1) * stack!.filters) }
-        unfoldedGradient = allocate(max(unfoldedSizes.dropFirst().max() ?? 0, 1))
-        convolution = buffer(filters)
-        convolutionMask = buffer(filters)
-        lstm = LSTM.Saved(gates: buffer(4 * units), cells: buffer(units), cellTanh: buffer(units))
-        hidden = buffer(units)
-        dense = buffer(denseUnits)
+        var buffers = Buffers(rowCount: capacity)
+        input = buffers.rows(architecture.windowSize)
+        (unfolded, temporal, temporalGradient, unfoldedGradient) = Self.temporalBuffers(
+            architecture.temporal, in: &buffers)
+        convolution = buffers.rows(filters)
+        convolutionMask = buffers.rows(filters)
+        lstm = LSTM.Saved(gates: buffers.rows(4 * units), cells: buffers.rows(units), cellTanh: buffers.rows(units))
+        hidden = buffers.rows(units)
+        dense = buffers.rows(denseUnits)
         batchNorm = BatchNorm.Saved(
-            normalized: buffer(denseUnits), inverseDeviation: allocate(denseUnits),
-            mean: allocate(denseUnits), variance: allocate(denseUnits))
-        denseMask = buffer(denseUnits)
-        probabilities = buffer(architecture.classes)
-        lossWeights = buffer(1)
-        logitGradient = buffer(architecture.classes)
-        denseGradient = buffer(denseUnits)
-        hiddenGradient = buffer(units)
+            normalized: buffers.rows(denseUnits), inverseDeviation: buffers.zeroed(denseUnits),
+            mean: buffers.zeroed(denseUnits), variance: buffers.zeroed(denseUnits))
+        denseMask = buffers.rows(denseUnits)
+        probabilities = buffers.rows(architecture.classes)
+        lossWeights = buffers.rows(1)
+        logitGradient = buffers.rows(architecture.classes)
+        denseGradient = buffers.rows(denseUnits)
+        hiddenGradient = buffers.rows(units)
         lstmScratch = LSTM.Scratch(
-            gateGradient: buffer(4 * units), cellGradient: buffer(units),
-            previousHidden: buffer(units))
-        // Products of fewer rows than the kernel's block never pack (see `gemm`): streaming's single
-        // rows, but for the temporal convolutions', one a kernel position.
-        let temporalPacking = layers.map { layer in
-            let rows = capacity * stack!.positions(after: layer + 1)
-            return rows < PackedFactor.blockRows ? 1 : network.temporal[layer].packingCount(rows: rows)
-        }
-        packing = allocate(
-            max(
-                capacity < PackedFactor.blockRows
-                    ? 1
-                    : [
-                        network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
-                        network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
-                    ].max()!,
-                temporalPacking.max() ?? 1))
-        convolutionGradient = buffer(filters)
-        batchNormScratch = allocate(2 * denseUnits)
+            gateGradient: buffers.rows(4 * units), cellGradient: buffers.rows(units),
+            previousHidden: buffers.rows(units))
+        packing = buffers.zeroed(Self.packingCount(network, capacity: capacity))
+        convolutionGradient = buffers.rows(filters)
+        batchNormScratch = buffers.zeroed(2 * denseUnits)
         labels = .allocate(capacity: capacity)
         labels.initialize(repeating: 0, count: capacity)
-        self.allocations = allocations
+        allocations = buffers.allocations
+    }
+
+    /// Each temporal convolution's unfolded spans, output and output gradient, and the span
+    /// gradient that each but the first folds back onto its input.
+    private static func temporalBuffers(
+        _ stack: TemporalConvolution?, in buffers: inout Buffers
+    ) -> (
+        unfolded: [UnsafeMutablePointer<Float>], output: [UnsafeMutablePointer<Float>],
+        outputGradient: [UnsafeMutablePointer<Float>], unfoldedGradient: UnsafeMutablePointer<Float>
+    ) {
+        guard let stack else { return ([], [], [], buffers.zeroed(1)) }
+        let layers = 0..<stack.layers
+        let unfoldedSizes = layers.map { buffers.rowCount * stack.positions(after: $0 + 1) * stack.span(of: $0) }
+        let unfolded = unfoldedSizes.map { buffers.zeroed($0) }
+        let output = layers.map { buffers.rows(stack.positions(after: $0 + 1) * stack.filters) }
+        let outputGradient = layers.map { buffers.rows(stack.positions(after: $0 + 1) * stack.filters) }
+        let unfoldedGradient = buffers.zeroed(max(unfoldedSizes.dropFirst().max() ?? 0, 1))
+        return (unfolded, output, outputGradient, unfoldedGradient)
+    }
+
+    /// Room to pack the right-hand factor of any product the passes make (see `gemm`).
+    private static func packingCount(_ network: Network, capacity: Int) -> Int {
+        // Products of fewer rows than the kernel's block never pack: streaming's single rows, but
+        // for the temporal convolutions', one a kernel position.
+        let packs = { (rows: Int) in rows >= PackedFactor.blockRows }
+        let temporal = network.temporal.enumerated().map { layer, affine in
+            let rows = capacity * network.architecture.temporal!.positions(after: layer + 1)
+            return packs(rows) ? affine.packingCount(rows: rows) : 1
+        }
+        let layers = [
+            network.convolution.packingCount(rows: capacity), network.lstm.packingCount(rows: capacity),
+            network.dense.packingCount(rows: capacity), network.output.packingCount(rows: capacity),
+        ]
+        return max(packs(capacity) ? layers.max()! : 1, temporal.max() ?? 1)
     }
 
     deinit {
         for pointer in allocations { pointer.deallocate() }
         labels.deallocate()
     }
+}
+
+/// A workspace's buffers, zeroed, kept to be freed together.
+private struct Buffers {
+    /// The workspace's capacity.
+    let rowCount: Int
+    private(set) var allocations: [UnsafeMutablePointer<Float>] = []
+
+    mutating func zeroed(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        pointer.initialize(repeating: 0, count: count)
+        allocations.append(pointer)
+        return pointer
+    }
+
+    /// A buffer of `rowCount` rows of `width`.
+    mutating func rows(_ width: Int) -> UnsafeMutablePointer<Float> { zeroed(rowCount * width) }
 }
 
 extension Network {
@@ -330,25 +323,20 @@ extension Network {
         random: inout Xoshiro256
     ) {
         let rows = shape.rows
-        convolution.forward(
-            convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
-            weight: parameters + convolutionOffset,
-            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-            into: workspace.convolution, packing: workspace.packing)
+        convolutionForward(parameters, rows: rows, workspace: workspace)
         let convolutionCount = rows * convolution.outputs
-        applyReLU(workspace.convolution, count: convolutionCount)
         convolutionDropout.drawMask(workspace.convolutionMask, count: convolutionCount, using: &random)
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
             saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
-        let scale = parameters + batchNormOffset, shift = scale + batchNorm.features
+        let norm = layout.batchNorm
         batchNorm.forwardTraining(
-            workspace.dense, rows: rows, scale: scale, shift: shift, saving: workspace.batchNorm,
-            into: workspace.dense)
+            workspace.dense, rows: rows, scale: parameters + norm.scale.lowerBound,
+            shift: parameters + norm.shift.lowerBound, saving: workspace.batchNorm, into: workspace.dense)
         batchNorm.updateRunning(
-            mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
+            mean: parameters + norm.runningMean.lowerBound, variance: parameters + norm.runningVariance.lowerBound,
             from: workspace.batchNorm)
         let denseCount = rows * dense.outputs
         applyReLU(workspace.dense, count: denseCount)
@@ -360,12 +348,7 @@ extension Network {
     /// The inference pass: no dropout, batch norm with its running statistics.
     func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace) {
         let rows = shape.rows
-        convolution.forward(
-            convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
-            weight: parameters + convolutionOffset,
-            bias: parameters + convolutionOffset + convolution.inputs * convolution.outputs,
-            into: workspace.convolution, packing: workspace.packing)
-        applyReLU(workspace.convolution, count: rows * convolution.outputs)
+        convolutionForward(parameters, rows: rows, workspace: workspace)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
             saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
@@ -373,18 +356,27 @@ extension Network {
         inferenceHead(parameters, rows: rows, workspace: workspace)
     }
 
+    /// The convolution, with its ReLU, of what `convolutionInput` gives, into `workspace.convolution`.
+    private func convolutionForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
+        convolution.forward(
+            convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
+            weight: parameters + layout.convolution.weight.lowerBound,
+            bias: parameters + layout.convolution.bias.lowerBound, into: workspace.convolution,
+            packing: workspace.packing)
+        applyReLU(workspace.convolution, count: rows * convolution.outputs)
+    }
+
     /// What the convolution reads of the rows in `workspace.input`: those rows, or after temporal
     /// convolutions, the last one's output (with ReLU) in `workspace.temporal`.
     func convolutionInput(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) -> UnsafePointer<Float> {
         var layerInput = UnsafePointer(workspace.input)
         guard let shape = architecture.temporal else { return layerInput }
-        for (layer, affine) in temporal.enumerated() {
+        for (layer, (affine, ranges)) in zip(temporal, layout.temporal).enumerated() {
             let positions = shape.positions(after: layer + 1)
             unfold(layerInput, rows: rows, shape, layer: layer, into: workspace.unfolded[layer])
             affine.forward(
-                workspace.unfolded[layer], rows: rows * positions, weight: parameters + temporalOffsets[layer],
-                bias: parameters + temporalOffsets[layer] + affine.inputs * affine.outputs,
-                into: workspace.temporal[layer], packing: workspace.packing)
+                workspace.unfolded[layer], rows: rows * positions, weight: parameters + ranges.weight.lowerBound,
+                bias: parameters + ranges.bias.lowerBound, into: workspace.temporal[layer], packing: workspace.packing)
             applyReLU(workspace.temporal[layer], count: rows * positions * shape.filters)
             layerInput = UnsafePointer(workspace.temporal[layer])
         }
@@ -426,26 +418,25 @@ extension Network {
 
     /// From dense's output in `workspace.dense` to the probabilities, without dropout.
     func inferenceHead(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
-        let scale = parameters + batchNormOffset
+        let norm = layout.batchNorm
         batchNorm.forwardInference(
-            workspace.dense, rows: rows, scale: scale, shift: scale + batchNorm.features,
-            mean: parameters + runningMeanOffset, variance: parameters + runningVarianceOffset,
-            into: workspace.dense)
+            workspace.dense, rows: rows, scale: parameters + norm.scale.lowerBound,
+            shift: parameters + norm.shift.lowerBound, mean: parameters + norm.runningMean.lowerBound,
+            variance: parameters + norm.runningVariance.lowerBound, into: workspace.dense)
         applyReLU(workspace.dense, count: rows * dense.outputs)
         outputForward(parameters, rows: rows, workspace: workspace)
     }
 
     private func denseForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         dense.forward(
-            workspace.hidden, rows: rows, weight: parameters + denseOffset,
-            bias: parameters + denseOffset + dense.inputs * dense.outputs, into: workspace.dense,
-            packing: workspace.packing)
+            workspace.hidden, rows: rows, weight: parameters + layout.dense.weight.lowerBound,
+            bias: parameters + layout.dense.bias.lowerBound, into: workspace.dense, packing: workspace.packing)
     }
 
     private func outputForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         output.forward(
-            workspace.dense, rows: rows, weight: parameters + outputOffset,
-            bias: parameters + outputOffset + output.inputs * output.outputs, into: workspace.probabilities,
+            workspace.dense, rows: rows, weight: parameters + layout.output.weight.lowerBound,
+            bias: parameters + layout.output.bias.lowerBound, into: workspace.probabilities,
             packing: workspace.packing)
         loss.softmax(workspace.probabilities, rows: rows)
     }
@@ -460,45 +451,62 @@ extension Network {
         let lossValue = loss.loss(
             probabilities: workspace.probabilities, labels: workspace.labels,
             weights: workspace.lossWeights, rows: rows, logitGradient: workspace.logitGradient)
+        headBackward(parameters, rows: rows, workspace: workspace, gradient: gradient)
+        lstm.backward(
+            workspace.convolution, shape: shape, weights: lstmWeights(parameters),
+            saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
+            scratch: workspace.lstmScratch,
+            gradients: LSTM.Gradients(
+                input: gradient + layout.lstm.input.lowerBound, recurrent: gradient + layout.lstm.recurrent.lowerBound,
+                bias: gradient + layout.lstm.bias.lowerBound),
+            inputGradient: workspace.convolutionGradient, packing: workspace.packing)
+        convolutionBackward(parameters, rows: rows, workspace: workspace, gradient: gradient)
+        return lossValue
+    }
+
+    /// From the logits' gradient in `workspace.logitGradient` through the output layer, dropout,
+    /// ReLU, batch norm and dense, to the LSTM output's gradient in `workspace.hiddenGradient`.
+    private func headBackward(
+        _ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace, gradient: UnsafeMutablePointer<Float>
+    ) {
         output.backward(
             workspace.dense, outputGradient: workspace.logitGradient, rows: rows,
-            weight: parameters + outputOffset, weightGradient: gradient + outputOffset,
-            biasGradient: gradient + outputOffset + output.inputs * output.outputs,
-            inputGradient: workspace.denseGradient, packing: workspace.packing)
+            weight: parameters + layout.output.weight.lowerBound,
+            weightGradient: gradient + layout.output.weight.lowerBound,
+            biasGradient: gradient + layout.output.bias.lowerBound, inputGradient: workspace.denseGradient,
+            packing: workspace.packing)
         let denseCount = rows * dense.outputs
         denseDropout.apply(workspace.denseMask, to: workspace.denseGradient, count: denseCount)
         // The dropped output is positive exactly where the ReLU passed and the mask kept.
         reluBackward(output: workspace.dense, gradient: workspace.denseGradient, count: denseCount)
         batchNorm.backward(
             gradient: workspace.denseGradient, rows: rows, saved: workspace.batchNorm,
-            scale: parameters + batchNormOffset, scaleGradient: gradient + batchNormOffset,
-            shiftGradient: gradient + batchNormOffset + batchNorm.features,
-            workspace: workspace.batchNormScratch)
+            scale: parameters + layout.batchNorm.scale.lowerBound,
+            scaleGradient: gradient + layout.batchNorm.scale.lowerBound,
+            shiftGradient: gradient + layout.batchNorm.shift.lowerBound, workspace: workspace.batchNormScratch)
         dense.backward(
             workspace.hidden, outputGradient: workspace.denseGradient, rows: rows,
-            weight: parameters + denseOffset, weightGradient: gradient + denseOffset,
-            biasGradient: gradient + denseOffset + dense.inputs * dense.outputs,
-            inputGradient: workspace.hiddenGradient, packing: workspace.packing)
-        let lstmGradient = gradient + lstmOffset
-        let recurrentGradient = lstmGradient + lstm.inputs * lstm.gateWidth
-        lstm.backward(
-            workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-            saved: workspace.lstm, hidden: workspace.hidden, hiddenGradient: workspace.hiddenGradient,
-            scratch: workspace.lstmScratch,
-            gradients: LSTM.Gradients(
-                input: lstmGradient, recurrent: recurrentGradient,
-                bias: recurrentGradient + lstm.units * lstm.gateWidth),
-            inputGradient: workspace.convolutionGradient, packing: workspace.packing)
-        let convolutionCount = rows * convolution.outputs
-        convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: convolutionCount)
-        reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: convolutionCount)
+            weight: parameters + layout.dense.weight.lowerBound,
+            weightGradient: gradient + layout.dense.weight.lowerBound,
+            biasGradient: gradient + layout.dense.bias.lowerBound, inputGradient: workspace.hiddenGradient,
+            packing: workspace.packing)
+    }
+
+    /// From the LSTM input's gradient in `workspace.convolutionGradient` through dropout, ReLU,
+    /// the convolution and the temporal convolutions.
+    private func convolutionBackward(
+        _ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace, gradient: UnsafeMutablePointer<Float>
+    ) {
+        let count = rows * convolution.outputs
+        convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolutionGradient, count: count)
+        reluBackward(output: workspace.convolution, gradient: workspace.convolutionGradient, count: count)
         convolution.backward(
             workspace.temporal.last ?? workspace.input, outputGradient: workspace.convolutionGradient,
-            rows: rows, weight: parameters + convolutionOffset, weightGradient: gradient + convolutionOffset,
-            biasGradient: gradient + convolutionOffset + convolution.inputs * convolution.outputs,
+            rows: rows, weight: parameters + layout.convolution.weight.lowerBound,
+            weightGradient: gradient + layout.convolution.weight.lowerBound,
+            biasGradient: gradient + layout.convolution.bias.lowerBound,
             inputGradient: workspace.temporalGradient.last, packing: workspace.packing)
         if let shape = architecture.temporal { temporalBackward(parameters, rows: rows, shape, workspace, gradient) }
-        return lossValue
     }
 
     /// From the last temporal convolution's output gradient in `workspace.temporalGradient` down
@@ -508,15 +516,15 @@ extension Network {
         _ gradient: UnsafeMutablePointer<Float>
     ) {
         for layer in temporal.indices.reversed() {
-            let affine = temporal[layer], offset = temporalOffsets[layer]
+            let affine = temporal[layer], ranges = layout.temporal[layer]
             let positions = shape.positions(after: layer + 1)
             reluBackward(
                 output: workspace.temporal[layer], gradient: workspace.temporalGradient[layer],
                 count: rows * positions * shape.filters)
             affine.backward(
                 workspace.unfolded[layer], outputGradient: workspace.temporalGradient[layer], rows: rows * positions,
-                weight: parameters + offset, weightGradient: gradient + offset,
-                biasGradient: gradient + offset + affine.inputs * affine.outputs,
+                weight: parameters + ranges.weight.lowerBound, weightGradient: gradient + ranges.weight.lowerBound,
+                biasGradient: gradient + ranges.bias.lowerBound,
                 inputGradient: layer == 0 ? nil : workspace.unfoldedGradient, packing: workspace.packing)
             if layer > 0 {
                 fold(

@@ -126,33 +126,23 @@ extension GestureModel {
     /// Turi Create's architecture: without a temporal convolution.
     public var weights: NetworkWeights {
         precondition(architecture.temporal == nil, "NetworkWeights hold Turi Create's layers only")
-        let network = network
-        func dense(_ layer: Affine, at offset: Int) -> DenseWeights {
-            let weightCount = layer.inputs * layer.outputs
-            return DenseWeights(
-                inputs: layer.inputs, outputs: layer.outputs,
-                weight: Array(parameters[offset..<offset + weightCount]),
-                bias: Array(parameters[offset + weightCount..<offset + weightCount + layer.outputs]))
+        let network = network, layout = network.layout
+        func dense(_ layer: Affine, _ ranges: ParameterLayout.AffineRanges) -> DenseWeights {
+            DenseWeights(
+                inputs: layer.inputs, outputs: layer.outputs, weight: Array(parameters[ranges.weight]),
+                bias: Array(parameters[ranges.bias]))
         }
-        let lstm = network.lstm
-        let recurrentOffset = network.lstmOffset + lstm.inputs * lstm.gateWidth
-        let biasOffset = recurrentOffset + lstm.units * lstm.gateWidth
-        let features = network.batchNorm.features
         return NetworkWeights(
-            convolution: dense(network.convolution, at: network.convolutionOffset),
+            convolution: dense(network.convolution, layout.convolution),
             lstm: LSTMWeights(
-                inputs: lstm.inputs, units: lstm.units,
-                input: Array(parameters[network.lstmOffset..<recurrentOffset]),
-                recurrent: Array(parameters[recurrentOffset..<biasOffset]),
-                bias: Array(parameters[biasOffset..<biasOffset + lstm.gateWidth])),
-            dense: dense(network.dense, at: network.denseOffset),
+                inputs: network.lstm.inputs, units: network.lstm.units, input: Array(parameters[layout.lstm.input]),
+                recurrent: Array(parameters[layout.lstm.recurrent]), bias: Array(parameters[layout.lstm.bias])),
+            dense: dense(network.dense, layout.dense),
             batchNorm: BatchNormWeights(
-                scale: Array(parameters[network.batchNormOffset..<network.batchNormOffset + features]),
-                shift: Array(parameters[network.batchNormOffset + features..<network.outputOffset]),
-                mean: Array(parameters[network.runningMeanOffset..<network.runningVarianceOffset]),
-                variance: Array(parameters[network.runningVarianceOffset..<network.parameterCount]),
-                epsilon: network.batchNorm.epsilon),
-            output: dense(network.output, at: network.outputOffset))
+                scale: Array(parameters[layout.batchNorm.scale]), shift: Array(parameters[layout.batchNorm.shift]),
+                mean: Array(parameters[layout.batchNorm.runningMean]),
+                variance: Array(parameters[layout.batchNorm.runningVariance]), epsilon: network.batchNorm.epsilon),
+            output: dense(network.output, layout.output))
     }
 
     /// A model from another format's weights. The large matrices are rounded to bfloat16, as every
@@ -167,42 +157,62 @@ extension GestureModel {
                 convolutionFilters: weights.convolution.outputs, lstmUnits: weights.lstm.units,
                 denseUnits: weights.dense.outputs))
         let network = Network(architecture)
-        func mismatch(_ what: String) -> ModelFileError {
-            ModelFileError(description: "the weights do not fit together: \(what)")
-        }
         guard normalization.featureCount == description.featureNames.count else {
             throw mismatch("\(normalization.featureCount) normalized features for \(description.featureNames.count)")
         }
-        for (name, layer, inputs) in [
-            ("convolution", weights.convolution, architecture.windowSize),
-            ("dense", weights.dense, weights.lstm.units),
-            ("output", weights.output, weights.dense.outputs),
-        ] where !layer.isConsistent || layer.inputs != inputs {
-            throw mismatch("the \(name) layer takes \(layer.inputs) inputs where \(inputs) come")
-        }
-        guard weights.lstm.isConsistent, weights.lstm.inputs == weights.convolution.outputs else {
-            throw mismatch("the LSTM takes \(weights.lstm.inputs) inputs where \(weights.convolution.outputs) come")
-        }
-        guard weights.output.outputs == architecture.classes else {
-            throw mismatch("\(weights.output.outputs) outputs for \(architecture.classes) classes")
-        }
-        let batchNorm = weights.batchNorm
-        guard
-            [batchNorm.scale, batchNorm.shift, batchNorm.mean, batchNorm.variance].allSatisfy({
-                $0.count == weights.dense.outputs
-            }), batchNorm.variance.allSatisfy({ $0 >= 0 }), batchNorm.epsilon == network.batchNorm.epsilon
-        else {
-            throw mismatch(
-                "batch norm is not \(weights.dense.outputs) features with epsilon \(network.batchNorm.epsilon)")
-        }
-        var parameters = weights.convolution.weight + weights.convolution.bias
-        parameters += weights.lstm.input + weights.lstm.recurrent + weights.lstm.bias
-        parameters += weights.dense.weight + weights.dense.bias + batchNorm.scale + batchNorm.shift
-        parameters += weights.output.weight + weights.output.bias + batchNorm.mean + batchNorm.variance
+        try weights.checkFit(network)
+        let parameters = weights.parameters(network.layout)
         guard parameters.allSatisfy(\.isFinite) else { throw mismatch("a weight is not a finite number") }
         self.init(
             featureNames: description.featureNames, windowing: description.windowing,
             samplingRate: description.samplingRate, classNames: description.classNames,
             normalization: normalization, architecture: architecture, parameters: parameters)
     }
+}
+
+extension NetworkWeights {
+    /// Throws unless each layer takes what the one before gives and `network` has these layers.
+    fileprivate func checkFit(_ network: Network) throws(ModelFileError) {
+        for (name, layer, inputs) in [
+            ("convolution", convolution, network.convolution.inputs),
+            ("dense", dense, lstm.units),
+            ("output", output, dense.outputs),
+        ] where !layer.isConsistent || layer.inputs != inputs {
+            throw mismatch("the \(name) layer takes \(layer.inputs) inputs where \(inputs) come")
+        }
+        guard lstm.isConsistent, lstm.inputs == convolution.outputs else {
+            throw mismatch("the LSTM takes \(lstm.inputs) inputs where \(convolution.outputs) come")
+        }
+        guard output.outputs == network.output.outputs else {
+            throw mismatch("\(output.outputs) outputs for \(network.output.outputs) classes")
+        }
+        let epsilon = network.batchNorm.epsilon
+        guard
+            [batchNorm.scale, batchNorm.shift, batchNorm.mean, batchNorm.variance].allSatisfy({
+                $0.count == dense.outputs
+            }), batchNorm.variance.allSatisfy({ $0 >= 0 }), batchNorm.epsilon == epsilon
+        else {
+            throw mismatch("batch norm is not \(dense.outputs) features with epsilon \(epsilon)")
+        }
+    }
+
+    /// The weights in a network's one parameter vector, laid out as `layout`.
+    fileprivate func parameters(_ layout: ParameterLayout) -> [Float] {
+        var parameters = [Float](repeating: 0, count: layout.parameterCount)
+        for (range, values) in [
+            (layout.convolution.weight, convolution.weight), (layout.convolution.bias, convolution.bias),
+            (layout.lstm.input, lstm.input), (layout.lstm.recurrent, lstm.recurrent), (layout.lstm.bias, lstm.bias),
+            (layout.dense.weight, dense.weight), (layout.dense.bias, dense.bias),
+            (layout.batchNorm.scale, batchNorm.scale), (layout.batchNorm.shift, batchNorm.shift),
+            (layout.batchNorm.runningMean, batchNorm.mean), (layout.batchNorm.runningVariance, batchNorm.variance),
+            (layout.output.weight, output.weight), (layout.output.bias, output.bias),
+        ] {
+            parameters.replaceSubrange(range, with: values)
+        }
+        return parameters
+    }
+}
+
+private func mismatch(_ what: String) -> ModelFileError {
+    ModelFileError(description: "the weights do not fit together: \(what)")
 }

@@ -9,10 +9,10 @@ public enum TunedLayers: String, Sendable, CaseIterable {
     /// Every layer, the convolution too.
     case all
 
-    func frozenParameters(_ network: Network) -> Int {
+    func frozenParameters(_ layout: ParameterLayout) -> Int {
         switch self {
-        case .dense: network.denseOffset
-        case .lstm: network.lstmOffset
+        case .dense: layout.dense.weight.lowerBound
+        case .lstm: layout.lstm.input.lowerBound
         case .all: 0
         }
     }
@@ -75,9 +75,8 @@ public struct Personalizer: Sendable {
         try trainer.check(training, validation: validation)
         var start = grown(imprintingFrom: training)
         start.personalization = record(.finetune, user: user, sessions: training + validation)
-        let network = start.network
         var run = TrainingRun(
-            start: start, frozen: layers.frozenParameters(network), options: options,
+            start: start, frozen: layers.frozenParameters(start.network.layout), options: options,
             training: training, validation: validation)
         return trainer.epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
     }
@@ -108,15 +107,14 @@ public struct Personalizer: Sendable {
     /// The base model with an output for each new class: its weights the mean of the class's
     /// dense embeddings in `sessions`, as long as the others' on average; its bias theirs on average.
     func grown(imprintingFrom sessions: [LabeledSequence]) -> GestureModel {
-        let network = base.network, output = network.output
+        let network = base.network, output = network.output, ranges = network.layout.output
         let added = classNames.count - output.outputs
         guard added > 0 else { return base }
-        let weight = base.parameters[network.outputOffset..<network.outputOffset + output.inputs * output.outputs]
-        let bias = base.parameters[network.outputOffset + weight.count..<network.trainableCount]
+        let weight = Array(base.parameters[ranges.weight]), bias = base.parameters[ranges.bias]
         let columnLength =
             (0..<output.outputs).map { column in
                 stride(from: column, to: weight.count, by: output.outputs).reduce(Float(0)) {
-                    $0 + weight[weight.startIndex + $1] * weight[weight.startIndex + $1]
+                    $0 + weight[$1] * weight[$1]
                 }.squareRoot()
             }.reduce(0, +) / Float(output.outputs)
         let windows = embeddings(of: sessions, .dense)
@@ -129,8 +127,7 @@ public struct Personalizer: Sendable {
         }
         var grownWeight: [Float] = []
         for input in 0..<output.inputs {
-            grownWeight +=
-                weight[weight.startIndex + input * output.outputs..<weight.startIndex + (input + 1) * output.outputs]
+            grownWeight += weight[input * output.outputs..<(input + 1) * output.outputs]
             grownWeight += newColumns.map { $0[input] }
         }
         let meanBias = bias.reduce(0, +) / Float(bias.count)
@@ -139,8 +136,8 @@ public struct Personalizer: Sendable {
         return GestureModel(
             featureNames: base.featureNames, windowing: base.windowing, samplingRate: base.samplingRate,
             classNames: classNames, normalization: base.normalization, architecture: architecture,
-            parameters: base.parameters[..<network.outputOffset] + grownWeight + bias
-                + repeatElement(meanBias, count: added) + base.parameters[network.trainableCount...],
+            parameters: base.parameters[..<ranges.weight.lowerBound] + grownWeight + bias
+                + repeatElement(meanBias, count: added) + base.parameters[ranges.bias.upperBound...],
             trainingRecord: base.trainingRecord)
     }
 }

@@ -30,17 +30,16 @@ public final class StreamingClassifier {
     private let lstmInput: UnsafeMutablePointer<Float>
 
     public init(model: GestureModel) {
-        let network = model.network
-        let matrices = network.bfloat16Matrices
+        let network = model.network, layout = network.layout
         let filters = network.convolution.outputs, units = network.lstm.units
         self.model = model
         self.network = network
         (convolution, lstm, dense) = model.parameters.withUnsafeBufferPointer { parameters in
             let base = parameters.baseAddress!
             return (
-                BFloat16Matrix(base + matrices.convolution.lowerBound, k: network.convolution.inputs, n: filters),
-                BFloat16Matrix(base + matrices.lstm.lowerBound, k: filters + units, n: network.lstm.gateWidth),
-                BFloat16Matrix(base + matrices.dense.lowerBound, k: units, n: network.dense.outputs)
+                BFloat16Matrix(base + layout.convolution.weight.lowerBound, k: network.convolution.inputs, n: filters),
+                BFloat16Matrix(base + layout.lstm.weights.lowerBound, k: filters + units, n: network.lstm.gateWidth),
+                BFloat16Matrix(base + layout.dense.weight.lowerBound, k: units, n: network.dense.outputs)
             )
         }
         workspace = Workspace(network, capacity: 1)
@@ -86,19 +85,18 @@ public final class StreamingClassifier {
         _ parameters: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>,
         cell: UnsafeMutablePointer<Float>
     ) {
-        let filters = network.convolution.outputs, units = network.lstm.units
-        let matrices = network.bfloat16Matrices
-        lstmInput.update(from: parameters + matrices.convolution.upperBound, count: filters)
+        let filters = network.convolution.outputs, units = network.lstm.units, layout = network.layout
+        lstmInput.update(from: parameters + layout.convolution.bias.lowerBound, count: filters)
         convolution.multiply(
             network.convolutionInput(parameters, rows: 1, workspace: workspace), into: lstmInput, adding: true)
         applyReLU(lstmInput, count: filters)
         (lstmInput + filters).update(from: hidden, count: units)
         let gates = workspace.lstm.gates
-        gates.update(from: parameters + matrices.lstm.upperBound, count: network.lstm.gateWidth)
+        gates.update(from: parameters + layout.lstm.bias.lowerBound, count: network.lstm.gateWidth)
         lstm.multiply(lstmInput, into: gates, adding: true)
         gl_lstm_step_forward(1, Int32(units), gates, cell, workspace.lstm.cells, workspace.lstm.cellTanh, hidden)
         cell.update(from: workspace.lstm.cells, count: units)
-        workspace.dense.update(from: parameters + matrices.dense.upperBound, count: network.dense.outputs)
+        workspace.dense.update(from: parameters + layout.dense.bias.lowerBound, count: network.dense.outputs)
         dense.multiply(hidden, into: workspace.dense, adding: true)
         network.inferenceHead(parameters, rows: 1, workspace: workspace)
     }

@@ -226,8 +226,8 @@ struct TrainingRun {
             : ChunkSet(validation, windowing: windowing, classCount: classes, normalization: start.normalization)
         self.options = options
         workspace = Workspace(network, capacity: options.batchSize * windowing.windowsPerChunk)
-        gradient = [Float](repeating: 0, count: network.trainableCount)
-        adam = Adam(learningRate: options.learningRate, parameterCount: network.trainableCount - frozen)
+        gradient = [Float](repeating: 0, count: network.layout.trainableCount)
+        adam = Adam(learningRate: options.learningRate, parameterCount: network.layout.trainableCount - frozen)
         random = Xoshiro256(seed: options.seed &+ 1)
         order = Array(0..<self.training.chunkCount)
     }

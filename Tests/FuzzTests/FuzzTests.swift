@@ -106,7 +106,7 @@ import struct SystemPackage.FilePath
         architecture.convolutionFilters = 4
         architecture.lstmUnits = 4
         architecture.denseUnits = 4
-        let count = Network(architecture).parameterCount
+        let count = Network(architecture).layout.parameterCount
         let seed = GestureModel(
             featureNames: ["rotX", "rotY"], windowing: Windowing(window: 5), samplingRate: 25,
             classNames: ["rest", "shake"], normalization: FeatureNormalization(mean: [0, 0], deviation: [1, 1]),

@@ -224,14 +224,14 @@ func expectGradient(
         var random = Xoshiro256(seed: 19)
         // Zero biases would put every ReLU fed by a dead one exactly at its kink, where the numeric
         // gradient is half the slope: a little noise on every parameter keeps them off it.
-        let noise = Floats(random: network.parameterCount, seed: 22, scale: 0.05).array
+        let noise = Floats(random: network.layout.parameterCount, seed: 22, scale: 0.05).array
         let parameters = Floats(zip(network.initialParameters(using: &random), noise).map { $0 + $1 })
         let inputs = Floats(random: rows * 8, seed: 20, scale: 2)
         for row in 0..<rows {
             workspace.labels[row] = row % 3
             workspace.lossWeights[row] = row == rows - 1 ? 0 : 1
         }
-        let gradient = Floats(zeros: network.trainableCount)
+        let gradient = Floats(zeros: network.layout.trainableCount)
         func loss() -> Double {
             workspace.input.update(from: inputs.pointer, count: rows * 8)
             var masks = Xoshiro256(seed: 21)
@@ -244,12 +244,13 @@ func expectGradient(
         _ = loss()
         let analytic = gradient.array
         // Every temporal layer has a gradient to check: none is dead.
-        for (offset, layer) in zip(network.temporalOffsets, network.temporal) {
-            #expect(analytic[offset..<offset + layer.parameterCount].contains { $0 != 0 })
+        for layer in network.layout.temporal {
+            #expect(analytic[layer.weight.lowerBound..<layer.bias.upperBound].contains { $0 != 0 })
         }
-        let trainable = Floats(Array(parameters.array[..<network.trainableCount]))
+        let trainableCount = network.layout.trainableCount
+        let trainable = Floats(Array(parameters.array[..<trainableCount]))
         expectGradient(analytic, of: trainable) {
-            parameters.pointer.update(from: trainable.pointer, count: network.trainableCount)
+            parameters.pointer.update(from: trainable.pointer, count: trainableCount)
             return loss()
         }
     }

@@ -45,10 +45,9 @@ private func recall(of label: Int, _ model: GestureModel, on sequences: [Labeled
             personal, validation: [], user: pat, layers: .dense, options: TrainingOptions(epochs: 15, batchSize: 4))
         let model = result.model
         #expect(model.architecture.classes == 3 && model.classNames == classNames)
-        let frozen = ..<baseModel.network.denseOffset
-        #expect(model.parameters[frozen] == baseModel.parameters[frozen])
-        #expect(
-            model.parameters[model.network.denseOffset...] != baseModel.parameters[baseModel.network.denseOffset...])
+        let dense = baseModel.network.layout.dense.weight.lowerBound
+        #expect(model.parameters[..<dense] == baseModel.parameters[..<dense])
+        #expect(model.parameters[dense...] != baseModel.parameters[dense...])
         #expect(recall(of: 2, model, on: personTest) >= 0.8)
         #expect(model.personalization?.method == .finetune)
     }
@@ -57,11 +56,9 @@ private func recall(of label: Int, _ model: GestureModel, on sequences: [Labeled
         let model = try personalizer().finetune(
             personal, validation: [], user: pat, layers: .lstm, options: TrainingOptions(epochs: 2, batchSize: 4)
         ).model
-        let network = baseModel.network
-        #expect(model.parameters[..<network.lstmOffset] == baseModel.parameters[..<network.lstmOffset])
-        #expect(
-            model.parameters[network.lstmOffset..<network.denseOffset]
-                != baseModel.parameters[network.lstmOffset..<network.denseOffset])
+        let lstm = baseModel.network.layout.lstm, start = lstm.input.lowerBound
+        #expect(model.parameters[..<start] == baseModel.parameters[..<start])
+        #expect(model.parameters[start..<lstm.bias.upperBound] != baseModel.parameters[start..<lstm.bias.upperBound])
     }
 
     @Test func fineTuningNeedsWindowsOfEveryClass() throws {
