@@ -98,7 +98,7 @@ let package = Package(
         // Live: prediction windows, streaming detection, the detection run that detect, play and the
         // studio share, event scoring and the game.
         .target(
-            name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureSensors", "GestureLearning"]),
+            name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureLearning"]),
 
         // Simulated scenarios for the benchmarks and tests: faulty recordings and how cleaning finds
         // them, labels aligned on simulated takes, detection scored on recorded sessions.

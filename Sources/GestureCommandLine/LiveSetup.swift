@@ -75,7 +75,7 @@ public struct LiveSetup {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
         do {
-            try await sampler.listen(for: duration) { each(sampler, $0) }
+            try await sampler.listen(for: duration) { each(sampler, $0.sample) }
         } catch {
             throw Failure.failed("\(error)")
         }

@@ -1,5 +1,4 @@
 import GestureCore
-import GestureSensors
 
 /// One reading of a detection run, its times counted from the run's first reading.
 public struct LiveReading: Sendable {
@@ -59,19 +58,5 @@ extension Prediction {
         var shifted = self
         shifted.time -= start
         return shifted
-    }
-}
-
-extension Sampler {
-    /// Samples on a thread of its own until `duration` passes, `stop()` is called, or the readings
-    /// end; `each` sees every reading. A replay that reaches its end ends the run without an error.
-    public func listen(for duration: Double, _ each: (RawSample) async throws -> Void) async throws {
-        do {
-            for try await reading in samples(from: clock.now(), duration: duration) {
-                try await each(reading.sample)
-            }
-        } catch {
-            guard let replay = sensor as? ReplaySensor, replay.isFinished else { throw error }
-        }
     }
 }

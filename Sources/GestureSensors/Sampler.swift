@@ -156,3 +156,17 @@ private func startThread(_ body: @escaping @Sendable () -> Void) {
     precondition(result == 0, "cannot start the sampling thread: error \(result)")
     pthread_detach(thread)
 }
+
+extension Sampler {
+    /// Samples on a thread of its own until `duration` passes, `stop()` is called, or the readings
+    /// end; `each` sees every reading. A replay that reaches its end ends the run without an error.
+    public func listen(for duration: Double, _ each: (SensorReading) async throws -> Void) async throws {
+        do {
+            for try await reading in samples(from: clock.now(), duration: duration) {
+                try await each(reading)
+            }
+        } catch {
+            guard let replay = sensor as? ReplaySensor, replay.isFinished else { throw error }
+        }
+    }
+}

@@ -167,7 +167,8 @@ struct LiveFeed {
             detector: try model.map { model throws(StudioError) in try Self.detector(model, rate: sampler.rate) })
         var batch: [[Double]] = []
         var sent = 0.0
-        try await sampler.listen(for: .infinity) { sample in
+        try await sampler.listen(for: .infinity) { sensorReading in
+            let sample = sensorReading.sample
             let reading = run.add(sample)
             batch.append([reading.time] + [sample.acceleration, sample.rotationRate].flatMap { [$0.x, $0.y, $0.z] })
             if let prediction = reading.prediction { try await send(["prediction": Shown(prediction)], to: outbound) }

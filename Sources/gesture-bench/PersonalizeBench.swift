@@ -110,13 +110,15 @@ struct PersonalizeBench: AsyncParsableCommand {
 
     // MARK: the simulated crowd
 
+    private typealias NewGestureRun = (recall: Double, before: Double, after: Double)
+
     private func measureSimulated(in folder: RecordingsFolder) async throws {
         let crowd = try AccuracyBench.simulatedCrowd.map { name throws in try UserID(name) }
         let newcomers = try ["gus", "hal", "ivy"].map { name throws in try UserID(name) }
-        let wave = try ActivityLabel("wave")
         _ = try await FaultyRecordings(users: crowd, takes: 5, faultRate: 0, seed: seed, rate: 25).record(into: folder)
         _ = try await FaultyRecordings(
-            users: newcomers, gestures: [.shake, .chop, .drive, wave], takes: 10, faultRate: 0, seed: seed + 1, rate: 25
+            users: newcomers, gestures: [.shake, .chop, .drive, try ActivityLabel("wave")], takes: 10, faultRate: 0,
+            seed: seed + 1, rate: 25
         ).record(into: folder)
         let loaded = try DatasetLoader(folder: folder).load()
         let base = try Experiment(
@@ -124,50 +126,71 @@ struct PersonalizeBench: AsyncParsableCommand {
             training: SessionSelection(users: crowd).apply(to: loaded), augmentation: AugmentationPlan([]),
             options: TrainingOptions(), validation: nil, test: nil
         ).train(seed: seed).model
-        let takes = [1, 2, 5]
-        var curve = Curve(points: ["none"] + takes.map { "\($0) a gesture" }, methods: methods)
-        var newGesture: [String: [(recall: Double, before: Double, after: Double)]] = [:]
+        var curve = Curve(points: ["none"] + Self.simulatedTakes.map { "\($0) a gesture" }, methods: methods)
+        var newGesture: [String: [NewGestureRun]] = [:]
         for person in newcomers {
             let known = try PersonalSessions(
                 base: base, baseName: "base",
                 dataset: SessionSelection(gestures: [.shake, .chop, .drive], users: [person]).apply(to: loaded))
-            let (takesByGesture, test) = known.byTake(testing: 5..<10)
-            curve.add("none", accuracy: Evaluation(model: base, sequences: test).accuracy, seconds: 0, for: nil)
-            for count in takes {
-                let personal = takesByGesture.values.flatMap { $0.prefix(count) }
-                for method in methods {
-                    guard let (model, seconds) = try personalise(known, personal, by: method) else { continue }
-                    curve.add(
-                        "\(count) a gesture", accuracy: Evaluation(model: model, sequences: test).accuracy,
-                        seconds: seconds, for: method)
-                }
-            }
+            try addLearningCurve(of: known, base: base, to: &curve)
             let all = try PersonalSessions(
                 base: base, baseName: "base", dataset: SessionSelection(users: [person]).apply(to: loaded))
-            let (allTakes, allTest) = all.byTake(testing: 5..<10)
-            let waveIndex = all.personalizer.classNames.firstIndex(of: "wave")!
-            let waveTest = allTest.filter { $0.labels.contains(waveIndex) }
-            for method in methods where method != .scratch {
-                let before = takesByGesture.values.flatMap { $0.prefix(2) }
-                let after = allTakes.flatMap {
-                    $0.key == "wave" ? Array($0.value.prefix(5)) : Array($0.value.prefix(2))
-                }
-                guard let (beforeModel, _) = try personalise(known, before, by: method),
-                    let (afterModel, _) = try personalise(all, after, by: method)
-                else { continue }
-                let recall = Evaluation(model: afterModel, sequences: waveTest).classes[waveIndex].recall
-                newGesture[method.rawValue, default: []].append(
-                    (
-                        recall, Evaluation(model: beforeModel, sequences: test).accuracy,
-                        Evaluation(model: afterModel, sequences: test).accuracy
-                    ))
+            for (method, run) in try newGestureRuns(known: known, all: all) {
+                newGesture[method.rawValue, default: []].append(run)
             }
         }
         print("simulated crowd (base: 6 people × 3 gestures × 5 takes at 25 Hz), 3 new people, tested on takes 6–10:")
         print(curve.table(over: "people"))
+        printNewGesture(newGesture)
+    }
+
+    private static let simulatedTakes = [1, 2, 5]
+
+    /// The person's accuracy on takes 6–10 with no personalisation, then with 1, 2 and 5 takes of each gesture.
+    private func addLearningCurve(of known: PersonalSessions, base: GestureModel, to curve: inout Curve) throws {
+        let (takesByGesture, test) = known.byTake(testing: 5..<10)
+        curve.add("none", accuracy: Evaluation(model: base, sequences: test).accuracy, seconds: 0, for: nil)
+        for count in Self.simulatedTakes {
+            let personal = takesByGesture.values.flatMap { $0.prefix(count) }
+            for method in methods {
+                guard let (model, seconds) = try personalise(known, personal, by: method) else { continue }
+                curve.add(
+                    "\(count) a gesture", accuracy: Evaluation(model: model, sequences: test).accuracy,
+                    seconds: seconds, for: method)
+            }
+        }
+    }
+
+    /// Wave learnt from 5 takes (and 2 of each known gesture): its recall, and the known gestures'
+    /// accuracy before and after, for each method but training from scratch.
+    private func newGestureRuns(
+        known: PersonalSessions, all: PersonalSessions
+    ) throws -> [(Method, NewGestureRun)] {
+        let (takesByGesture, test) = known.byTake(testing: 5..<10)
+        let (allTakes, allTest) = all.byTake(testing: 5..<10)
+        let waveIndex = all.personalizer.classNames.firstIndex(of: "wave")!
+        let waveTest = allTest.filter { $0.labels.contains(waveIndex) }
+        let before = takesByGesture.values.flatMap { $0.prefix(2) }
+        let after = allTakes.flatMap { $0.key == "wave" ? Array($0.value.prefix(5)) : Array($0.value.prefix(2)) }
+        return try methods.filter { $0 != .scratch }.compactMap { method in
+            guard let (beforeModel, _) = try personalise(known, before, by: method),
+                let (afterModel, _) = try personalise(all, after, by: method)
+            else { return nil }
+            let recall = Evaluation(model: afterModel, sequences: waveTest).classes[waveIndex].recall
+            return (
+                method,
+                (
+                    recall, Evaluation(model: beforeModel, sequences: test).accuracy,
+                    Evaluation(model: afterModel, sequences: test).accuracy
+                )
+            )
+        }
+    }
+
+    private func printNewGesture(_ runs: [String: [NewGestureRun]]) {
         print("a new gesture, wave, from 5 takes (and 2 of each known gesture), median over the new people:")
         for method in methods where method != .scratch {
-            guard let runs = newGesture[method.rawValue] else { continue }
+            guard let runs = runs[method.rawValue] else { continue }
             print(
                 String(
                     format: "  %@ wave recall %.3f; the other gestures' window accuracy %.3f before, %.3f after",

@@ -113,25 +113,29 @@ private struct PhoneRun {
         }
         return feed.withLock { feed in
             feed.look(recorder)
-            let sent = feed.sent
-            let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
-            let written = feed.watcher.written
-            let take = Self.prompted(in: folder)
-            let toDisk = { (inTake: Bool) in
-                written.compactMap { k, row in
-                    k < sent.count && (take?.contains(row.timestamp) ?? false) == inTake ? row.time - sent[k] : nil
-                }
-            }
-            let arrivals = feed.watcher.logged.values
-            let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
-            let last = feed.watcher.logged.keys.max() ?? -1
-            return Figures(
-                rate: rate, sent: sent.count, received: arrivals.count, rows: feed.watcher.rows,
-                sustained: span > 0 ? Double(arrivals.count - 1) / span : 0,
-                lost: (0...max(last, 0)).count { feed.watcher.logged[$0] == nil },
-                toServer: toServer, toDiskBetween: toDisk(false),
-                toDiskInTake: toDisk(true), peakKiB: feed.peakKiB)
+            return Self.figures(of: feed, rate: rate, take: Self.prompted(in: folder))
         }
+    }
+
+    /// What the feed sent and the watcher saw arrive in the log and in the file.
+    private static func figures(of feed: Feed, rate: Double, take: PartialRangeFrom<Double>?) -> Figures {
+        let sent = feed.sent
+        let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
+        let written = feed.watcher.written
+        let toDisk = { (inTake: Bool) in
+            written.compactMap { k, row in
+                k < sent.count && (take?.contains(row.timestamp) ?? false) == inTake ? row.time - sent[k] : nil
+            }
+        }
+        let arrivals = feed.watcher.logged.values
+        let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
+        let last = feed.watcher.logged.keys.max() ?? -1
+        return Figures(
+            rate: rate, sent: sent.count, received: arrivals.count, rows: feed.watcher.rows,
+            sustained: span > 0 ? Double(arrivals.count - 1) / span : 0,
+            lost: (0...max(last, 0)).count { feed.watcher.logged[$0] == nil },
+            toServer: toServer, toDiskBetween: toDisk(false),
+            toDiskInTake: toDisk(true), peakKiB: feed.peakKiB)
     }
 
     /// The rows the recorder holds until the take ends, in seconds of its session: from a second

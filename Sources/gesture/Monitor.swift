@@ -52,13 +52,11 @@ struct Monitor: AsyncParsableCommand {
         let watch = SignalWatch { _ in sampler.stop() }
         defer { withExtendedLifetime(watch) {} }
         do {
-            for try await reading in sampler.samples(from: clock.now(), duration: seconds) { view.add(reading) }
+            try await sampler.listen(for: seconds) { view.add($0) }
         } catch {
-            guard let replay = device as? ReplaySensor, replay.isFinished else {
-                view.finish()
-                await phone?.close(saying: "Stopped")
-                throw Failure.failed("\(error)")
-            }
+            view.finish()
+            await phone?.close(saying: "Stopped")
+            throw Failure.failed("\(error)")
         }
         view.finish()
         await phone?.close(saying: "Done")
