@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import GestureMotion
+import GestureStore
 
 import struct SystemPackage.FilePath
 
@@ -317,9 +318,6 @@ extension Archive {
 }
 
 extension SessionRecord {
-    /// How the recorder marks a take while it records it.
-    public static let recordingReason = "recording"
-
     var isBeingRecorded: Bool { status == .incomplete && reason == Self.recordingReason }
 }
 
