@@ -34,12 +34,19 @@ let package = Package(
         // Motion maths: quaternions, the attitude filter, seeded random numbers, timing statistics, aligning
         // labels with the motion.
         .target(name: "GestureMotion", dependencies: ["GestureCore"]),
-        // Storage: the recordings folder, the CSV appender, locks, the catalog (SQLite), the archive.
+        // Storage: the recordings folder, the CSV appender, locks, the catalog (SQLite).
         .target(
             name: "GestureStore",
             dependencies: [
-                "GestureCore", "GestureMotion",
+                "GestureCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        // The archive: discard and restore, label editing (align, relabel, trim, undo, segment), check, repair.
+        .target(
+            name: "GestureArchive",
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureStore",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // The simulated IMU in a simulated hand, its gestures and faults, and the simulated player.
@@ -77,7 +84,7 @@ let package = Package(
         .target(
             name: "GestureAnalysis",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureArchive",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -126,7 +133,8 @@ let package = Package(
         .target(
             name: "GestureStudio",
             dependencies: [
-                "GestureCore", "GestureSensors", "GestureStore", "GestureAnalysis", "GestureLearning", "GestureLive",
+                "GestureCore", "GestureSensors", "GestureStore", "GestureArchive", "GestureAnalysis",
+                "GestureLearning", "GestureLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -156,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "gesture",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureSpeech",
+                "GestureCore", "GestureStore", "GestureArchive", "GestureSimulation", "GestureSensors", "GestureSpeech",
                 "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining", "GestureLive",
                 "GestureInterop", "GestureStudio", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -179,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "gesture-bench",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureArchive", "GestureSimulation", "GestureSensors",
                 "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining",
                 "GestureScenarios", "GestureLive", "GestureInterop", "GestureCommandLine", "BrowserDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -224,6 +232,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
+            name: "GestureArchiveTests",
+            dependencies: [
+                "GestureCore", "GestureStore", "GestureArchive", "GestureTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
             name: "GestureSimulationTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureSimulation", "GestureTestSupport"]),
         .testTarget(
@@ -232,14 +247,14 @@ let package = Package(
         .testTarget(
             name: "GestureRecordingTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureSensors", "GestureSpeech",
+                "GestureCore", "GestureStore", "GestureArchive", "GestureSimulation", "GestureSensors", "GestureSpeech",
                 "GestureRecording", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureAnalysisTests",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureAnalysis",
-                "GestureTestSupport",
+                "GestureCore", "GestureMotion", "GestureStore", "GestureArchive", "GestureSimulation",
+                "GestureAnalysis", "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
@@ -250,8 +265,8 @@ let package = Package(
         .testTarget(
             name: "GestureScenariosTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureSimulation", "GestureRecording", "GestureAnalysis",
-                "GestureScenarios", "GestureTestSupport",
+                "GestureCore", "GestureStore", "GestureArchive", "GestureSimulation", "GestureRecording",
+                "GestureAnalysis", "GestureScenarios", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureLiveTests",
@@ -282,7 +297,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "GestureCore", "GestureStore", "GestureTestSupport",
+                "GestureCore", "GestureStore", "GestureArchive", "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
     ]

@@ -108,18 +108,6 @@ public struct SessionLabels: Codable, Sendable, Equatable {
     }
 }
 
-extension SessionLabels {
-    /// These labels with `spans` laid over them, one after the other; the gesture becomes the
-    /// longest stretch's label other than rest.
-    func overlaid(with spans: [LabelSpan]) -> SessionLabels {
-        var labels = self
-        labels.labels = spans.reduce(self.labels ?? []) { $0.overlaid(with: $1) }
-        let longest = labels.labels!.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
-        labels.gesture = longest?.label ?? gesture
-        return labels
-    }
-}
-
 extension SessionRecord {
     public var sessionLabels: SessionLabels {
         get { SessionLabels(gesture: gesture, labels: labels, alignment: alignment, kept: kept) }
@@ -131,9 +119,8 @@ extension SessionRecord {
 
     public var kept: ClosedRange<Double>? { keptFrom.flatMap { from in keptTo.map { from...$0 } } }
 
-    /// Whether a row at `time` belongs in the session's own file: the session is not discarded,
-    /// and the row is not trimmed off.
-    func keepsRow(at time: Double) -> Bool { status != .discarded && kept?.contains(time) != false }
+    /// How the recorder marks a take while it records it.
+    public static let recordingReason = "recording"
 }
 
 /// A change to a session's labels: what they were and become, the history's name for it, and

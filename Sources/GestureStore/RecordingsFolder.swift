@@ -34,7 +34,7 @@ public struct RecordingsFolder: Sendable {
     public func absolute(_ relative: String) -> FilePath { root.pushing(FilePath(relative)) }
 
     /// Whether the root is a folder; nil when nothing is there.
-    var rootIsFolder: Bool? {
+    package var rootIsFolder: Bool? {
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: root.string, isDirectory: &isFolder) ? isFolder.boolValue : nil
     }
@@ -64,13 +64,23 @@ public struct RecordingsFolder: Sendable {
     }
 
     /// Temporary files that a rewrite left behind when it was stopped before its rename.
-    func leftovers(in folder: FilePath) -> [FilePath] {
+    package func leftovers(in folder: FilePath) -> [FilePath] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
         return names.filter { $0.contains(temporarySuffix) }.sorted().map { folder.appending($0) }
     }
 
     static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? "\(error)"
+    }
+}
+
+extension FileManager {
+    package func createDirectoryIfNeeded(_ path: FilePath) throws(StoreError) {
+        do {
+            try createDirectory(atPath: path.string, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create \(path): \(RecordingsFolder.reason(error))")
+        }
     }
 }
 
@@ -200,7 +210,7 @@ func replaceContents(of path: FilePath, with text: String) throws(StoreError) {
 
 /// Replaces a file's contents all at once with what `body` writes: a crash, or an error thrown
 /// by `body`, leaves the old file as it was.
-func replaceContents(
+package func replaceContents(
     of path: FilePath, writing body: (inout FileOutput) throws(StoreError) -> Void
 ) throws(StoreError) {
     let temporary = FilePath(path.string + temporarySuffix + "\(getpid())")
@@ -236,7 +246,7 @@ func replaceContents(
 
 /// Bytes written to a file through a buffer of a megabyte. A write that fails is kept and
 /// thrown by the next `flush`, so that writing needs no error handling line by line.
-struct FileOutput {
+package struct FileOutput {
     private let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
     private var failure: (any Error)?
@@ -246,7 +256,7 @@ struct FileOutput {
         buffer.reserveCapacity(1 << 20)
     }
 
-    mutating func write(_ bytes: some Sequence<UInt8>) {
+    package mutating func write(_ bytes: some Sequence<UInt8>) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 20 { try? flush() }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GestureAnalysis
+import GestureArchive
 import GestureCore
 import GestureLearning
 import GestureLive

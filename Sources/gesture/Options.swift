@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureArchive
 import GestureCommandLine
 import GestureCore
 import GestureStore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GestureArchive
 import GestureCommandLine
 import GestureCore
 import GestureRecording

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureArchive
 import GestureCommandLine
 import GestureCore
 import GestureStore

@@ -1,4 +1,5 @@
 import Foundation
+import GestureArchive
 import GestureCore
 import GestureStore
 import GestureTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import GestureArchive
 import GestureStore
 import GestureTestSupport
 import Testing

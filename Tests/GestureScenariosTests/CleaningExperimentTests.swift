@@ -1,5 +1,6 @@
 import Foundation
 import GestureAnalysis
+import GestureArchive
 import GestureCore
 import GestureRecording
 import GestureScenarios

@@ -54,4 +54,15 @@ import Testing
         #expect(try catalog.sessions(SessionFilter(gesture: .chop)).map(\.user) == [try UserID("bob")])
         #expect(try catalog.sessions(SessionFilter(status: .discarded)).isEmpty)
     }
+
+    @Test func manyProcessesOpeningANewCatalogAtOnceAllSucceed() async throws {
+        let folder = try TemporaryFolder()
+        try folder.recordings.prepare()
+        let path = folder.recordings.catalogPath.string
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = try Catalog(path: path) } }
+            try await group.waitForAll()
+        }
+        #expect(try Catalog(path: path).appliedMigrations().count == 4)
+    }
 }

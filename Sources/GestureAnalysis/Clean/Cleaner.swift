@@ -1,3 +1,4 @@
+import GestureArchive
 import GestureCore
 import GestureStore
 

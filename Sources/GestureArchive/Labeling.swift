@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import GestureMotion
+import GestureStore
 
 /// What `align` did to a session.
 public struct AlignedSession: Sendable {
@@ -172,5 +173,17 @@ extension Archive {
             let labels = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0.labels!) })
             try RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove).rewrite(relabeling: labels)
         }
+    }
+}
+
+extension SessionLabels {
+    /// These labels with `spans` laid over them, one after the other; the gesture becomes the
+    /// longest stretch's label other than rest.
+    func overlaid(with spans: [LabelSpan]) -> SessionLabels {
+        var labels = self
+        labels.labels = spans.reduce(self.labels ?? []) { $0.overlaid(with: $1) }
+        let longest = labels.labels!.filter { !$0.label.isRest }.max { $0.to - $0.from < $1.to - $1.from }
+        labels.gesture = longest?.label ?? gesture
+        return labels
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GestureCore
+import GestureStore
 
 import struct SystemPackage.FilePath
 
@@ -110,12 +111,8 @@ public struct Archive: Sendable {
     }
 }
 
-extension FileManager {
-    func createDirectoryIfNeeded(_ path: FilePath) throws(StoreError) {
-        do {
-            try createDirectory(atPath: path.string, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create \(path): \(RecordingsFolder.reason(error))")
-        }
-    }
+extension SessionRecord {
+    /// Whether a row at `time` belongs in the session's own file: the session is not discarded,
+    /// and the row is not trimmed off.
+    func keepsRow(at time: Double) -> Bool { status != .discarded && kept?.contains(time) != false }
 }

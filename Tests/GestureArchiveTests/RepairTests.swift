@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GestureArchive
 import GestureCore
 import GestureStore
 import GestureTestSupport
@@ -272,16 +273,5 @@ private func failCatalogWrites(_ folder: RecordingsFolder, _ failing: Bool) thro
         #expect(first.sessions[0].id.rawValue == "2027-01-15T08:00:00.000Z-1")
         #expect(second.sessions[0].id.rawValue == "2027-01-15T08:00:00.001Z-1")
         #expect(try Archive(folder: folder.recordings).check().isConsistent)
-    }
-
-    @Test func manyProcessesOpeningANewCatalogAtOnceAllSucceed() async throws {
-        let folder = try TemporaryFolder()
-        try folder.recordings.prepare()
-        let path = folder.recordings.catalogPath.string
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 { group.addTask { _ = try Catalog(path: path) } }
-            try await group.waitForAll()
-        }
-        #expect(try Catalog(path: path).appliedMigrations().count == 4)
     }
 }

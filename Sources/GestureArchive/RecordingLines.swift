@@ -1,5 +1,6 @@
 import Foundation
 import GestureCore
+import GestureStore
 
 import struct SystemPackage.FilePath
 
