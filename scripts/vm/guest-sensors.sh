@@ -37,6 +37,10 @@ inject uinput evdev --silence-after 300
 record evdev:GestureLab_VM_IMU vmevdev > "$out/evdev-record.log" 2>&1
 denied evdev:GestureLab_VM_IMU evdev /dev/input/event*
 "$bin/gesture" monitor --device evdev:GestureLab_VM_IMU --rate 50 --seconds 2 > "$out/evdev-monitor.log" 2>&1
+# Without --device, the one real sensor there is.
+"$bin/gesture" record --user vmauto --gesture shake --takes 1 --take 1 --rest 1 --rate 50 --quiet --keep \
+  --recordings "$out/recordings" > "$out/auto-record.log" 2>&1
+echo $? > "$out/auto-record.status"
 touch "$out/evdev.stop" && wait "$injector"
 
 # IIO: a HID sensor hub through uhid; the kernel's hid-sensor drivers make accel_3d and gyro_3d.
