@@ -36,7 +36,7 @@ struct SessionRows {
         let gesture = counts.sorted { $0.key < $1.key }.max { $0.value < $1.value }?.key ?? .rest
         let start = id.take.map { _ in String(id.rawValue[..<id.rawValue.lastIndex(of: "-")!]) } ?? ""
         var record = SessionRecord(
-            id: id, user: user, gesture: gesture, take: id.take ?? 1, start: start, end: "",
+            id: id, user: user, gesture: gesture, take: id.take ?? 1, start: start, end: nil,
             device: "unknown", requestedRate: 0, deviceRate: 0, achievedRate: 0, jitterMs: 0, sampleCount: 0,
             file: file, status: discarded ? .discarded : .incomplete,
             reason: "recovered by gesture check: the catalog had no record of it")

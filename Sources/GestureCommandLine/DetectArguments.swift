@@ -28,10 +28,10 @@ public struct DetectArguments: ParsableArguments {
         }
         let script = try performances(on: setup)
         var run = DetectionRun(detector: setup.detector)
-        Terminal.note(
+        let listening =
             "listening to \(setup.device.info.id) at \(setup.rate.shortText) Hz for "
-                + "\(setup.gestures.joined(separator: ", ")); Ctrl-C stops")
-        let signal = try await setup.run(for: duration ?? script ?? .infinity) { _, sample in
+            + "\(setup.gestures.joined(separator: ", ")); Ctrl-C stops"
+        let signal = try await setup.run(for: duration ?? script ?? .infinity, announcing: listening) { _, sample in
             let reading = run.add(sample)
             guard let shown = predictions ? reading.prediction : reading.detection else { return }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))

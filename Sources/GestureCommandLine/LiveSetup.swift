@@ -70,10 +70,14 @@ public struct LiveSetup {
 
     /// Samples the sensor on a thread of its own until `duration` passes, the sampler is stopped,
     /// or a replay ends; `each` sees every reading. Returns the signal that stopped it, if one did.
+    /// `note` is said once a signal would stop it: a person told "Ctrl-C stops" can press it at once.
     @discardableResult
-    public func run(for duration: Double, _ each: (Sampler, RawSample) -> Void) async throws -> Int32? {
+    public func run(
+        for duration: Double, announcing note: String? = nil, _ each: (Sampler, RawSample) -> Void
+    ) async throws -> Int32? {
         let sampler = Sampler(sensor: device, clock: clock, rate: rate)
         let watch = SignalWatch { _ in sampler.stop() }
+        if let note { Terminal.note(note) }
         do {
             try await sampler.listen(for: duration) { each(sampler, $0.sample) }
         } catch {

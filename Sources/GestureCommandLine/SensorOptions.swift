@@ -47,9 +47,9 @@ public struct SensorOptions: ParsableArguments {
 
     /// The device `--device` names; without it, the one real sensor found. Never the simulated
     /// sensor unasked: a maker who forgot `--device` would record simulated motion as their own.
-    public func deviceID() throws -> String {
+    public func deviceID(in directory: DeviceDirectory) throws -> String {
         if let device { return device }
-        let (sensors, unreadable) = try directory().available()
+        let (sensors, unreadable) = directory.available()
         let real = sensors.filter { $0.id != SimulatedSensor.id }
         if real.count == 1 { return real[0].id }
         let found = real.isEmpty ? "no sensor found" : "\(real.count) sensors found"
@@ -63,7 +63,8 @@ public struct SensorOptions: ParsableArguments {
 
     public func open(holder: UserID, clock: any SamplingClock) throws -> any MotionSensor {
         do {
-            return try directory().open(try deviceID(), holder: holder, clock: clock)
+            let directory = try directory()
+            return try directory.open(try deviceID(in: directory), holder: holder, clock: clock)
         } catch let error as SensorError {
             throw Failure.usage(error.description)
         }

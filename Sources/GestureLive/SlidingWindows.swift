@@ -40,10 +40,4 @@ public struct SlidingWindows: Sendable {
     public var latest: ArraySlice<Float> {
         storage[next * featureCount..<(next + window) * featureCount]
     }
-
-    /// Forgets every sample.
-    public mutating func reset() {
-        count = 0
-        next = 0
-    }
 }

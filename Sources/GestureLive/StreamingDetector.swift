@@ -98,14 +98,6 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
         quietUntil = -.infinity
     }
 
-    /// Forgets every sample, state and prediction: nothing from before can reach a later prediction.
-    public mutating func reset() {
-        windows.reset()
-        states = Array(repeating: classifier.initialState, count: windows.slotCount)
-        recent.removeAll()
-        quietUntil = -.infinity
-    }
-
     private func averaged() -> [Float] {
         var sum = [Float](repeating: 0, count: recent[0].count)
         for probabilities in recent {

@@ -215,7 +215,7 @@ private struct TakeContext {
         let plan = recorder.plan
         return SessionRecord(
             id: sessionID(take: take), user: plan.user, gesture: plan.gesture, take: take,
-            start: wallClock(plan.sessionStart(take: take)), end: "", device: recorder.sensor.info.id,
+            start: wallClock(plan.sessionStart(take: take)), end: nil, device: recorder.sensor.info.id,
             requestedRate: recorder.requestedRate, deviceRate: recorder.rate, achievedRate: 0, jitterMs: 0,
             sampleCount: 0, file: recorder.folder.relative(recorder.file), status: .incomplete,
             reason: SessionRecord.recordingReason,

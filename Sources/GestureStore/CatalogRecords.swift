@@ -17,9 +17,10 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var user: UserID
     public var gesture: ActivityLabel
     public var take: Int
-    /// Wall-clock start and end, ISO 8601.
+    /// Wall-clock start and end, ISO 8601; no end while the session is being recorded, or when
+    /// `gesture check` found its file without a row.
     public var start: String
-    public var end: String
+    public var end: String?
     public var device: String
     public var requestedRate: Double
     /// The rate the device was set to: the nearest it offers to the one requested.
@@ -47,7 +48,7 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var keptTo: Double?
 
     public init(
-        id: SessionID, user: UserID, gesture: ActivityLabel, take: Int, start: String, end: String, device: String,
+        id: SessionID, user: UserID, gesture: ActivityLabel, take: Int, start: String, end: String?, device: String,
         requestedRate: Double, deviceRate: Double, achievedRate: Double, jitterMs: Double, sampleCount: Int,
         file: String, status: SessionStatus, reason: String? = nil, promptFrom: Double? = nil,
         promptTo: Double? = nil

@@ -52,6 +52,42 @@ extension Catalog {
                 t.add(column: "undoes", .integer)
             }
         }
+        migrator.registerMigration("v5: end optional", migrate: Self.makeEndOptional)
         return migrator
+    }
+
+    /// A session still being recorded has no end: NULL, no longer "". SQLite cannot drop NOT NULL
+    /// in place, so the table is rebuilt; the migrator turns foreign keys off meanwhile, so
+    /// dropping the old table leaves session_events' rows where they are.
+    private static func makeEndOptional(_ db: Database) throws {
+        try db.create(table: "sessions_v5") { t in
+            t.primaryKey("id", .text)
+            t.column("user", .text).notNull()
+            t.column("gesture", .text).notNull()
+            t.column("take", .integer).notNull()
+            t.column("start", .text).notNull()
+            t.column("end", .text)
+            t.column("device", .text).notNull()
+            t.column("requestedRate", .double).notNull()
+            t.column("achievedRate", .double).notNull()
+            t.column("jitterMs", .double).notNull()
+            t.column("sampleCount", .integer).notNull()
+            t.column("file", .text).notNull()
+            t.column("status", .text).notNull()
+                .check { SessionStatus.allCases.map(\.rawValue).contains($0) }
+            t.column("reason", .text)
+            t.column("deviceRate", .double).notNull().defaults(to: 0)
+            for name in ["promptFrom", "promptTo"] { t.column(name, .double) }
+            for name in ["alignment", "labels"] { t.column(name, .text) }
+            for name in ["keptFrom", "keptTo"] { t.column(name, .double) }
+        }
+        let columns = try db.columns(in: "sessions").map { $0.name.quotedDatabaseIdentifier }
+        let values = columns.map { $0 == "\"end\"" ? "NULLIF(\"end\", '')" : $0 }
+        try db.execute(
+            sql: "INSERT INTO sessions_v5 (\(columns.joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM sessions")
+        try db.drop(table: "sessions")
+        try db.rename(table: "sessions_v5", to: "sessions")
+        try db.create(index: "sessions_on_user", on: "sessions", columns: ["user"])
     }
 }

@@ -24,14 +24,4 @@ import Testing
         for n in 8...103 { _ = windows.append(sample(n)) }
         #expect(Array(windows.latest) == (100...103).flatMap(sample))
     }
-
-    @Test func aResetForgetsEverySample() {
-        var windows = SlidingWindows(window: 4, offset: 2, featureCount: 2)
-        for n in 1...9 { _ = windows.append(sample(n)) }
-        windows.reset()
-        #expect(windows.count == 0)
-        let slots = (11...14).map { windows.append(sample($0)) }
-        #expect(slots == [nil, nil, nil, 0])
-        #expect(Array(windows.latest) == (11...14).flatMap(sample))
-    }
 }

@@ -102,20 +102,6 @@ private func probed(_ prediction: Prediction) -> (windows: Double, first: Double
         #expect(predictions.map { probed($0).windows } == [1, 1, 2, 2, 3])
         #expect(predictions.map { probed($0).first } == [4, 6, 4, 6, 4])
     }
-
-    @Test func nothingFromBeforeAResetReachesALaterPrediction() throws {
-        var detector = StreamingDetector(
-            classifier: StateProbe(), window: 4, featureCount: 1,
-            settings: DetectionSettings(offset: 2, threshold: 2, averaging: 1, rest: "none"))
-        for n in 1...9 { _ = detector.add([Float(n)], at: Double(n)) }
-        detector.reset()
-        let after = (100...105).map { detector.add([Float($0)], at: Double($0)) }
-        #expect(after[0..<3].allSatisfy { $0 == nil })
-        // The first window after the reset: a fresh state that has seen one window, ending at 103.
-        let first = try #require(after[3])
-        #expect(probed(first).windows == 1)
-        #expect(probed(first).first == 103)
-    }
 }
 
 @Suite struct EventScoreTests {
