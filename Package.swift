@@ -261,7 +261,8 @@ let package = Package(
             name: "GestureLearningTests",
             dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
         .testTarget(
-            name: "GestureTrainingTests", dependencies: ["GestureLearning", "GestureTraining", "GestureTestSupport"]),
+            name: "GestureTrainingTests",
+            dependencies: ["GestureAnalysis", "GestureLearning", "GestureTraining", "GestureTestSupport"]),
         .testTarget(
             name: "GestureScenariosTests",
             dependencies: [

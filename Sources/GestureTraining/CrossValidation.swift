@@ -37,15 +37,22 @@ public struct CrossValidation: Sendable {
     }
 
     /// Trains each fold's experiment `runs` times, from `seed` on, telling each fold's result as it
-    /// comes; returns the folds' summary.
+    /// comes; returns the folds' summary. Once `isCancelled` says so, the training under way stops
+    /// at its next batch and its fold is left out: the summary holds the folds done before.
     public func run(
-        runs: Int, seed: UInt64, experiment: (Fold) throws -> Experiment, each: (FoldResult) throws -> Void
+        runs: Int, seed: UInt64, experiment: (Fold) throws -> Experiment, isCancelled: () -> Bool = { false },
+        each: (FoldResult) throws -> Void
     ) throws -> CrossValidationSummary {
         var results: [FoldResult] = []
-        for fold in folds {
+        folds: for fold in folds {
             let trained = try experiment(fold)
-            let result = FoldResult(
-                user: fold.user, runs: try (0..<UInt64(runs)).map { try trained.run(seed: seed + $0) })
+            var done: [Experiment.Run] = []
+            for run in 0..<UInt64(runs) {
+                guard !isCancelled(), let result = try trained.run(seed: seed + run, isCancelled: isCancelled)
+                else { break folds }
+                done.append(result)
+            }
+            let result = FoldResult(user: fold.user, runs: done)
             try each(result)
             results.append(result)
         }

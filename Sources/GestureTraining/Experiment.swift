@@ -106,8 +106,14 @@ public struct Experiment: Sendable {
     }
 
     public func run(seed: UInt64) throws -> Run {
+        try run(seed: seed, isCancelled: { false })!
+    }
+
+    /// A run with `seed`, or nil if `isCancelled` stopped its training.
+    public func run(seed: UInt64, isCancelled: () -> Bool) throws -> Run? {
         let start = ContinuousClock.now
-        let result = try train(seed: seed)
+        let result = try train(seed: seed, isCancelled: isCancelled)
+        guard !result.wasCancelled else { return nil }
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         return Run(
             validationAccuracy: result.history.first { $0.epoch == result.bestEpoch }?.validationAccuracy,

@@ -4,6 +4,7 @@ import GestureCommandLine
 import GestureCore
 import GestureLearning
 import GestureTraining
+import Synchronization
 
 struct Crossval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +13,8 @@ struct Crossval: AsyncParsableCommand {
         discussion: """
             What a new person will see, measured on every person you have rather than one: choose settings by \
             the mean, never by one fold. Takes the options `gesture train` takes; each fold trains for all its \
-            epochs and keeps the one of the lowest training loss, so no test person is looked at.
+            epochs and keeps the one of the lowest training loss, so no test person is looked at. Ctrl-C stops \
+            at once and summarises the folds done.
             """)
 
     enum Grouping: String, ExpressibleByArgument, CaseIterable {
@@ -37,15 +39,32 @@ struct Crossval: AsyncParsableCommand {
                 .apply(to: try DatasetLoader(folder: folder.folder).load())
             return try CrossValidation(try rate.map { try selected.downsampled(to: $0) } ?? selected)
         }
+        let stop = Atomic<Bool>(false)
+        let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         let summary = try learning {
-            try crossValidation.run(runs: runs, seed: model.seed, experiment: experiment) { fold in
+            try crossValidation.run(
+                runs: runs, seed: model.seed, experiment: { try experiment(for: $0, of: crossValidation.users) },
+                isCancelled: { stop.load(ordering: .relaxed) }
+            ) { fold in
                 Terminal.say(json ? try jsonLine(fold) : "\(fold.user) left out: \(fold.line)")
             }
         }
-        Terminal.say(json ? try jsonLine(summary) : summary.text)
+        guard let signal = signals.received else {
+            Terminal.say(json ? try jsonLine(summary) : summary.text)
+            return
+        }
+        let folds = crossValidation.users.count
+        if summary.folds > 0 {
+            Terminal.say(
+                json ? try jsonLine(summary) : "stopped after \(summary.folds) of \(folds) folds; \(summary.text)")
+        } else {
+            Terminal.note("stopped before the first of \(folds) folds ended")
+        }
+        throw interrupted(by: signal)
     }
 
-    private func experiment(for fold: CrossValidation.Fold) throws -> Experiment {
+    private func experiment(for fold: CrossValidation.Fold, of users: [UserID]) throws -> Experiment {
+        Terminal.note("leaving \(fold.user) out (\((users.firstIndex(of: fold.user) ?? 0) + 1) of \(users.count))")
         do {
             return try Experiment(
                 name: "crossval", features: model.features, window: model.window, layers: model.layers,

@@ -204,6 +204,31 @@ private func isXML(_ path: FilePath) -> Bool {
 }
 
 @Suite struct CrossvalCommandTests {
+    @Test func theFirstCtrlCStopsCrossvalWithTheSignalsExitCode() async throws {
+        let folder = try trained
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gestureExecutable)
+        process.arguments = ["crossval", "--epochs", "100000"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
+        let log = folder.path.appending("crossval-\(getpid()).log").string
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+            !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("leaving ann out (1 of 3)") ?? false)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 128 + SIGINT)
+        let error = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(error.contains("stopped before the first of 3 folds ended"), "\(error)")
+    }
+
     @Test func eachPersonIsLeftOutInTurnAndTheSummaryIsTheirMean() throws {
         let result = try runGesture(["crossval", "--epochs", "2", "--json"], in: trained.path).succeeded()
         let lines = try result.output.split(separator: "\n").map { line in
