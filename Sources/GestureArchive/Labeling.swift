@@ -20,9 +20,23 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
-        return try changeLabels([id], action: "relabeled") { _, before throws(StoreError) in
-            before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
+        return try changeLabels([id], action: "relabeled") { record, before, rows throws(StoreError) in
+            try Self.checkHoldsRows(record, rows, from: from, to: to)
+            return before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
         }[0]
+    }
+
+    /// A stretch that holds none of the session's rows would change nothing but what the catalog
+    /// says of them: refused, naming the stretch the rows cover.
+    private static func checkHoldsRows(
+        _ record: SessionRecord, _ rows: [RecordingRow], from: Double, to: Double
+    ) throws(StoreError) {
+        guard !rows.contains(where: { (from...to).contains($0.timestamp) }) else { return }
+        let held = rows.first.map { "its rows run from \($0.timestamp.fixed(2)) to \(rows.last!.timestamp.fixed(2)) s" }
+        throw StoreError(
+            "session \(record.id) has no rows from \(from.fixed(2)) to \(to.fixed(2)) s (\(held ?? "it has no rows")); "
+                + "nothing changed",
+            badRequest: true)
     }
 
     /// Finds the bursts of motion in a session recorded without prompts (`MotionAlignment.bursts`)
@@ -75,7 +89,8 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
-        return try changeLabels([id], action: "trimmed") { _, before throws(StoreError) in
+        return try changeLabels([id], action: "trimmed") { record, before, rows throws(StoreError) in
+            try Self.checkHoldsRows(record, rows, from: from, to: to)
             var after = before
             after.kept = from...to
             return after

@@ -130,6 +130,9 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         (["relabel", "nope", "--from", "1", "--to", "2", "--as", "wave"], "the catalog has no session nope"),
         (["relabel", "ID", "--from", "3", "--to", "2", "--as", "wave"], "--from 3.0 must be a number of seconds"),
         (["relabel", "ID", "--from", "1", "--to", "2", "--as", "a/b"], "gesture 'a/b' contains '/'"),
+        (["relabel", "ID", "--from", "500", "--to", "600", "--as", "wave"], "has no rows from 500.00 to 600.00 s"),
+        (["relabel", "ID", "--from=-9", "--to=-1", "--as", "wave"], "has no rows from -9.00 to -1.00 s"),
+        (["trim", "ID", "--from", "500", "--to", "600"], "has no rows from 500.00 to 600.00 s"),
         (["undo", "nope"], "the catalog has no session nope"),
         (["align", "nope"], "the catalog has no session nope"),
         (["trim", "nope", "--from", "1", "--to", "2"], "the catalog has no session nope"),
@@ -141,7 +144,9 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         let folder = try TemporaryFolder()
         let id = try recordChops(in: folder, takes: 1)[0].id
         let before = try recordingLines(in: folder.recordings)
+        let catalog = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output
         let result = try runGesture(arguments.map { $0 == "ID" ? id.rawValue : $0 }, in: folder.path)
+        #expect(try runGesture(["sessions", "--json"], in: folder.path).succeeded().output == catalog)
         #expect(result.status == 2, "\(arguments)")
         #expect(result.error.hasPrefix("gesture: "))
         #expect(result.error.contains(message), "\(result.error)")
