@@ -275,7 +275,8 @@ package struct FileOutput {
 
 /// Makes a rename in the file's folder durable.
 private func syncFolder(of path: FilePath) throws {
-    let folder = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory])
+    let parent = path.removingLastComponent()
+    let folder = try FileDescriptor.open(parent.isEmpty ? "." : parent, .readOnly, options: [.directory])
     try folder.closeAfter {
         guard fsync(folder.rawValue) == 0 else { throw Errno(rawValue: errno) }
     }

@@ -4,8 +4,11 @@ import GestureAnalysis
 import GestureCommandLine
 import GestureCore
 import GestureLearning
+import GestureStore
 import GestureTraining
 import Synchronization
+
+import struct SystemPackage.FilePath
 
 struct Personalize: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,9 +42,13 @@ struct Personalize: AsyncParsableCommand {
         where value < 1 {
             throw Failure.usage("\(name) \(value) is not a positive number")
         }
+        guard learningRate > 0, learningRate.isFinite else {
+            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
+        }
         guard selection.users.count == 1 else {
             throw Failure.usage("personalize needs the person: one --user")
         }
+        if let output { try changing { try checkOutput(FilePath(output)) } }
         let base = try loadModel(model)
         var selection = selection
         if let rate = selection.rate, rate != base.samplingRate {
@@ -57,11 +64,7 @@ struct Personalize: AsyncParsableCommand {
         describe(sessions)
         let (personal, signal) = try method == .knn ? (nearestNeighbours(sessions), nil) : finetune(sessions)
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
-        do {
-            try personal.write(to: path)
-        } catch {
-            throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
-        }
+        try write(personal.serialized(), to: path)
         Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
         if let signal { throw interrupted(by: signal) }
     }

@@ -3,6 +3,9 @@ import Foundation
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
+import GestureStore
+
+import struct SystemPackage.FilePath
 
 /// Which recorded sessions an analysis command works on.
 struct SelectionOptions: ParsableArguments {
@@ -104,19 +107,11 @@ extension AnalysisSetting {
     }
 }
 
-/// Writes a command's output file, or fails with one line.
+/// Writes a command's output file (`writeOutput`), or fails with one line.
 func write(_ text: String, to path: String) throws {
     try write(Array(text.utf8), to: path)
 }
 
-/// Writes a command's output file whole under a temporary name, then renames it into place; a
-/// device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced.
 func write(_ bytes: [UInt8], to path: String) throws {
-    var status = stat()
-    let isSpecial = stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
-    do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: isSpecial ? [] : .atomic)
-    } catch {
-        throw Failure.failed("cannot write \(path): \(error.localizedDescription)")
-    }
+    try changing { try writeOutput(bytes, to: FilePath(path)) }
 }

@@ -4,8 +4,11 @@ import GestureAnalysis
 import GestureCommandLine
 import GestureCore
 import GestureLearning
+import GestureStore
 import GestureTraining
 import Synchronization
+
+import struct SystemPackage.FilePath
 
 struct Train: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,6 +67,7 @@ struct Train: AsyncParsableCommand {
 
     private func checkOptions() throws {
         try model.check()
+        try changing { try checkOutput(FilePath(output)) }
         if let overfit, overfit < 1 {
             throw Failure.usage("--overfit \(overfit) is not a positive number")
         }
@@ -99,11 +103,7 @@ struct Train: AsyncParsableCommand {
                 onEpoch: { print(epoch: $0, at: started) },
                 isCancelled: { stop.load(ordering: .relaxed) })
         }
-        do {
-            try result.model.write(to: output)
-        } catch {
-            throw Failure.failed("cannot write \(output): \(error.localizedDescription)")
-        }
+        try write(result.model.serialized(), to: output)
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
         try write(Reports.historySVG(result.history, keptEpoch: result.bestEpoch), to: base + ".history.svg")

@@ -16,6 +16,10 @@ import struct SystemPackage.FilePath
         (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
         (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels 0: draw at least 1 session"),
         (
+            ["personalize", "--model", "m.model", "--user", "ann", "--method", "finetune", "--learning-rate", "nan"],
+            "gesture: --learning-rate nan is not a positive number"
+        ),
+        (
             ["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--take", "0.1"],
             "gesture: take must last at least 1 second"
         ),

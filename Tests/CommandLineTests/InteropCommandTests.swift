@@ -100,23 +100,3 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         #expect(detected.output.contains("4 gestures:"))
     }
 }
-
-@Suite struct OutputFileTests {
-    /// Written to, never replaced by a file of the same name: a pipe here, /dev/null for a user.
-    @Test func anOutputThatIsAPipeStaysAPipe() throws {
-        let folder = try trained
-        let fifo = folder.path.appending("confusion-\(UUID().uuidString).fifo").string
-        #expect(mkfifo(fifo, 0o600) == 0)
-        // Opened for reading first, without waiting for a writer, so the command's open does not wait.
-        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-        defer { close(reader) }
-        try runGesture(["evaluate", "m.model", "--recordings", "unseen", "--confusion", fifo], in: folder.path)
-            .succeeded()
-        var svg: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while case let count = read(reader, &buffer, buffer.count), count > 0 { svg += buffer[..<count] }
-        #expect(String(decoding: svg, as: UTF8.self).contains("<svg"))
-        var status = stat()
-        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
-    }
-}
