@@ -111,11 +111,13 @@ public struct CLibrary {
         4 * (2 * windowValues + slots * 2 * units + settings.averaging * model.classNames.count) + 64
     }
 
-    /// Bytes of the stack `gesture_detector_add` takes for one prediction.
+    /// Bytes of the stack `gesture_detector_add` takes for one prediction: its arrays and those of
+    /// the functions it calls, and 256 for their frames and libm's (a Cortex-M4F build needs ~110).
     var stackBytes: Int {
-        4
-            * (2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
-                + 2 * model.classNames.count)
+        let arrays =
+            2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
+            + 2 * model.classNames.count
+        return 4 * arrays + 256
     }
 
     private var windowValues: Int { model.windowing.window * model.featureNames.count }

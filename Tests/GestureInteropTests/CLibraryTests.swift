@@ -49,8 +49,11 @@ import Testing
                 let library = try CLibrary(
                     model: modelNaming(interopModel.classNames, layers: layers), weights: weights)
                 let sections = try cortexM4Sections(of: library)
-                print("Cortex-M4F, \(name) \(weights): text \(sections.text), data + bss \(sections.ram) bytes")
+                print(
+                    "Cortex-M4F, \(name) \(weights): text \(sections.text), data + bss \(sections.ram), "
+                        + "stack \(sections.stack) bytes")
                 #expect(sections.text >= library.flashBytes && sections.ram == 0, "no RAM but the caller's")
+                #expect(sections.stack <= library.stackBytes)
             }
         }
     }
@@ -304,8 +307,10 @@ private func modelNaming(
     return GestureModel(untrained: description, normalization: interopModel.normalization, seed: 1)
 }
 
-/// The library alone, compiled for the Cortex-M4F: its code and constants (flash), its data and bss (RAM).
-private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: Int) {
+/// The library alone, compiled for the Cortex-M4F: its code and constants (flash), its data and bss
+/// (RAM), and the stack of a prediction: `gesture_detector_add`, `gesture_predict` and the largest
+/// function they call, by the compiler's count.
+private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: Int, stack: Int) {
     let folder = try folder(with: library)
     try CTarget.cortexM4.compile([CLibrary.sourceName], in: folder, object: true)
     let size = try runGesture(["program"], in: folder.path, executable: "/usr/bin/arm-none-eabi-size").succeeded()
@@ -313,5 +318,11 @@ private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: I
     let numbers = size.output.split(separator: "\n")[1].split(whereSeparator: \.isWhitespace).prefix(3).compactMap {
         Int($0)
     }
-    return (numbers[0], numbers[1] + numbers[2])
+    // "file:line:column:function bytes static", a line each.
+    let usage = try String(contentsOfFile: folder.path.appending("program.su").string, encoding: .utf8)
+        .split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace) }
+    var stack = Dictionary(uniqueKeysWithValues: usage.map { (String($0[0].split(separator: ":")[3]), Int($0[1])!) })
+    let chain = ["gesture_detector_add", "gesture_predict"].compactMap { stack.removeValue(forKey: $0) }
+    #expect(chain.count == 2, "\(usage)")
+    return (numbers[0], numbers[1] + numbers[2], chain.reduce(0, +) + (stack.values.max() ?? 0))
 }

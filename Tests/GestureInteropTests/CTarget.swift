@@ -46,11 +46,11 @@ struct CTarget: Sendable, CustomStringConvertible {
     var missing: Comment { "needs \(packages) (scripts/setup --tests installs them)" }
 
     /// Compiles `sources` in `folder`, every warning an error, into `program` (an object file if
-    /// `object`, with no start-up code or libraries); its path.
+    /// `object`, with no start-up code or libraries, and each function's stack in `program.su`); its path.
     @discardableResult
     func compile(_ sources: [String], in folder: TemporaryFolder, object: Bool = false) throws -> String {
         let strict = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-        let build = object ? flags + ["-c"] + sources : flags + programFlags + sources + ["-lm"]
+        let build = object ? flags + ["-c", "-fstack-usage"] + sources : flags + programFlags + sources + ["-lm"]
         try runGesture(strict + build + ["-o", "program"], in: folder.path, executable: compiler).succeeded()
         return folder.path.appending("program").string
     }
