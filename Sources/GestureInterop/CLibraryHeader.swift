@@ -67,7 +67,7 @@ extension CLibrary {
             "   recording). gesture_detector_init starts every state at zero, as `gesture detect` does: start",
             "   it with the device at rest and feed every sample from then on. The first prediction comes",
             "   after \(window) samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window",
-            "   slots seen a window. One window from a zero state in the middle of a gesture is misjudged.",
+            "   slots seen a window. A state started in the middle of a gesture can misjudge it.",
         ]
     }
 
@@ -102,7 +102,12 @@ private struct FeatureMeaning {
         case "accelX", "accelY", "accelZ": "user acceleration along \(axis): the reading minus gravity"
         case "rawAccelX", "rawAccelY", "rawAccelZ": "the accelerometer's reading along \(axis), gravity included"
         case "rawGyroX", "rawGyroY", "rawGyroZ": "the gyroscope's reading about \(axis)"
-        default: "\(name) of the user acceleration or rotation rate, relative to gravity"
+        case "accelMagnitude": "the size of the user acceleration"
+        case "rotMagnitude": "the size of the rotation rate"
+        case "accelVertical": "user acceleration along gravity"
+        case "rotVertical": "rotation rate about gravity's direction"
+        case "accelHorizontal": "the size of the user acceleration across gravity"
+        default: "the size of the rotation rate across gravity"
         }
     }
 }

@@ -54,6 +54,10 @@ import Testing
                         + "stack \(sections.stack) bytes")
                 #expect(sections.text >= library.flashBytes && sections.ram == 0, "no RAM but the caller's")
                 #expect(sections.stack <= library.stackBytes)
+                guard name == "board-sized" else { continue }
+                let instructions = try cortexM4InstructionsPerPrediction(of: library)
+                print("Cortex-M4F, \(name) \(weights): \(instructions) instructions per prediction")
+                #expect(instructions > 0 && instructions <= 64_000_000 / 25, "25 a second at 64 MHz")
             }
         }
     }
@@ -325,4 +329,38 @@ private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: I
     let chain = ["gesture_detector_add", "gesture_predict"].compactMap { stack.removeValue(forKey: $0) }
     #expect(chain.count == 2, "\(usage)")
     return (numbers[0], numbers[1] + numbers[2], chain.reduce(0, +) + (stack.values.max() ?? 0))
+}
+
+/// Makes `PREDICTIONS` streamed predictions.
+private let predictions = """
+    #include "gesture_model.h"
+
+    int main(void) {
+        static float window[GESTURE_WINDOW * GESTURE_FEATURES];
+        float probabilities[GESTURE_CLASSES] = {0};
+        gesture_state state;
+        int k;
+        gesture_state_reset(&state);
+        for (k = 0; k < PREDICTIONS; k++) gesture_predict(window, &state, probabilities);
+        return probabilities[0] >= 0 ? 0 : 1;
+    }
+    """
+
+/// The instructions one `gesture_predict` executes on the Cortex-M4F: QEMU, one instruction at a
+/// time, logs each; a program making two predictions against one making none.
+private func cortexM4InstructionsPerPrediction(of library: CLibrary) throws -> Int {
+    let counts = try [0, 2].map { count in
+        let folder = try folder(with: library, main: predictions)
+        let program = try CTarget.cortexM4.compile(
+            ["-DPREDICTIONS=\(count)", "main.c", CLibrary.sourceName], in: folder)
+        let log = folder.path.appending("trace.log").string
+        try "".write(toFile: folder.path.appending("input.txt").string, atomically: true, encoding: .utf8)
+        try CTarget.cortexM4.run(
+            program, input: folder.path.appending("input.txt").string, in: folder,
+            options: ["-singlestep", "-d", "exec,nochain", "-D", log]
+        ).succeeded()
+        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            .count { $0.hasPrefix("Trace") }
+    }
+    return (counts[1] - counts[0]) / 2
 }

@@ -55,9 +55,13 @@ struct CTarget: Sendable, CustomStringConvertible {
         return folder.path.appending("program").string
     }
 
-    /// Runs `program` with the file `input` on standard input.
-    func run(_ program: String, input: String, in folder: TemporaryFolder) throws -> ProcessResult {
-        let command = emulator + [program]
+    /// Runs `program` with the file `input` on standard input, giving the emulator `options` too.
+    func run(
+        _ program: String, input: String, in folder: TemporaryFolder, options: [String] = []
+    ) throws
+        -> ProcessResult
+    {
+        let command = emulator.prefix(1) + options + emulator.dropFirst() + [program]
         return try runGesture(
             Array(command.dropFirst()), in: folder.path, shell: "exec < '\(input)'", executable: command[0])
     }
