@@ -12,7 +12,7 @@ public struct DetectionOptions: ParsableArguments {
 
     public init() {}
 
-    public var settings: DetectionSettings { detection.settings }
+    public var settings: DetectionSettings { get throws(Failure) { try detection.settings } }
 }
 
 /// When a prediction counts as a detection: `gesture detect`'s, and the C library's it exports.
@@ -25,8 +25,19 @@ public struct DetectionSettingsOptions: ParsableArguments {
 
     public init() {}
 
+    /// The settings, or a usage error naming the option that no detector can run with.
     public var settings: DetectionSettings {
-        DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
+        get throws(Failure) {
+            guard offset > 0 else { throw Failure.usage("--offset \(offset) is not a positive number of samples") }
+            guard (0...1).contains(threshold) else {
+                throw Failure.usage("--threshold \(threshold) is not a probability from 0 to 1")
+            }
+            guard cooldown.isFinite, cooldown >= 0 else {
+                throw Failure.usage("--cooldown \(cooldown) is not a number of seconds, 0 or more")
+            }
+            guard averaging >= 1 else { throw Failure.usage("--averaging \(averaging) is not a positive number") }
+            return DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
+        }
     }
 }
 
@@ -43,6 +54,7 @@ public struct LiveSetup {
     public init(
         _ options: DetectionOptions, sensor: SensorOptions, holder: String, opened: (any MotionSensor)? = nil
     ) throws {
+        let settings = try options.settings
         model = try loadModel(options.model)
         clock = options.fast ? ManualClock() : MonotonicClock()
         device = try opened ?? sensor.open(holder: try userID(holder), clock: clock)
@@ -51,7 +63,7 @@ public struct LiveSetup {
         }
         do {
             rate = try device.start(rate: sensor.rate ?? model.samplingRate)
-            detector = try LiveDetector(model: model, sensorRate: rate, settings: options.settings)
+            detector = try LiveDetector(model: model, sensorRate: rate, settings: settings)
         } catch let error as SensorError {
             throw Failure.usage(error.description)
         } catch let error as LiveError {

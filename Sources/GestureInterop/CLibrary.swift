@@ -23,16 +23,27 @@ public struct CLibrary {
         model: GestureModel, weights: Weights, settings: DetectionSettings = DetectionSettings()
     ) throws(InteropError) {
         try InteropError.checkExportable(model)
-        guard model.windowing.window % settings.offset == 0 else {
-            throw InteropError(
-                "the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
+        try Self.check(settings, window: model.windowing.window)
+        self.model = model
+        self.weights = weights
+        self.settings = settings
+    }
+
+    /// Settings that C can hold and a detector can run: anything else would divide by zero or write
+    /// a literal such as `nan`, which is no C.
+    private static func check(_ settings: DetectionSettings, window: Int) throws(InteropError) {
+        guard settings.offset > 0, window % settings.offset == 0 else {
+            throw InteropError("the offset \(settings.offset) must divide the model's window of \(window) samples")
         }
         guard settings.averaging >= 1 else {
             throw InteropError("averaging \(settings.averaging) is not a positive number")
         }
-        self.model = model
-        self.weights = weights
-        self.settings = settings
+        guard (0...1).contains(settings.threshold) else {
+            throw InteropError("the threshold \(settings.threshold) is not a probability from 0 to 1")
+        }
+        guard settings.cooldown.isFinite, settings.cooldown >= 0 else {
+            throw InteropError("the cooldown \(settings.cooldown) is not a number of seconds, 0 or more")
+        }
     }
 
     /// A program that checks a library against GestureLab, as the tests and `gesture-bench c-library`
@@ -81,8 +92,8 @@ public struct CLibrary {
     public static let sourceName = "gesture_model.c"
 
     private var layers: NetworkWeights { model.weights }
-    private var units: Int { model.architecture.lstmUnits }
-    private var slots: Int { model.windowing.window / settings.offset }
+    var units: Int { model.architecture.lstmUnits }
+    var slots: Int { model.windowing.window / settings.offset }
 
     /// Bytes of constant data: the weights (and their scales), biases and normalization.
     public var flashBytes: Int {
@@ -93,23 +104,28 @@ public struct CLibrary {
 
     /// Bytes of RAM, at most: one detector (its sample ring, a state per window slot, recent
     /// predictions, 64 bytes of settings and counters) and the scratch of one prediction on the stack.
-    public var ramBytes: Int {
-        let window = model.windowing.window * model.featureNames.count
-        let classes = model.classNames.count
-        let detector = 4 * (2 * window + slots * 2 * units + settings.averaging * classes) + 64
-        let scratch =
-            4
-            * (2 * window + model.architecture.convolutionFilters + 5 * units
-                + model.architecture.denseUnits + 2 * classes)
-        return detector + scratch
+    public var ramBytes: Int { detectorBytes + stackBytes }
+
+    /// Bytes of one `gesture_detector`, at most.
+    var detectorBytes: Int {
+        4 * (2 * windowValues + slots * 2 * units + settings.averaging * model.classNames.count) + 64
     }
 
+    /// Bytes of the stack `gesture_detector_add` takes for one prediction: its arrays and those of
+    /// the functions it calls, and 256 for their frames and libm's (a Cortex-M4F build needs ~110).
+    var stackBytes: Int {
+        let arrays =
+            2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
+            + 2 * model.classNames.count
+        return 4 * arrays + 256
+    }
+
+    private var windowValues: Int { model.windowing.window * model.featureNames.count }
+
     public var header: String {
-        let names = { (list: [String]) in list.map { "\"\($0)\"" }.joined(separator: ", ") }
+        let names = { (list: [String]) in list.map(\.cLiteral).joined(separator: ", ") }
         return """
-            /* \(model.classNames.joined(separator: ", ")) from \(model.featureNames.joined(separator: ", ")) at \
-            \(model.samplingRate.shortText) Hz: a GestureLab \(gestureLabVersion) model, \(weights.rawValue) weights. C99, no
-               dependencies but libm. Feed raw features, in this order and units, at this rate. */
+            \(openingComment)
             #ifndef GESTURE_MODEL_H
             #define GESTURE_MODEL_H
 
@@ -162,7 +178,7 @@ public struct CLibrary {
             } gesture_detector;
 
             /* Threshold \(settings.threshold), cooldown \(settings.cooldown.shortText) s, averaging \(settings.averaging), \
-            rest "\(settings.rest)": `gesture detect`'s settings at export. */
+            rest \(settings.rest.cLiteral): `gesture detect`'s settings at export. */
             void gesture_detector_init(gesture_detector *detector);
 
             /* Adds one sample of GESTURE_FEATURES raw features taken at `time` seconds. Returns 1 and fills
@@ -177,7 +193,7 @@ public struct CLibrary {
 
     public var source: String {
         var lines = ["#include \"\(Self.headerName)\"", "", "#include <math.h>", "#include <string.h>", ""]
-        let names = { (list: [String]) in list.map { "\"\($0)\"" }.joined(separator: ", ") }
+        let names = { (list: [String]) in list.map(\.cLiteral).joined(separator: ", ") }
         lines.append("const char *const gesture_class_names[GESTURE_CLASSES] = {\(names(model.classNames))};")
         lines.append("const char *const gesture_feature_names[GESTURE_FEATURES] = {\(names(model.featureNames))};")
         lines.append("")
@@ -320,6 +336,28 @@ private struct CMatrix {
 extension Float {
     /// A C literal that reads back as exactly this float.
     fileprivate var cLiteral: String { "\(self)f" }
+}
+
+extension String {
+    /// A C string literal of these UTF-8 bytes, safe in code and in comments alike: printable ASCII
+    /// as itself, `"` and `\\` escaped, and as octal escapes every other byte, `?` (no trigraph)
+    /// and `/` (no `*/` or `/*`).
+    var cLiteral: String {
+        let plain = utf8.map { byte -> String in
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): "\\" + String(UnicodeScalar(byte))
+            case UInt8(ascii: "?"), UInt8(ascii: "/"), ..<0x20, 0x7F...: "\\" + Self.octal(byte)
+            default: String(UnicodeScalar(byte))
+            }
+        }
+        return "\"" + plain.joined() + "\""
+    }
+
+    /// Three digits always, so that a digit after it does not extend the escape.
+    private static func octal(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 8)
+        return String(repeating: "0", count: 3 - digits.count) + digits
+    }
 }
 
 /// The parts of the C source that do not depend on the model.

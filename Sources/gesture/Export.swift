@@ -52,8 +52,9 @@ struct Export: AsyncParsableCommand {
     }
 
     private func writeLibrary(_ model: GestureModel) throws {
+        let settings = try detection.settings
         let library = try exporting { () throws(InteropError) in
-            try CLibrary(model: model, weights: weights ?? .float32, settings: detection.settings)
+            try CLibrary(model: model, weights: weights ?? .float32, settings: settings)
         }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)

@@ -56,6 +56,11 @@ private let bookModel = Repository.root.deletingLastPathComponent()
             let source = try String(
                 contentsOfFile: trained.path.appending("c-\(weights)/gesture_model.c").string, encoding: .utf8)
             #expect(source.contains(weights == "int8" ? "signed char" : "static const float convolution_weights"))
+            let header = try String(
+                contentsOfFile: trained.path.appending("c-\(weights)/gesture_model.h").string, encoding: .utf8)
+            for words in ["\"accelX\"  g: user acceleration along x", "rad/s", "Warm-up:", "Memory:", "Threads:"] {
+                #expect(header.contains(words), "the header says \(words)")
+            }
         }
     }
 
@@ -67,6 +72,26 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         (
             ["export", "m.model", "--format", "c", "-o", "x", "--offset", "3"],
             "the offset 3 must divide the model's window of 20 samples"
+        ),
+        (["export", "m.model", "--format", "c", "-o", "x", "--offset", "0"], "--offset 0 is not a positive number"),
+        (
+            ["export", "m.model", "--format", "c", "-o", "x", "--threshold", "nan"],
+            "--threshold nan is not a probability from 0 to 1"
+        ),
+        (["export", "m.model", "--format", "c", "-o", "x", "--threshold", "inf"], "--threshold inf is not a"),
+        (["export", "m.model", "--format", "c", "-o", "x", "--threshold", "1.5"], "--threshold 1.5 is not a"),
+        (
+            ["export", "m.model", "--format", "c", "-o", "x", "--cooldown=-1"],
+            "--cooldown -1.0 is not a number of seconds, 0 or more"
+        ),
+        (["export", "m.model", "--format", "c", "-o", "x", "--cooldown", "nan"], "--cooldown nan is not a"),
+        (["export", "m.model", "--format", "c", "-o", "x", "--averaging", "0"], "--averaging 0 is not a positive"),
+        (
+            [
+                "detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv", "--offset",
+                "0",
+            ],
+            "--offset 0 is not a positive number of samples"
         ),
         (
             ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],

@@ -1,0 +1,113 @@
+import GestureCore
+
+/// The opening comment of `gesture_model.h`: what a maker needs to feed the library and to fit it
+/// on a board, without GestureLab's documentation.
+extension CLibrary {
+    /// A whole program that uses the library: `read_features` is the caller's. The tests compile it.
+    public static let usageExample = """
+        #include "gesture_model.h"
+        #include <stdio.h>
+
+        // Yours: the next sample's features, in the order above, and its time in seconds; 0 at the end.
+        int read_features(float *features, double *time);
+
+        static gesture_detector detector; // static: it is large for a stack
+
+        int main(void) {
+            float features[GESTURE_FEATURES];
+            double time;
+            gesture_prediction prediction;
+            gesture_detector_init(&detector); // zero state: start with the device at rest
+            while (read_features(features, &time))
+                if (gesture_detector_add(&detector, features, time, &prediction) && prediction.detected)
+                    printf("%.2f %s %.3f\\n", prediction.time, gesture_class_names[prediction.gesture],
+                           prediction.probability);
+            return 0;
+        }
+        """
+
+    var openingComment: String {
+        let features = model.featureNames.enumerated().map { index, name in
+            "     \(index)  \(name.cLiteral)  \(FeatureMeaning(name: name).text)"
+        }
+        let example = Self.usageExample.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.isEmpty ? "" : "     \($0)"
+        }
+        return
+            (["/* \(summary)", ""] + inputSection + features + [""] + detectionSection + [""] + memorySection
+            + ["", "   Usage, built with `cc -std=c99 main.c gesture_model.c -lm`:", ""] + example + ["*/"])
+            .joined(separator: "\n")
+    }
+
+    private var summary: String {
+        let classes = model.classNames.map(\.cLiteral).joined(separator: ", ")
+        return "A GestureLab \(gestureLabVersion) model as C99 with no dependency but libm, \(weights.rawValue) "
+            + "weights.\n   It tells apart \(classes)."
+    }
+
+    private var inputSection: [String] {
+        let rate = model.samplingRate.shortText
+        return [
+            "   Input: a sample every 1/\(rate) s (GESTURE_RATE \(rate) Hz; resample a sensor at another rate),",
+            "   GESTURE_FEATURES floats in this order. These are features, not raw readings: accel* is",
+            "   user acceleration, the accelerometer's reading minus gravity (about 0 at rest, not 1 g),",
+            "   with gravity and attitude from GestureLab's attitude filter (a complementary filter of the",
+            "   gyroscope and the accelerometer, Sources/GestureMotion/AttitudeFilter.swift), which the caller",
+            "   must compute for now. Axes are the device's after its profile's axis mapping (devices/NAME.profile):",
+            "   right-handed; a device lying still, face up, reads acceleration (0, 0, +1 g).",
+        ]
+    }
+
+    private var detectionSection: [String] {
+        let window = model.windowing.window, chunk = model.windowing.windowsPerChunk
+        let warm = 2 * window - settings.offset, seconds = (Double(warm) / model.samplingRate).shortText
+        return [
+            "   Warm-up: the network is an LSTM that carries state from one window to the next (GestureLab",
+            "   trained it on runs of \(chunk) windows of \(window) samples from zero state, at the start of a",
+            "   recording). gesture_detector_init starts every state at zero, as `gesture detect` does: start",
+            "   it with the device at rest and feed every sample from then on. The first prediction comes",
+            "   after \(window) samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window",
+            "   slots seen a window. A state started in the middle of a gesture can misjudge it.",
+        ]
+    }
+
+    private var memorySection: [String] {
+        [
+            "   Memory: \(flashBytes) bytes of constants (flash); a gesture_detector takes at most \(detectorBytes)",
+            "   bytes and gesture_detector_add about \(stackBytes) bytes of stack. Nothing is allocated.",
+            "   Threads: no state but the caller's; a detector (or gesture_state) belongs to one thread at a",
+            "   time, and separate detectors run in parallel.",
+        ]
+    }
+}
+
+/// What a feature is, in words and units, for a maker computing it.
+private struct FeatureMeaning {
+    let name: String
+
+    var text: String {
+        guard let feature = try? Feature(named: name) else {
+            return "as the data the model was trained on had it (not a GestureLab feature)"
+        }
+        return "\(feature.unit): \(meaning)"
+    }
+
+    private var axis: String { String(name.suffix(1)).lowercased() }
+
+    private var meaning: String {
+        switch name {
+        case "roll", "pitch", "yaw": "attitude, aerospace Z-Y-X angle; yaw starts at 0 and drifts"
+        case "rotX", "rotY", "rotZ": "rotation rate about the device's \(axis) axis, right-handed (the gyroscope's)"
+        case "gravX", "gravY", "gravZ": "gravity along \(axis), as the attitude filter estimates it"
+        case "accelX", "accelY", "accelZ": "user acceleration along \(axis): the reading minus gravity"
+        case "rawAccelX", "rawAccelY", "rawAccelZ": "the accelerometer's reading along \(axis), gravity included"
+        case "rawGyroX", "rawGyroY", "rawGyroZ": "the gyroscope's reading about \(axis)"
+        case "accelMagnitude": "the size of the user acceleration"
+        case "rotMagnitude": "the size of the rotation rate"
+        case "accelVertical": "user acceleration along gravity"
+        case "rotVertical": "rotation rate about gravity's direction"
+        case "accelHorizontal": "the size of the user acceleration across gravity"
+        default: "the size of the rotation rate across gravity"
+        }
+    }
+}
