@@ -267,7 +267,7 @@ let package = Package(
             name: "GestureScenariosTests",
             dependencies: [
                 "GestureCore", "GestureStore", "GestureArchive", "GestureSimulation", "GestureRecording",
-                "GestureAnalysis", "GestureScenarios", "GestureTestSupport",
+                "GestureAnalysis", "GestureLearning", "GestureLive", "GestureScenarios", "GestureTestSupport",
             ]),
         .testTarget(
             name: "GestureLiveTests",

@@ -14,7 +14,11 @@ public struct DetectArguments: ParsableArguments {
     @Option(help: "Stop after this many seconds.") var duration: Double?
     @Option(parsing: .upToNextOption, help: "Simulated sensor: gestures the simulated person performs, one every 5 s.")
     var perform: [String] = []
-    @Flag(help: "With --device replay:FILE: score the detections against the recording's labels, as events.")
+    @Flag(
+        help: """
+            With --device replay:FILE: score the detections against the recording's labels, as events; labels \
+            the model does not know count as unknown motion, and false detections are given per hour of it.
+            """)
     var evaluate = false
 
     public init() {}
@@ -91,7 +95,8 @@ public struct DetectArguments: ParsableArguments {
         return """
 
             \(score.events.counting("gesture")): \(score.found) found, \(score.missed) missed; \(score.falseDetections.counting("false detection")) \
-            (\(score.falseDetectionsPerMinute.fixed(2)) per minute over \(score.minutes.fixed(1)) min); \
+            (\(score.falseDetectionsPerMinute.fixed(2)) per minute over \(score.minutes.fixed(1)) min; \
+            \(score.falseDetectionsPerHour.fixed(1)) per hour over the \(score.unknownHours.fixed(3)) h no known gesture covers); \
             \(score.repeats.counting("repeat")) of a found gesture
             \(delay)
             """

@@ -33,16 +33,26 @@ public struct SensorOptions: ParsableArguments {
         help: "Mistakes for the simulated sensor to make, e.g. wrong-gesture@2,upside-down,dead-axis@1,dropped.")
     public var simFaults = ""
 
+    @Option(
+        name: .customLong("sim-everyday"),
+        help: """
+            Everyday motion the simulated person makes whenever no gesture is prompted, in bouts chosen by the \
+            seed: walk, type, reach, scratch, turn-wrist, pick-up, or all.
+            """)
+    public var simEveryday = ""
+
     public init() {}
 
     public func directory() throws -> DeviceDirectory {
         let faults: SimulatedFaults
+        let everyday: [EverydayMotion]
         do {
             faults = try SimulatedFaults(simFaults)
+            everyday = try EverydayMotion.list(simEveryday)
         } catch {
             throw Failure.usage(error.description)
         }
-        return DeviceDirectory(seed: seed, faults: faults, profiles: try profiles.load())
+        return DeviceDirectory(seed: seed, faults: faults, everyday: everyday, profiles: try profiles.load())
     }
 
     /// The device `--device` names; without it, the one real sensor found. Never the simulated

@@ -45,10 +45,11 @@ public struct DetectionRun {
     }
 
     /// The detections scored as events against a labeled timeline, its times counted from the
-    /// run's first reading too.
+    /// run's first reading too. Gestures the model does not know are unknown motion, as rest is.
     public func score(against timeline: [(time: Double, label: ActivityLabel)]) -> EventScore {
-        EventScore(
-            detections: detections, events: GestureEvent.events(in: timeline),
+        let known = Set(detector?.model.classNames ?? [])
+        return EventScore(
+            detections: detections, events: GestureEvent.events(in: timeline).filter { known.contains($0.gesture) },
             minutes: ((timeline.last?.time ?? 0) - (timeline.first?.time ?? 0)) / 60)
     }
 }

@@ -29,20 +29,27 @@ public struct GestureEvent: Sendable, Equatable {
 /// Detection scored as events, not windows: which gestures were found, which missed, how many
 /// detections matched nothing, and how long after a gesture began it was detected. A gesture held
 /// longer than the cooldown is detected again: those repeats are counted apart, neither found nor false.
+/// False detections are counted per minute of the whole recording, and per hour of the unknown motion
+/// they come from: the time between the known gestures.
 public struct EventScore: Sendable, Equatable {
     public var events: Int
     public var found: Int
     public var repeats: Int
     public var falseDetections: Int
     public var minutes: Double
+    /// The minutes that no known gesture covers: rest, and motion the model was not taught.
+    public var unknownMinutes: Double
     /// Seconds from each found gesture's start to its detection.
     public var delays: [Double]
 
     public var missed: Int { events - found }
     public var falseDetectionsPerMinute: Double { minutes > 0 ? Double(falseDetections) / minutes : 0 }
+    public var unknownHours: Double { unknownMinutes / 60 }
+    public var falseDetectionsPerHour: Double { unknownMinutes > 0 ? Double(falseDetections) / unknownHours : 0 }
 
     /// A detection finds the first unfound event of its gesture that it falls in, or that ended
-    /// at most `grace` seconds before it.
+    /// at most `grace` seconds before it. `events` are the known gestures' only: a detection during
+    /// motion the model does not know is false.
     public init(detections: [Prediction], events: [GestureEvent], minutes: Double, grace: Double = 1) {
         var found = Array(repeating: false, count: events.count)
         var delays: [Double] = []
@@ -66,6 +73,7 @@ public struct EventScore: Sendable, Equatable {
         self.repeats = repeats
         self.falseDetections = falseDetections
         self.minutes = minutes
+        unknownMinutes = max(0, minutes - events.map { $0.end - $0.start }.reduce(0, +) / 60)
         self.delays = delays
     }
 
@@ -80,6 +88,7 @@ public struct EventScore: Sendable, Equatable {
         sum.repeats += b.repeats
         sum.falseDetections += b.falseDetections
         sum.minutes += b.minutes
+        sum.unknownMinutes += b.unknownMinutes
         sum.delays += b.delays
         return sum
     }

@@ -6,12 +6,17 @@ public struct DeviceDirectory: Sendable {
     /// Options for the simulated sensor.
     public var seed: UInt64
     public var faults: SimulatedFaults
+    public var everyday: [EverydayMotion]
     /// How to read the real devices, from devices/.
     public var profiles: [DeviceProfile]
 
-    public init(seed: UInt64 = 1, faults: SimulatedFaults = .none, profiles: [DeviceProfile] = []) {
+    public init(
+        seed: UInt64 = 1, faults: SimulatedFaults = .none, everyday: [EverydayMotion] = [],
+        profiles: [DeviceProfile] = []
+    ) {
         self.seed = seed
         self.faults = faults
+        self.everyday = everyday
         self.profiles = profiles
     }
 
@@ -36,7 +41,7 @@ public struct DeviceDirectory: Sendable {
     /// The sensor `id` names, held by `holder`; a replay plays on `clock`.
     public func open(_ id: String, holder: UserID, clock: any SamplingClock) throws(SensorError) -> any MotionSensor {
         if id == SimulatedSensor.id {
-            return SimulatedSensor(seed: seed, holder: holder, faults: faults)
+            return SimulatedSensor(seed: seed, holder: holder, faults: faults, everyday: everyday)
         }
         if id.hasPrefix(EvdevDiscovery.prefix),
             let found = EvdevDiscovery.motionDevices().found.first(where: { $0.id == id })

@@ -5,8 +5,8 @@ import Synchronization
 
 /// An IMU that needs no hardware: a hand holding a 16-bit accelerometer (±8 g) and gyroscope
 /// (±2000 °/s) that sways a little at rest and performs each prompted gesture with its own speed,
-/// amplitude and reaction time. Its readings depend only on the seed, the holder and the times
-/// it is read at.
+/// amplitude and reaction time; between prompted gestures it may go about its day (`EverydayMotion`).
+/// Its readings depend only on the seed, the holder, the everyday motions and the times it is read at.
 public final class SimulatedSensor: GesturePerformer {
     public static let id = "sim"
     public static let accelerationRange = 8.0
@@ -20,19 +20,26 @@ public final class SimulatedSensor: GesturePerformer {
     private let faults: SimulatedFaults
     private let hand: Hand
     private let device: DeviceErrors
+    private let routine: EverydayRoutine
     private let state: Mutex<State>
 
     private struct State {
         var noise: SeededRandom
         var takes: [SimulatedTake] = []
         var lost = 0
+        var everyday: (block: Int, bouts: [GestureKinematics])?
     }
 
-    public init(seed: UInt64 = 1, holder: UserID, faults: SimulatedFaults = .none) {
+    /// A sensor in `holder`'s hand; with `everyday` motions, the hand makes bouts of them, chosen
+    /// at random, whenever no prompted take is under way.
+    public init(
+        seed: UInt64 = 1, holder: UserID, faults: SimulatedFaults = .none, everyday: [EverydayMotion] = []
+    ) {
         self.seed = seed
         self.faults = faults
         hand = Hand(seed: seed, holder: holder)
         device = DeviceErrors(seed: seed)
+        routine = EverydayRoutine(motions: everyday, seed: seed, holder: holder, hand: hand)
         state = Mutex(State(noise: SeededRandom(seed: seed, "noise", holder.rawValue)))
     }
 
@@ -69,6 +76,11 @@ public final class SimulatedSensor: GesturePerformer {
             for take in state.takes where take.motion.isActive(at: t) {
                 take.motion.apply(to: &pose, at: t)
             }
+            if current == nil {
+                for bout in everydayBouts(at: t, state: &state) where bout.isActive(at: t) {
+                    bout.apply(to: &pose, at: t)
+                }
+            }
             var acceleration = pose.orientation.unrotate(pose.linearAcceleration + [0, 0, 1])
             var rotationRate = pose.rotationRate
             for axis in 0..<3 {
@@ -81,6 +93,15 @@ public final class SimulatedSensor: GesturePerformer {
                 acceleration: Self.quantize(acceleration, range: Self.accelerationRange),
                 rotationRate: Self.quantize(rotationRate, range: Self.rotationRateRange))
         }
+    }
+
+    /// The everyday bouts of the routine's block holding `t`, kept until a reading leaves the block.
+    private func everydayBouts(at t: Double, state: inout State) -> [GestureKinematics] {
+        let block = routine.block(at: t)
+        if let kept = state.everyday, kept.block == block { return kept.bouts }
+        let bouts = routine.bouts(inBlock: block)
+        state.everyday = (block, bouts)
+        return bouts
     }
 
     /// A 16-bit converter's steps, clipped at its range.

@@ -90,6 +90,22 @@ private let tourModel = SharedFixture {
         #expect(numbers[3] <= 1, "\(summary)")
     }
 
+    /// Two minutes of simulated walking, labeled walk, which the model was never taught: no gesture
+    /// to find, and every detection a false one, counted per hour of that unknown motion.
+    @Test func motionTheModelDoesNotKnowIsUnknownMotionNotAMissedGesture() throws {
+        try runGesture(
+            [
+                "record", "--device", "sim", "--user", "walker", "--continuous", "--as", "walk", "--sim-everyday",
+                "walk", "--seconds", "120", "--rate", "25", "--fast", "--quiet", "--keep", "--recordings", "everyday",
+            ], in: trained.path
+        ).succeeded()
+        let result = try detect(["--device", "replay:everyday/walker-recordings.csv", "--evaluate"])
+        #expect(result.status == 0, "\(result.error)")
+        let summary = try #require(result.output.split(separator: "\n").first { $0.contains("gestures:") })
+        #expect(summary.hasPrefix("0 gestures: 0 found, 0 missed; "), "\(summary)")
+        #expect(summary.contains(" per hour over the 0.03"), "\(summary)")
+    }
+
     /// `gesture detect` is the lean gesture-detect executable: it takes the same arguments, help included.
     @Test func detectRunsTheLeanDetectorWithTheSameArguments() throws {
         let help = try runGesture(["detect", "--help"], in: trained.path)

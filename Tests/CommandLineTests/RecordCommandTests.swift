@@ -19,6 +19,7 @@ import struct SystemPackage.FilePath
         (["--user", "ann", "--gesture", "shake", "--recordings", "/proc/nowhere"], "/proc/nowhere"),
         (["--user", "ann", "--gesture", "shake", "--device", "nope"], "devices here: sim"),
         (["--user", "ann", "--gesture", "shake", "--sim-faults", "sneeze"], "unknown fault 'sneeze'"),
+        (["--user", "ann", "--gesture", "shake", "--sim-everyday", "jog"], "unknown everyday motion 'jog'"),
         (["--user", "ann", "--gesture", "shake", "--takes", "1000000000"], "takes must be from 1 to 1000"),
         (["--user", "ann", "--gesture", "shake", "--take", "1e12"], "take must be from 0 to 3600 seconds"),
         (

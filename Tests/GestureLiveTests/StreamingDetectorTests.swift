@@ -139,4 +139,20 @@ private func probed(_ prediction: Prediction) -> (windows: Double, first: Double
         #expect(score.falseDetectionsPerMinute == 4)
         #expect(score.delays == [1, 4.5])
     }
+
+    /// Of 30 s, the three gestures cover 12: the two false detections came in 18 s of unknown motion.
+    @Test func falseDetectionsPerHourCountOnlyTheTimeNoKnownGestureCovers() {
+        let events = [
+            GestureEvent(gesture: "shake", start: 10, end: 14), GestureEvent(gesture: "chop", start: 20, end: 24),
+            GestureEvent(gesture: "drive", start: 30, end: 34),
+        ]
+        let score = EventScore(
+            detections: [detection("drive", at: 5), detection("chop", at: 40)], events: events, minutes: 0.5)
+        #expect(abs(score.unknownMinutes - 0.3) < 1e-9)
+        #expect(abs(score.falseDetectionsPerHour - 400) < 1e-6)
+        let twice = score + score
+        #expect(abs(twice.unknownHours - 0.01) < 1e-9)
+        #expect(abs(twice.falseDetectionsPerHour - 400) < 1e-6)
+        #expect(EventScore.none.falseDetectionsPerHour == 0)
+    }
 }
