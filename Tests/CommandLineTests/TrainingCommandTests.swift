@@ -173,25 +173,10 @@ private func isXML(_ path: FilePath) -> Bool {
 
     @Test func ctrlCDuringTrainingKeepsTheBestModelSoFar() async throws {
         let folder = try recordings()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gestureExecutable)
-        process.arguments = ["train", "--manifest", "split.txt", "--epochs", "10000", "--output", "m.model"]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
-        let log = folder.path.appending("train.log").string
-        #expect(FileManager.default.createFile(atPath: log, contents: nil))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("epoch   1/") ?? false)
-        {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 128 + SIGINT)
-        let output = try String(contentsOfFile: log, encoding: .utf8)
+        let (status, output) = try await interrupt(
+            ["train", "--manifest", "split.txt", "--epochs", "10000", "--output", "m.model"], in: folder.path,
+            at: "epoch   1/")
+        #expect(status == 128 + SIGINT)
         let epochs = output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count
         #expect(epochs >= 1 && epochs < 10000)
         #expect(output.contains("stopped; kept epoch "))
@@ -205,27 +190,10 @@ private func isXML(_ path: FilePath) -> Bool {
 
 @Suite struct CrossvalCommandTests {
     @Test func theFirstCtrlCStopsCrossvalWithTheSignalsExitCode() async throws {
-        let folder = try trained
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gestureExecutable)
-        process.arguments = ["crossval", "--epochs", "100000"]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
-        let log = folder.path.appending("crossval-\(getpid()).log").string
-        #expect(FileManager.default.createFile(atPath: log, contents: nil))
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline,
-            !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("leaving ann out (1 of 3)") ?? false)
-        {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 128 + SIGINT)
-        let error = try String(contentsOfFile: log, encoding: .utf8)
+        let (status, error) = try await interrupt(
+            ["crossval", "--epochs", "100000"], in: try trained.path, at: "leaving ann out (1 of 3)",
+            watchingErrors: true)
+        #expect(status == 128 + SIGINT)
         #expect(error.contains("stopped before the first of 3 folds ended"), "\(error)")
     }
 
@@ -316,4 +284,29 @@ private func isXML(_ path: FilePath) -> Bool {
             result.error
                 == "gesture: --temporal-layers 5 of --temporal-kernel 5 do not fit in --window 20\n")
     }
+}
+
+/// Runs gesture in `folder` until its standard output (or its standard error, `watchingErrors`)
+/// says `cue`, then sends it SIGINT; returns how it exited (-1 if not by exit) and what it said there.
+private func interrupt(
+    _ arguments: [String], in folder: FilePath, at cue: String, watchingErrors: Bool = false
+) async throws -> (status: Int32, said: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: gestureExecutable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.string)
+    let log = folder.appending("\(arguments[0])-\(UUID().uuidString).log").string
+    #expect(FileManager.default.createFile(atPath: log, contents: nil))
+    let watched = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    (process.standardOutput, process.standardError) =
+        watchingErrors ? (FileHandle.nullDevice, watched) : (watched, FileHandle.nullDevice)
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains(cue) ?? false) {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let said = try String(contentsOfFile: log, encoding: .utf8)
+    return (process.terminationReason == .exit ? process.terminationStatus : -1, said)
 }
