@@ -106,7 +106,9 @@ import FoundationNetworking
             source + "x", #"{"source":"device-motion","readings":[]}"#,
         ]
         for message in bad {
-            #expect(try await closing(after: [message]) == "unacceptableData", "\(message)")
+            let closed = try await closing(after: [message])
+            #expect(
+                closed == "unacceptableData", "\(message): closed by \(closed ?? "no close frame"); \(studio.errors)")
         }
         #expect(
             try await closing(after: [source, #"{"readings":[[2,0,0,9.8,0,0,0],[1,0,0,9.8,0,0,0]]}"#])
