@@ -69,6 +69,23 @@ private func expectTextsClear(_ svg: String, sourceLocation: SourceLocation = #_
         #expect(Double(size.width) == reading.size.width && Double(size.height) == reading.size.height)
     }
 
+    @Test func valuesNearTheLargestDoubleAreDrawnAtTheEdgeOfThePlot() throws {
+        let largest = Double.greatestFiniteMagnitude
+        let points = [(x: 0.0, y: -largest), (x: 1, y: 0.5), (x: 2, y: largest), (x: 3, y: 0.4)]
+        let chart = LineChart(
+            title: "hostile", xLabel: "sample", yLabel: "g", series: [.init(name: "gravX", points: points)])
+        let svg = ChartPage(charts: [chart], width: 900).svg.text
+        #expect(!svg.contains("nan") && !svg.contains("inf"))
+        let reading = try SVGReading(svg)
+        let line = try #require(reading.pathRuns.first?.first)
+        let frame = try #require(reading.frames.first)
+        #expect(line.count == 4)
+        #expect(line[2].y < line[1].y && line[1].y < line[0].y)
+        #expect(line.allSatisfy { frame.minY - 1 <= $0.y && $0.y <= frame.maxY + 1 })
+        let size = try renderedSize(svg)
+        #expect(Double(size.width) == reading.size.width)
+    }
+
     @Test func aSliceOfSamplesIsInSecondsWithBandsWhereTheLabelChanges() throws {
         let sessions = try syntheticDataset()
         let plot = try GesturePlot(features: features("rotZ"), slice: 250..<400).panels(

@@ -174,8 +174,9 @@ public struct LineChart: Sendable {
     /// A little room above and below, so no line runs along the frame.
     private var yDomain: ClosedRange<Double> {
         let range = range(points.map(\.y))
-        let pad = (range.upperBound - range.lowerBound) * 0.05
-        return (range.lowerBound - pad)...(range.upperBound + pad)
+        let pad = (range.upperBound / 2 - range.lowerBound / 2) * 0.1
+        let largest = Double.greatestFiniteMagnitude
+        return max(range.lowerBound - pad, -largest)...min(range.upperBound + pad, largest)
     }
 
     private func yTicks(pixels: ClosedRange<Double>) -> [Double] {
