@@ -112,6 +112,29 @@ public struct LayerSizes: Sendable, Equatable, Codable {
     }
 }
 
+extension Architecture {
+    /// About the least memory training takes: every parameter four times (the weights, their
+    /// gradient and Adam's two moments) and, for each window of a batch, each layer's output and
+    /// its gradient. Counted in Doubles, so sizes no machine has cannot overflow.
+    public func trainingBytes(windowsPerBatch: Int) -> Double {
+        var parameters = 0.0, activations = Double(windowSize)
+        var inputs = Double(windowSize)
+        if let temporal {
+            for layer in 0..<temporal.layers {
+                let positions = Double(temporal.positions(after: layer + 1)), span = Double(temporal.span(of: layer))
+                parameters += (span + 1) * Double(temporal.filters)
+                activations += positions * (span + 2 * Double(temporal.filters))
+            }
+            inputs = Double(temporal.outputSize)
+        }
+        let filters = Double(convolutionFilters), units = Double(lstmUnits), dense = Double(denseUnits)
+        parameters += (inputs + 1) * filters + (filters + units + 1) * 4 * units + (units + 1) * dense + 4 * dense
+        parameters += (dense + 1) * Double(classes)
+        activations += 2 * (filters + 6 * units + 2 * dense + Double(classes))
+        return 4 * (4 * parameters + Double(windowsPerBatch) * activations)
+    }
+}
+
 /// The layers, and where each one's parameters sit in the one flat parameter vector (`layout`).
 struct Network {
     let architecture: Architecture

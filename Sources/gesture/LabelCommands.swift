@@ -41,9 +41,13 @@ struct Relabel: ParsableCommand {
         abstract: "Label a stretch of a session's rows as a gesture, or as rest; gesture undo takes it back.")
 
     @OptionGroup var folder: FolderOptions
-    @Option(help: "Seconds since the session started where the stretch begins (that row included).")
+    @Option(
+        parsing: .unconditional, help: "Seconds since the session started where the stretch begins (that row included)."
+    )
     var from: Double
-    @Option(help: "Seconds since the session started where the stretch ends (that row included).") var to: Double
+    @Option(
+        parsing: .unconditional, help: "Seconds since the session started where the stretch ends (that row included).")
+    var to: Double
     @Option(name: .customLong("as"), help: "The label: a gesture, or rest.", completion: Completions.gestures)
     var label: String
     @Argument(help: "The session ID, as `gesture sessions` lists it.", completion: Completions.sessions)
@@ -65,8 +69,8 @@ struct Trim: ParsableCommand {
     )
 
     @OptionGroup var folder: FolderOptions
-    @Option(help: "Seconds since the session started of the first row kept.") var from: Double
-    @Option(help: "Seconds since the session started of the last row kept.") var to: Double
+    @Option(parsing: .unconditional, help: "Seconds since the session started of the first row kept.") var from: Double
+    @Option(parsing: .unconditional, help: "Seconds since the session started of the last row kept.") var to: Double
     @Argument(help: "The session ID, as `gesture sessions` lists it.", completion: Completions.sessions)
     var id: String
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GestureAnalysis
 import GestureCommandLine
 import GestureCore
@@ -47,14 +48,18 @@ struct ModelOptions: ParsableArguments {
             ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--conv-filters", convFilters),
             ("--lstm-units", lstmUnits), ("--dense-units", denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
-        ] where value < 1 {
-            throw Failure.usage("\(name) \(value) is not a positive number")
+        ] {
+            guard value >= 1 else { throw Failure.usage("\(name) \(value) is not a positive number") }
+            guard value <= Self.largestSize else {
+                throw Failure.usage("\(name) \(value) is more than a model file holds (\(Self.largestSize))")
+            }
         }
         if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
             throw Failure.usage(
                 "--temporal-layers \(temporalLayers) of --temporal-kernel \(temporalKernel) do not fit in --window \(window)"
             )
         }
+        try checkMemory()
         guard learningRate > 0, learningRate.isFinite else {
             throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
         }
@@ -65,6 +70,23 @@ struct ModelOptions: ParsableArguments {
             throw Failure.usage("\(name) \(value) is not a factor from 1 to 4")
         }
     }
+
+    private static let largestSize = 1 << 16
+
+    /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
+    private func checkMemory() throws {
+        let architecture = Architecture(
+            windowSize: window * features.count, classes: 2, layers: layers, window: window)
+        let needed = architecture.trainingBytes(windowsPerBatch: batch * Windowing(window: window).windowsPerChunk)
+        let available = Double(ProcessInfo.processInfo.physicalMemory)
+        guard needed <= available else {
+            throw Failure.usage(
+                "a model of window \(window), layers \(convFilters)/\(lstmUnits)/\(denseUnits) and batch \(batch) "
+                    + "needs about \(gigabytes(needed)) GB to train; this machine has \(gigabytes(available)) GB")
+        }
+    }
+
+    private func gigabytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1e9) }
 
     var chosenFeatures: [Feature] {
         get throws { try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } } }

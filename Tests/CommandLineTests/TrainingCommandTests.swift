@@ -150,6 +150,14 @@ private func isXML(_ path: FilePath) -> Bool {
             ),
             (try recordings(), ["--window", "0"], "--window 0 is not a positive number"),
             (
+                try recordings(), ["--window", "\(Int.max)"],
+                "--window \(Int.max) is more than a model file holds (65536)"
+            ),
+            (
+                try recordings(), ["--lstm-units", "60000"],
+                "a model of window 20, layers 64/60000/128 and batch 32 needs about"
+            ),
+            (
                 try recordings(), ["--augment", "rotate", "--rotation", "200"],
                 "--rotation 200.0 is not an angle from 0 to 180 degrees"
             ),
