@@ -335,7 +335,10 @@ public enum RecordingCSV {
             guard !fields[field].contains(where: { $0 < 0x20 || $0 == 0x7f }) else {
                 throw error("sessionId '\(fields.string(field).quoted())' holds a control character")
             }
-            return lastSession.value(for: fields[field]) { SessionID(rawValue: $0) }!
+            guard let id = lastSession.value(for: fields[field], make: SessionID.init(rawValue:)) else {
+                throw error("sessionId is not UTF-8 text")
+            }
+            return id
         }
 
         private mutating func activity(_ field: Int) throws(CSVError) -> ActivityLabel {
@@ -348,7 +351,7 @@ public enum RecordingCSV {
                     return nil
                 }
             }
-            guard let label else { throw self.error("activity: \(failure!)") }
+            guard let label else { throw self.error(failure.map { "activity: \($0)" } ?? "activity is not UTF-8 text") }
             return label
         }
 
@@ -374,6 +377,7 @@ struct Interned<Value> {
     private var bytes: [UInt8] = []
     private var value: Value?
 
+    /// nil where `make` gives nil or the text is not UTF-8.
     mutating func value(for field: UnsafeBufferPointer<UInt8>, make: (String) -> Value?) -> Value? {
         if let value, field.count == bytes.count,
             field.isEmpty
@@ -382,7 +386,7 @@ struct Interned<Value> {
             return value
         }
         bytes = Array(field)
-        value = make(String(decoding: field, as: UTF8.self))
+        value = String(validating: field, as: UTF8.self).flatMap(make)
         return value
     }
 }

@@ -178,6 +178,25 @@ private func plainRows(
         #expect(rows[1].rawRotationRate == Vector3(0, .pi, 0))
     }
 
+    @Test func aLabelThatIsNotUTF8IsRefusedWithItsLine() throws {
+        let temporary = try TemporaryFolder()
+        let path = temporary.path.appending("latin1.csv")
+        let text =
+            Array("case,label,x,y,z,gx,gy,gz\nc1,wave,0,0,1,0,0,0\nc1,".utf8) + [0x77, 0xE9]
+            + Array(",0,0,1,0,0,0\n".utf8)
+        try Data(text).write(to: URL(fileURLWithPath: path.string))
+        var options = ImportOptions()
+        options.sampleRate = 50
+        options.user = "ann"
+        let mapping = try ColumnMapping(
+            "session=case,label=label,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        }
+        #expect(error.description == "\(path):3: the line is not UTF-8 text")
+        #expect(temporary.recordings.csvFiles(in: temporary.recordings.root).isEmpty)
+    }
+
     @Test func aByteOrderMarkBeforeTheHeaderIsAccepted() throws {
         let temporary = try TemporaryFolder()
         let path = try write("\u{FEFF}case,x,y,z,gx,gy,gz\nc1,0,0,1,0,0,0\nc1,0,0,1,0,0,0\n", in: temporary)

@@ -244,6 +244,19 @@ private func fields(of row: RecordingRow, in order: [String]) -> [String] {
         #expect(time.reason == "timestamp 'inf' is not a finite number of seconds")
     }
 
+    @Test func aLabelOrSessionThatIsNotUTF8NamesItsLine() throws {
+        for (column, line, reason) in [
+            ("activity", 2, "activity is not UTF-8 text"), ("sessionId", 3, "sessionId is not UTF-8 text"),
+        ] {
+            let marked = file(replacingLine: line, with: replacing(column, with: "w\u{1}"))
+            let bytes = Array(marked.utf8).map { $0 == 0x01 ? 0xE9 : $0 }
+            let e = try #require(throws: CSVError.self) {
+                try bytes.withUnsafeBufferPointer { try RecordingCSV.rows(inUTF8: $0, file: "bob-rec.csv") }
+            }
+            #expect(e.description == "bob-rec.csv:\(line): \(reason)")
+        }
+    }
+
     @Test func emptyNumberIsAnError() throws {
         let e = try error(in: file(replacingLine: 3, with: replacing("rotY", with: "")))
         #expect(e.line == 3)

@@ -89,7 +89,10 @@ struct LongFormatFile {
             for line in Lines(bytes) {
                 number += 1
                 let text = line.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
-                try body(Substring(String(decoding: text, as: UTF8.self)), number)
+                guard let decoded = String(validating: text, as: UTF8.self) else {
+                    throw AnalysisError("\(path):\(number): the line is not UTF-8 text")
+                }
+                try body(Substring(decoded), number)
             }
         }
     }
