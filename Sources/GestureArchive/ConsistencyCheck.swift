@@ -20,7 +20,7 @@ extension Archive {
     /// catalogued. Users whose recordings another process is using are skipped and named.
     public func check() throws(StoreError) -> CheckReport {
         try withEveryUsersLock(for: "checking") { busy throws(StoreError) in
-            var report = try compare(scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
+            var report = try compare(try scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
             report.busy = busy.values.sorted()
             return report
         }
@@ -33,7 +33,7 @@ extension Archive {
     ) throws(StoreError) -> T {
         // Nobody changes a folder that cannot be written to; checking it needs no lock.
         guard access(folder.root.string, W_OK) == 0 else { return try body([:]) }
-        let names = folder.csvFiles(in: folder.root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
+        let names = try folder.users()
         var locks: [UserLock] = []
         var busy: [UserID: String] = [:]
         for user in Set(try catalog.sessions().map(\.user) + names).sorted() {
@@ -106,10 +106,10 @@ extension Archive {
     }
 
     /// Every recording file, live and discarded, but those of busy users; each leftover temporary file as a scan of its own.
-    func scanFiles(skipping busy: [UserID: String]) -> [String: FileScan] {
+    func scanFiles(skipping busy: [UserID: String]) throws(StoreError) -> [String: FileScan] {
         var scans: [String: FileScan] = [:]
         for folder in [folder.root, folder.discardedFolder] {
-            for path in self.folder.csvFiles(in: folder) {
+            for path in try self.folder.csvFiles(in: folder) {
                 if let user = try? UserID(fileName: path.lastComponent!.string), busy[user] != nil { continue }
                 let scan = FileScan(path: path, file: self.folder.relative(path), longestLineToMove: longestLineToMove)
                 scans[scan.file] = scan

@@ -14,9 +14,9 @@ extension Archive {
     public func repair() throws(StoreError) -> (repaired: [Discrepancy], after: CheckReport) {
         try withEveryUsersLock(for: "repairing") { busy throws(StoreError) in
             var repaired: [Discrepancy] = []
-            var scans = scanFiles(skipping: busy)
+            var scans = try scanFiles(skipping: busy)
             repaired += try repairFiles(scans)
-            scans = scanFiles(skipping: busy)
+            scans = try scanFiles(skipping: busy)
             var report = try compare(scans, try catalog.sessions(), busy: busy)
             repaired += try recoverUncatalogued(report.discrepancies, scans: scans)
             try placeRows(of: try catalog.sessions().filter { busy[$0.user] == nil })
@@ -26,11 +26,11 @@ extension Archive {
                 default: false
                 }
             }
-            scans = scanFiles(skipping: busy)
+            scans = try scanFiles(skipping: busy)
             report = try compare(scans, try catalog.sessions(), busy: busy)
             repaired += try recount(report.discrepancies, scans: scans)
             repaired += try relabel(report.discrepancies)
-            var after = try compare(scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
+            var after = try compare(try scanFiles(skipping: busy), try catalog.sessions(), busy: busy)
             after.busy = busy.values.sorted()
             return (repaired, after)
         }

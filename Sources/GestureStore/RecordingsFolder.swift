@@ -47,7 +47,7 @@ public struct RecordingsFolder: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: root.string, withIntermediateDirectories: true)
             } catch {
-                throw StoreError("cannot create the recordings folder \(root): \(Self.reason(error))")
+                throw StoreError("cannot create the recordings folder \(root): \(fileErrorReason(error))")
             }
         case true?: break
         }
@@ -57,10 +57,22 @@ public struct RecordingsFolder: Sendable {
         try FileManager.default.createDirectoryIfNeeded(locksFolder)
     }
 
-    /// The CSV files directly in `folder`, sorted by name.
-    public func csvFiles(in folder: FilePath) -> [FilePath] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.string)) ?? []
-        return names.filter { $0.hasSuffix(".csv") }.sorted().map { folder.appending($0) }
+    /// The CSV files directly in `folder`, sorted by name; none where there is no such folder.
+    public func csvFiles(in folder: FilePath) throws(StoreError) -> [FilePath] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.string, isDirectory: &isFolder) else { return [] }
+        guard isFolder.boolValue else { throw StoreError("\(folder) is a file, not a folder") }
+        do {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.string)
+            return names.filter { $0.hasSuffix(".csv") }.sorted().map { folder.appending($0) }
+        } catch {
+            throw StoreError("cannot read the folder \(folder): \(fileErrorReason(error))")
+        }
+    }
+
+    /// The users with a recordings file.
+    public func users() throws(StoreError) -> [UserID] {
+        try csvFiles(in: root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
     }
 
     /// Temporary files that a rewrite left behind when it was stopped before its rename.
@@ -69,9 +81,6 @@ public struct RecordingsFolder: Sendable {
         return names.filter { $0.contains(temporarySuffix) }.sorted().map { folder.appending($0) }
     }
 
-    static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? "\(error)"
-    }
 }
 
 extension FileManager {
@@ -79,7 +88,7 @@ extension FileManager {
         do {
             try createDirectory(atPath: path.string, withIntermediateDirectories: true)
         } catch {
-            throw StoreError("cannot create \(path): \(RecordingsFolder.reason(error))")
+            throw StoreError("cannot create \(path): \(fileErrorReason(error))")
         }
     }
 }

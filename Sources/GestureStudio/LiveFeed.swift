@@ -38,7 +38,8 @@ public struct StudioDevices: Sendable {
     /// The devices found, the phone, each user's replay, and the models with their gestures.
     func listing() throws(StudioError) -> Listing {
         let found = directory.available().sensors.map { Listing.Device(id: $0.id, name: $0.name) }
-        let users = folder.csvFiles(in: folder.root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
+        let users: [UserID]
+        do { users = try folder.users() } catch { throw StudioError(error.description) }
         let replays = users.map {
             Listing.Device(id: DeviceDirectory.replayPrefix + $0.rawValue, name: "\($0)'s recordings, replayed")
         }

@@ -35,7 +35,7 @@ public struct ExperimentData: Sendable {
     static func readManifest(_ path: String) throws(AnalysisError) -> Manifest {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw AnalysisError("cannot read the manifest \(path): \(error.localizedDescription)")
+            throw AnalysisError("cannot read the manifest \(path): \(fileErrorReason(error))")
         }
         do { return try Manifest(text: text, file: path) } catch { throw AnalysisError(error.description) }
     }

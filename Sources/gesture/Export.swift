@@ -5,6 +5,7 @@ import GestureCore
 import GestureInterop
 import GestureLearning
 import GestureLive
+import GestureStore
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,7 +60,7 @@ struct Export: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         } catch {
-            throw Failure.failed("cannot make the folder \(output): \(error.localizedDescription)")
+            throw Failure.failed("cannot make the folder \(output): \(fileErrorReason(error))")
         }
         try write(library.header, to: "\(output)/\(CLibrary.headerName)")
         try write(library.source, to: "\(output)/\(CLibrary.sourceName)")

@@ -14,7 +14,7 @@ struct RecordedNames {
         if FileManager.default.fileExists(atPath: folder.catalogPath.string) {
             records = (try? Catalog(path: folder.catalogPath.string).sessions()) ?? []
         }
-        let files = folder.csvFiles(in: folder.root).compactMap { try? UserID(fileName: $0.lastComponent!.string) }
+        let files = (try? folder.users()) ?? []
         users = Set((records.map(\.user) + files).map(\.rawValue)).sorted()
         gestures = Set(records.map(\.gesture.rawValue)).sorted()
     }

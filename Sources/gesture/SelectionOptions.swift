@@ -55,7 +55,7 @@ struct SelectionOptions: ParsableArguments {
         }
         let text: String
         do { text = try String(contentsOfFile: manifest, encoding: .utf8) } catch {
-            throw Failure.usage("cannot read the manifest \(manifest): \(error.localizedDescription)")
+            throw Failure.usage("cannot read the manifest \(manifest): \(fileErrorReason(error))")
         }
         let parsed: Manifest
         do { parsed = try Manifest(text: text, file: manifest) } catch { throw Failure.usage(error.description) }

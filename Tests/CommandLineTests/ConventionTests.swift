@@ -122,7 +122,7 @@ import struct SystemPackage.FilePath
         #expect(again.error.contains("gesture: warning: user 'Ann' is 'ann' in the recordings already; using 'ann'"))
         #expect(again.error.contains("gesture: warning: gesture 'Shake' is 'shake' in the recordings already"))
         #expect(
-            folder.recordings.csvFiles(in: folder.recordings.root).map(\.lastComponent!.string) == [
+            try folder.recordings.csvFiles(in: folder.recordings.root).map(\.lastComponent!.string) == [
                 "ann-recordings.csv"
             ])
         let sessions = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output

@@ -54,7 +54,7 @@ public func readRows(_ path: FilePath) throws -> [RecordingRow] {
 public func recordingLines(in folder: RecordingsFolder) throws -> [Substring: Int] {
     var counts: [Substring: Int] = [:]
     for sub in ["", "discarded", "damaged", "damaged/discarded"] {
-        for file in folder.csvFiles(in: sub.isEmpty ? folder.root : folder.root.appending(sub)) {
+        for file in try folder.csvFiles(in: sub.isEmpty ? folder.root : folder.root.appending(sub)) {
             for line in try String(contentsOfFile: file.string, encoding: .utf8).split(separator: "\n")
             where line != Substring(RecordingCSV.header) {
                 counts[line, default: 0] += 1

@@ -22,8 +22,11 @@ public struct DatasetLoader: Sendable {
             throw AnalysisError("no recordings folder at \(folder.root)")
         }
         let catalog = try catalogRecords()
-        var files = folder.csvFiles(in: folder.root).map { ($0, false) }
-        if includeDiscarded { files += folder.csvFiles(in: folder.discardedFolder).map { ($0, true) } }
+        var files: [(FilePath, Bool)]
+        do {
+            files = try folder.csvFiles(in: folder.root).map { ($0, false) }
+            if includeDiscarded { files += try folder.csvFiles(in: folder.discardedFolder).map { ($0, true) } }
+        } catch { throw AnalysisError(error.description) }
         let total = files.reduce(0) {
             $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.0.string)[.size] as? Int) ?? 0)
         }
