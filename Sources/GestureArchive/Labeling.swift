@@ -161,8 +161,14 @@ extension Archive {
         }
         try catalog.setLabels(changes)
         let changed = try sessions(ids)
-        try placeRows(of: changed)
-        try placeLabels(of: changed)
+        do {
+            try placeRows(of: changed)
+            try placeLabels(of: changed)
+        } catch {
+            throw StoreError(
+                "\(error.description), but the catalog has the sessions \(action): `gesture check --repair` finishes it"
+            )
+        }
         return changed
     }
 

@@ -126,6 +126,27 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         #expect(again.error == "gesture: session \(id) has no change of labels to undo\n")
     }
 
+    /// A rewrite that fails (here past the file size limit) leaves the file as it was but not the
+    /// catalog: the message says so, and `check --repair` finishes the change.
+    @Test func aFailedRewriteSaysTheCatalogChangedAndRepairFinishesIt() throws {
+        let folder = try TemporaryFolder()
+        let id = try recordChops(in: folder, takes: 4)[0].id
+        let before = try labels(of: id, in: folder, file: "ann-recordings.csv")
+        let result = try runGesture(
+            ["relabel", id.rawValue, "--from", "1", "--to", "2", "--as", "wave"], in: folder.path,
+            shell: "ulimit -f 200; trap '' XFSZ")
+        #expect(result.status == 1)
+        #expect(
+            result.error
+                == "gesture: could not rewrite recordings/ann-recordings.csv (File too large); it was left as it was, "
+                + "but the catalog has the sessions relabeled: `gesture check --repair` finishes it\n")
+        #expect(try labels(of: id, in: folder, file: "ann-recordings.csv") == before)
+        #expect(try runGesture(["check"], in: folder.path).status == 1)
+        try runGesture(["check", "--repair"], in: folder.path).succeeded()
+        let after = try labels(of: id, in: folder, file: "ann-recordings.csv"), wave = try ActivityLabel("wave")
+        #expect(after.count == before.count && after.contains(wave))
+    }
+
     @Test(arguments: [
         (["relabel", "nope", "--from", "1", "--to", "2", "--as", "wave"], "the catalog has no session nope"),
         (["relabel", "ID", "--from", "3", "--to", "2", "--as", "wave"], "--from 3.0 must be a number of seconds"),
