@@ -196,6 +196,23 @@ private func isXML(_ path: FilePath) -> Bool {
     }
 }
 
+@Suite struct PersonalizeInterruptTests {
+    @Test func ctrlCDuringFinetuningWritesTheBestModelSoFar() async throws {
+        let folder = try recordings()
+        try runGesture(["train", "--manifest", "split.txt", "--epochs", "1", "--output", "m.model"], in: folder.path)
+            .succeeded()
+        let (status, output) = try await interrupt(
+            [
+                "personalize", "--model", "m.model", "--user", "dee", "--method", "finetune", "--epochs", "100000",
+                "-o", "dee.model",
+            ], in: folder.path, at: "epoch   1/")
+        #expect(status == 128 + SIGINT, "\(output)")
+        #expect(output.contains("wrote dee.model"))
+        let evaluate = try runGesture(["evaluate", "dee.model", "--test", "split.txt"], in: folder.path)
+        #expect(evaluate.status == 0, "\(evaluate.error)")
+    }
+}
+
 @Suite struct CrossvalCommandTests {
     @Test func theFirstCtrlCStopsCrossvalWithTheSignalsExitCode() async throws {
         let (status, error) = try await interrupt(
