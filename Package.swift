@@ -282,8 +282,8 @@ let package = Package(
         .testTarget(
             name: "FuzzTests",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureSensors", "GestureAnalysis", "GestureLearning",
-                "GestureTestSupport",
+                "GestureCore", "GestureMotion", "GestureSensors", "GestureStore", "GestureArchive", "GestureAnalysis",
+                "GestureLearning", "GestureInterop", "GestureStudio", "GestureTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

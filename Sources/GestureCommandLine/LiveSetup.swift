@@ -32,10 +32,8 @@ public struct DetectionSettingsOptions: ParsableArguments {
             guard (0...1).contains(threshold) else {
                 throw Failure.usage("--threshold \(threshold) is not a probability from 0 to 1")
             }
-            guard cooldown.isFinite, cooldown >= 0 else {
-                throw Failure.usage("--cooldown \(cooldown) is not a number of seconds, 0 or more")
-            }
-            guard averaging >= 1 else { throw Failure.usage("--averaging \(averaging) is not a positive number") }
+            try Failure.check("--cooldown", cooldown, in: 0...3600, being: "a number of seconds")
+            try Failure.check("--averaging", averaging, in: 1...1000)
             return DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
         }
     }

@@ -23,6 +23,24 @@ public struct Failure: Error {
         "--fast runs on simulated time, which only the simulated sensor and replays have")
     public static func failed(_ message: String) -> Failure { Failure(message: message, code: 1) }
 
+    /// A usage error unless `value` lies in `range`, which nan never does, naming the option.
+    public static func check(
+        _ option: String, _ value: Double, in range: ClosedRange<Double>, being what: String
+    ) throws(Failure) {
+        guard range.contains(value) else {
+            throw usage(
+                "\(option) \(value.shortText) is not \(what) from \(range.lowerBound.shortText) to "
+                    + range.upperBound.shortText)
+        }
+    }
+
+    /// A usage error unless the count `value` lies in `range`, naming the option.
+    public static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws(Failure) {
+        guard range.contains(value) else {
+            throw usage("\(option) \(value) is not a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+    }
+
     /// The exit code of bad input or usage, whichever check finds it.
     public static let usageCode: Int32 = 2
 }

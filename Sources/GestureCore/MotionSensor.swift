@@ -76,10 +76,14 @@ extension MotionSensor {
     public var warnings: [String] { [] }
     public var lostReadings: Int { 0 }
 
-    /// Rejects a rate that is not positive or exceeds what the device can do.
+    /// Rejects a rate that is not positive, slower than a reading every ten seconds, or beyond
+    /// what the device can do.
     public func validate(rate: Double) throws(SensorError) {
         guard rate.isFinite, rate > 0 else {
             throw SensorError(device: info.id, reason: "rate \(rate) Hz is not a positive number")
+        }
+        guard rate >= 0.1 else {
+            throw SensorError(device: info.id, reason: "rate \(rate) Hz is below 0.1 Hz, a reading every ten seconds")
         }
         guard rate <= info.maximumRate else {
             throw SensorError(

@@ -35,7 +35,7 @@ extension Int {
 extension Double {
     /// Six significant digits at most, without a trailing ".0", as "%g" prints a rate: 100, 0.5, 33.3333.
     public var shortText: String {
-        guard isFinite else { return description }
+        guard isFinite, magnitude < 1e15 else { return description }
         guard self != 0 else { return "0" }
         let scale = pow(10, 5 - floor(log10(magnitude)))
         let text = ((self * scale).rounded() / scale).description

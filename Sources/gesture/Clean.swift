@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureAnalysis
 import GestureCommandLine
+import GestureRecording
 import GestureSensors
 
 struct Clean: ParsableCommand {
@@ -20,6 +21,7 @@ struct Clean: ParsableCommand {
     @Flag(help: "One JSON object per bad session, per line.") var json = false
 
     func run() throws {
+        try Failure.check("--window", window, in: 0...SessionPlan.maximumSeconds, being: "a number of seconds")
         var rules = CleaningRules(ranges: DeviceDirectory.knownRanges)
         rules.window = window
         let dataset = try selection.dataset(in: folder)

@@ -33,7 +33,7 @@ struct Crossval: AsyncParsableCommand {
     func run() async throws {
         try model.check()
         _ = try model.chosenFeatures
-        guard runs >= 1 else { throw Failure.usage("--runs \(runs) is not a positive number") }
+        try Failure.check("--runs", runs, in: 1...100)
         let crossValidation = try analysing {
             let selected = try SessionSelection(gestures: try gestures.map(activityLabel))
                 .apply(to: try DatasetLoader(folder: folder.folder).load())

@@ -99,9 +99,7 @@ struct ImportModel: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The model file to write.") var output: String
 
     func run() async throws {
-        if let rate, !(rate.isFinite && rate > 0) {
-            throw Failure.usage("--rate \(rate) is not a positive number of Hz")
-        }
+        if let rate { try Failure.check("--rate", rate, in: 0.1...100_000, being: "a number of Hz") }
         let bytes: [UInt8]
         do {
             bytes = try readFile(coreML)

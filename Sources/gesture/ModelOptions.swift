@@ -49,10 +49,7 @@ struct ModelOptions: ParsableArguments {
             ("--lstm-units", lstmUnits), ("--dense-units", denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
         ] {
-            guard value >= 1 else { throw Failure.usage("\(name) \(value) is not a positive number") }
-            guard value <= Self.largestSize else {
-                throw Failure.usage("\(name) \(value) is more than a model file holds (\(Self.largestSize))")
-            }
+            try Failure.check(name, value, in: 1...Self.largestSize)
         }
         if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
             throw Failure.usage(
@@ -71,7 +68,8 @@ struct ModelOptions: ParsableArguments {
         }
     }
 
-    private static let largestSize = 1 << 16
+    /// The most a model file holds of any layer, and the most of any count here.
+    static let largestSize = 1 << 16
 
     /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
     private func checkMemory() throws {

@@ -24,11 +24,8 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Run on simulated time, without waiting (simulated sensor and replays only).")
     var fast = false
 
-    func validate() throws {
-        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
-    }
-
     func run() async throws {
+        guard seconds > 0 else { throw Failure.usage("--seconds \(seconds.shortText) is not a positive number") }
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
         let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder.folder)
         let device = try phone?.device(through: sensor) ?? sensor.open(holder: try userID("monitor"), clock: clock)

@@ -38,9 +38,8 @@ struct Personalize: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        for (name, value) in [("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs)]
-        where value < 1 {
-            throw Failure.usage("\(name) \(value) is not a positive number")
+        for (name, value) in [("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs)] {
+            try Failure.check(name, value, in: 1...ModelOptions.largestSize)
         }
         guard learningRate > 0, learningRate.isFinite else {
             throw Failure.usage("--learning-rate \(learningRate) is not a positive number")

@@ -38,6 +38,7 @@ struct Play: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
+        try checkGame()
         var options = options
         options.model = try await modelToPlayWith()
         let phone = try await PhoneConnection.open(for: sensor, fast: options.fast, server, folder: folder.folder)
@@ -55,6 +56,13 @@ struct Play: AsyncParsableCommand {
         await phone?.close(saying: "Score: \(score)")
         Terminal.say("final score \(score)\(ending.map { " (\($0))" } ?? "")")
         if let signal { throw interrupted(by: signal) }
+    }
+
+    private func checkGame() throws {
+        try Failure.check("--timeout", timeout, in: 0.5...3600, being: "a number of seconds")
+        try Failure.check("--mistakes", mistakes, in: 0...1, being: "a probability")
+        try Failure.check("--rounds", rounds, in: 1...1000)
+        if let personalize { try Failure.check("--personalize", personalize, in: 1...100) }
     }
 
     /// The model given, or with --personalize, the one personalised with the player's new takes.

@@ -34,6 +34,7 @@ struct Plot: ParsableCommand {
 
     func run() throws {
         guard panels > 0 else { throw Failure.usage("--panels \(panels): draw at least 1 session") }
+        try Failure.check("--width", width, in: 300...20_000, being: "a number of pixels")
         let dataset = try selection.dataset(in: folder)
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
         let slice = try self.slice(of: dataset)

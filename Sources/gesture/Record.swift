@@ -84,6 +84,9 @@ struct Record: AsyncParsableCommand {
                     user: user, label: label, seconds: seconds, script: try perform.map(activityLabel))
             } else {
                 guard let gesture else { throw Failure.usage("--gesture is required, unless --continuous") }
+                guard seconds == SessionPlan.maximumSeconds else {
+                    throw Failure.usage("--seconds is for --continuous; takes last --take seconds each")
+                }
                 let label = try activityLabel(RecordedNames.spelled(gesture, among: known.gestures, what: "gesture"))
                 plan = try SessionPlan(user: user, gesture: label, takes: takes, take: take, rest: rest)
             }

@@ -82,10 +82,13 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         (["export", "m.model", "--format", "c", "-o", "x", "--threshold", "1.5"], "--threshold 1.5 is not a"),
         (
             ["export", "m.model", "--format", "c", "-o", "x", "--cooldown=-1"],
-            "--cooldown -1.0 is not a number of seconds, 0 or more"
+            "--cooldown -1 is not a number of seconds from 0 to 3600"
         ),
         (["export", "m.model", "--format", "c", "-o", "x", "--cooldown", "nan"], "--cooldown nan is not a"),
-        (["export", "m.model", "--format", "c", "-o", "x", "--averaging", "0"], "--averaging 0 is not a positive"),
+        (
+            ["export", "m.model", "--format", "c", "-o", "x", "--averaging", "0"],
+            "--averaging 0 is not a number from 1 to 1000"
+        ),
         (
             [
                 "detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv", "--offset",
@@ -99,7 +102,10 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         ),
         (["export", "nothing.model", "--format", "coreml", "-o", "x.mlmodel"], "nothing.model"),
         (["import-model", "m.model", "-o", "x.model"], "m.model: not a Core ML model file"),
-        (["import-model", "m.mlmodel", "--rate=-1", "-o", "x.model"], "--rate -1.0 is not a positive number of Hz"),
+        (
+            ["import-model", "m.mlmodel", "--rate=-1", "-o", "x.model"],
+            "--rate -1 is not a number of Hz from 0.1 to 100000"
+        ),
     ])
     func badInputIsOneLineAndExitCodeTwo(arguments: [String], message: String) throws {
         try gesture(["export", "m.model", "--format", "coreml", "-o", "m.mlmodel"]).succeeded()

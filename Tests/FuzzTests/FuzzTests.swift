@@ -1,6 +1,9 @@
 import Foundation
+import GestureArchive
 import GestureCore
+import GestureInterop
 import GestureSensors
+import GestureStore
 import GestureTestSupport
 import Testing
 
@@ -8,6 +11,7 @@ import struct SystemPackage.FilePath
 
 @testable import GestureAnalysis
 @testable import GestureLearning
+@testable import GestureStudio
 
 /// Mutated inputs for every format GestureLab reads from a user, from the seeds in
 /// Tests/Fixtures/fuzz and devices/: each must be read, or refused with the parser's own error;
@@ -98,20 +102,26 @@ import struct SystemPackage.FilePath
         #expect(counts.read > 0 && counts.refused > 0)
     }
 
-    /// The seed is a small model made here (a trained one is a megabyte of weights, and slow to
-    /// mutate ten thousand times); its layers are few units wide, its header like any other's. Half
-    /// the mutations get a checksum that matches, so that they reach the header and the weights.
-    @Test func modelFile() throws {
+    /// A small model made here (a trained one is a megabyte of weights, and slow to mutate ten
+    /// thousand times); its layers are few units wide, its header like any other's.
+    private func smallModel() -> GestureModel {
         var architecture = Architecture(windowSize: 10, classes: 2)
         architecture.convolutionFilters = 4
         architecture.lstmUnits = 4
         architecture.denseUnits = 4
-        let count = Network(architecture).layout.parameterCount
-        let seed = GestureModel(
+        let layout = Network(architecture).layout
+        var parameters = (0..<layout.parameterCount).map { Float($0 % 7) / 7 - 0.5 }
+        let variance = layout.batchNorm.runningVariance
+        parameters.replaceSubrange(variance, with: repeatElement(1, count: variance.count))
+        return GestureModel(
             featureNames: ["rotX", "rotY"], windowing: Windowing(window: 5), samplingRate: 25,
             classNames: ["rest", "shake"], normalization: FeatureNormalization(mean: [0, 0], deviation: [1, 1]),
-            architecture: architecture, parameters: (0..<count).map { Float($0 % 7) / 7 - 0.5 })
-        let counts = try fuzz("model", seeds: [seed.serialized()]) { (bytes: [UInt8]) throws -> Bool in
+            architecture: architecture, parameters: parameters)
+    }
+
+    /// Half the mutations get a checksum that matches, so that they reach the header and the weights.
+    @Test func modelFile() throws {
+        let counts = try fuzz("model", seeds: [smallModel().serialized()]) { (bytes: [UInt8]) throws -> Bool in
             var bytes = bytes
             if bytes.count > 8, bytes.count.isMultiple(of: 2) {
                 let checksum = fnv1a(bytes.dropLast(8))
@@ -123,5 +133,65 @@ import struct SystemPackage.FilePath
             return true
         }
         #expect(counts.refused > 0)
+    }
+
+    /// Mutated Core ML exports: what imports must be a model GestureLab's own file format accepts.
+    @Test func coreMLImport() throws {
+        let seed = try CoreMLExport(model: smallModel()).serialized()
+        let counts = try fuzz("core ml", seeds: [seed]) { (bytes: [UInt8]) throws -> Bool in
+            guard let imported = try? CoreMLImport(serialized: bytes, rate: 25) else { return false }
+            #expect(try GestureModel(serialized: imported.model.serialized()) == imported.model)
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    /// What the phone's page sends over the WebSocket: what is read holds seven finite numbers a
+    /// reading, in time order.
+    @Test func phoneMessages() throws {
+        let seeds = [
+            #"{"source": "generic-sensor"}"#,
+            #"{"readings": [[0.5, 0.1, -0.2, 9.8, 0.01, 0.02, 0.03], [0.52, 0.1, -0.2, 9.7, 0.0, 0.0, 0.1]]}"#,
+        ].map { Array($0.utf8) }
+        let counts = fuzz("phone message", seeds: seeds) { bytes in
+            guard let message = try? PhoneMessage(parsing: String(decoding: bytes, as: UTF8.self)) else { return false }
+            let readings = message.readings ?? []
+            #expect(readings.allSatisfy { $0.count == 7 && $0.allSatisfy(\.isFinite) })
+            #expect(zip(readings, readings.dropFirst()).allSatisfy { $0[0] <= $1[0] })
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
+    }
+
+    /// What the studio's page posts to change a session, applied to a real one when it decodes:
+    /// applied or refused, the folder keeps every row and stays consistent with its catalog.
+    @Test func studioChanges() throws {
+        let folder = try TemporaryFolder()
+        try runGesture(
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--rate", "10",
+                "--fast", "--quiet", "--keep",
+            ],
+            in: folder.path
+        ).succeeded()
+        let id = try Catalog(path: folder.recordings.catalogPath.string).sessions()[0].id.rawValue
+        let lines = try recordingLines(in: folder.recordings).values.reduce(0, +)
+        let recordings = StudioRecordings(folder: folder.recordings, rules: CleaningRules())
+        let seeds = [
+            #"{"relabel": {"from": 1.5, "to": 2.25, "label": "wave"}}"#, #"{"trim": {"from": 0.5, "to": 9}}"#,
+            #"{"undo": {}}"#, #"{"discard": {}}"#, #"{"restore": {}}"#,
+        ].map { Array($0.utf8) }
+        var applied = 0
+        let counts = fuzz("studio change", seeds: seeds) { bytes in
+            guard let change = try? JSONDecoder().decode(StudioRecordings.Change.self, from: Data(bytes)) else {
+                return false
+            }
+            if (try? recordings.apply(change, to: id)) != nil { applied += 1 }
+            return true
+        }
+        print("fuzz studio change: \(applied) applied")
+        #expect(counts.read > 0 && counts.refused > 0 && applied > 0)
+        #expect(try recordingLines(in: folder.recordings).values.reduce(0, +) == lines)
+        #expect(try Archive(folder: folder.recordings).check().isConsistent)
     }
 }

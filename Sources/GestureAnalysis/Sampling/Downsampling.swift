@@ -28,8 +28,8 @@ extension RecordedSession {
 extension Dataset {
     /// Every session downsampled; a rate above a session's own leaves it as it is.
     public func downsampled(to rate: Double) throws(AnalysisError) -> Dataset {
-        guard rate.isFinite, rate > 0 else {
-            throw AnalysisError("\(rate) is not a positive number of Hz", setting: .rate)
+        guard rate.isFinite, rate >= 0.1 else {
+            throw AnalysisError("\(rate) is not a rate of at least 0.1 Hz", setting: .rate)
         }
         if let faster = sessions.first(where: { $0.nominalRate < rate * 0.99 }) {
             throw AnalysisError(
