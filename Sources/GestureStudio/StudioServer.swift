@@ -82,9 +82,11 @@ public struct StudioServer: Sendable {
         }
     }
 
+    /// A page that vanished without closing is let go of when a ping goes unanswered for a
+    /// period; at 5 s, a page on a loaded machine that answered late was closed as gone away.
     static let sockets = HTTP1WebSocketUpgradeChannel.Configuration(
         ws: WebSocketServerConfiguration(
-            maxFrameSize: PhoneMessage.largestMessage, autoPing: .enabled(timePeriod: .seconds(5))))
+            maxFrameSize: PhoneMessage.largestMessage, autoPing: .enabled(timePeriod: .seconds(15))))
 
     private func router() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
