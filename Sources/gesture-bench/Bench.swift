@@ -14,7 +14,7 @@ struct Bench: AsyncParsableCommand {
         subcommands: [
             SamplingBench.self, LoadBench.self, CleanBench.self, TrainSpeedBench.self, PredictSpeedBench.self,
             AccuracyBench.self, PersonalizeBench.self, LiveBench.self, CLibraryBench.self, AlignBench.self,
-            StudioBench.self, OpenSetBench.self,
+            StudioBench.self, OpenSetBench.self, LargeFileBench.self,
         ])
 }
 
