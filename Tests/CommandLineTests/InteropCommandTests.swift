@@ -51,7 +51,8 @@ private let bookModel = Repository.root.deletingLastPathComponent()
                 .succeeded()
             #expect(
                 result.output.hasPrefix(
-                    "wrote c-\(weights)/gesture_model.h and gesture_model.c: \(weights) weights, flash "))
+                    "wrote c-\(weights)/gesture_model.h, gesture_model.c, gesture_detect.c and Makefile: "
+                        + "\(weights) weights, flash "))
             #expect(result.output.contains("RAM at most "))
             let source = try String(
                 contentsOfFile: trained.path.appending("c-\(weights)/gesture_model.c").string, encoding: .utf8)

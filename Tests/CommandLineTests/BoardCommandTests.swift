@@ -1,0 +1,136 @@
+import Foundation
+import GestureCore
+import GestureTestSupport
+import Testing
+
+/// The exported `gesture_detect.c`, built with its Makefile for this machine and for aarch64 Linux (run
+/// in qemu-aarch64), fed a recording's raw readings as CSV: it prints what `gesture detect` prints on
+/// a replay of the same recording.
+@Suite struct BoardCommandTests {
+    private static let aarch64 = ["/usr/bin/aarch64-linux-gnu-gcc", "/usr/bin/qemu-aarch64"]
+    private static let aarch64Missing: Comment =
+        "needs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and qemu-user (scripts/setup --tests installs them)"
+
+    @Test func theExportedDetectorPrintsWhatGestureDetectPrints() throws {
+        let folder = try trained
+        try export(to: "board")
+        let built = try make(in: "board")
+        for (file, rate) in [("unseen/zed-recordings.csv", 25), ("unseen/fast-recordings.csv", 100)] {
+            let expected = try detections(onReplayOf: file)
+            let readings = try readingsCSV(of: file)
+            let found = try runGesture(["\(rate)"], in: folder.path, executable: built, input: readings).succeeded()
+            #expect(!expected.isEmpty && found.output == expected, "\(file)")
+        }
+    }
+
+    @Test(.enabled(if: aarch64.allSatisfy(FileManager.default.isExecutableFile), aarch64Missing))
+    func onAarch64LinuxTheExportedDetectorPrintsWhatGestureDetectPrints() throws {
+        let folder = try trained
+        try export(to: "board-aarch64")
+        let built = try make(in: "board-aarch64", compiler: Self.aarch64[0])
+        let file = "unseen/zed-recordings.csv"
+        let found = try runGesture(
+            ["-L", "/usr/aarch64-linux-gnu", built, "25"], in: folder.path, executable: Self.aarch64[1],
+            input: try readingsCSV(of: file)
+        ).succeeded()
+        let expected = try detections(onReplayOf: file)
+        #expect(!expected.isEmpty && found.output == expected)
+    }
+
+    /// A sensor whose x is GestureLab's -y and whose y is GestureLab's x, as its profile says: the
+    /// library turns its readings back.
+    @Test func theProfileChosenAtExportMapsTheSensorsAxes() throws {
+        let folder = try trained
+        let profiles = folder.path.appending("turned-profiles")
+        try FileManager.default.createDirectory(atPath: profiles.string, withIntermediateDirectories: true)
+        try "name = turned\nmatch = turned*\naxes = y -x z\nrate = 100\n".write(
+            toFile: profiles.appending("10-turned.profile").string, atomically: true, encoding: .utf8)
+        try export(to: "turned", ["--profiles", "turned-profiles", "--profile", "turned"])
+        let header = try String(contentsOfFile: folder.path.appending("turned/gesture_model.h").string, encoding: .utf8)
+        #expect(header.contains("#define GESTURE_BOARD_RATE 100.0"))
+        let built = try make(in: "turned")
+        let file = "unseen/fast-recordings.csv"
+        let turned = try readingsCSV(of: file) { v in Vector3(-v.y, v.x, v.z) }
+        let found = try runGesture([], in: folder.path, executable: built, input: turned).succeeded()
+        let expected = try detections(onReplayOf: file)
+        #expect(!expected.isEmpty && found.output == expected)
+        try export(to: "unturned")
+        let unturned = try runGesture(["100"], in: folder.path, executable: try make(in: "unturned"), input: turned)
+        #expect(try unturned.succeeded().output != expected, "without the profile, the turned readings differ")
+    }
+
+    @Test func badReadingsAreOneLineNamingTheLineAndExitCodeTwo() throws {
+        let folder = try trained
+        try export(to: "board-bad")
+        let built = try make(in: "board-bad")
+        let cases = [
+            (["25"], "time,ax,ay,az,gx,gy,gz\n0,0,0,1,0,0,0\n0.04,0,0,1,0,0\n", "line 3: expected time,ax,ay,az"),
+            (["25"], "0,0,0,1,0,0,0\n0,0,0,1,0,0,0\n", "line 2: time 0 is not after the one before it"),
+            (["30"], "", "RATE 30 Hz is not a whole multiple of the model's 25 Hz"),
+            (["fast"], "", "usage: gesture_detect [RATE]"),
+        ]
+        for (arguments, input, message) in cases {
+            let result = try runGesture(arguments, in: folder.path, executable: built, input: input)
+            #expect(result.status == 2 && result.error.contains(message), "\(result.error)")
+            #expect(result.error.split(separator: "\n").count == 1)
+        }
+        let unknown = try runGesture(
+            [
+                "export", "m.model", "--format", "c", "-o", "x", "--profiles", Repository.path("devices"), "--profile",
+                "nothing",
+            ],
+            in: folder.path)
+        #expect(unknown.status == 2 && unknown.error.contains("--profile nothing: no such device profile; known: "))
+        #expect(unknown.error.contains("mpu6050"))
+        let none = try runGesture(
+            ["export", "m.model", "--format", "c", "-o", "x", "--profile", "mpu6050"], in: folder.path)
+        #expect(none.status == 2 && none.error.contains("--profile mpu6050: no device profiles found"))
+    }
+
+    private func export(to output: String, _ options: [String] = []) throws {
+        let result = try runGesture(
+            ["export", "m.model", "--format", "c", "-o", output, "--threshold", "0.6"] + options, in: trained.path
+        ).succeeded()
+        #expect(
+            result.output.hasPrefix("wrote \(output)/gesture_model.h, gesture_model.c, gesture_detect.c and Makefile"))
+    }
+
+    /// Builds gesture_detect with the exported Makefile, every warning an error; its path.
+    private func make(in output: String, compiler: String = "cc") throws -> String {
+        let folder = try trained.path.appending(output)
+        try runGesture(
+            ["-C", folder.string, "CC=\(compiler)", "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror -pedantic"],
+            in: folder, executable: "/usr/bin/make"
+        ).succeeded()
+        return folder.appending("gesture_detect").string
+    }
+
+    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold.
+    private func detections(onReplayOf file: String) throws -> String {
+        try runGesture(
+            ["detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--device", "replay:\(file)"],
+            in: trained.path
+        ).succeeded().output
+    }
+
+    /// The raw readings of a recording as gesture_detect reads them, each vector through `sensor`: at
+    /// the times a replay plays them, from 1000 s on the simulated clock, sessions laid end to end a
+    /// sample period apart.
+    private func readingsCSV(of file: String, sensor: (Vector3) -> Vector3 = { $0 }) throws -> String {
+        let rows = try readRows(trained.path.appending(file))
+        let period = 1 / ((1e6 / (rows.medianInterval ?? 0.01)).rounded() / 1e6)
+        var offsets: [Double] = []
+        var sessionStart = 0.0
+        for (index, row) in rows.enumerated() {
+            if index > 0, row.session != rows[index - 1].session {
+                sessionStart = offsets[index - 1] + period - row.timestamp
+            }
+            offsets.append(sessionStart + row.timestamp - rows[0].timestamp)
+        }
+        let lines = zip(rows, offsets).map { row, offset in
+            let a = sensor(row.rawAcceleration), g = sensor(row.rawRotationRate)
+            return ([1000 + offset] + [a.x, a.y, a.z, g.x, g.y, g.z]).map { "\($0)" }.joined(separator: ",")
+        }
+        return "time,ax,ay,az,gx,gy,gz\n" + lines.joined(separator: "\n") + "\n"
+    }
+}
