@@ -109,10 +109,10 @@ extension CLibrary {
             "   Warm-up: the network is an LSTM that carries state from one window to the next (GestureLab",
             "   trained it on runs of \(chunk) windows of \(window) samples from zero state, at the start of a",
             "   recording). gesture_board_init (or gesture_detector_init) starts every state at zero, as",
-            "   `gesture detect` does, and the attitude level from the first reading: start",
-            "   it with the device at rest and feed every sample from then on. The first prediction comes",
-            "   after \(window) samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window",
-            "   slots seen a window. A state started in the middle of a gesture can misjudge it.",
+            "   `gesture detect` does, and the attitude level from the first reading: start it with the",
+            "   device at rest and feed every sample from then on. The first prediction comes after \(window)",
+            "   samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window slots seen a",
+            "   window. A state started in the middle of a gesture can misjudge it.",
         ]
     }
 

@@ -149,7 +149,7 @@ extension CLibrary.Board {
     init(_ profile: DeviceProfile, model: GestureModel) {
         let file = String(profile.file.split(separator: "/").last ?? "")
         self.init(
-            name: file, mountMatrix: profile.mountMatrix, axes: profile.axes,
+            name: "\(file), \(profile.name)", mountMatrix: profile.mountMatrix, axes: profile.axes,
             accelerationScale: profile.accelerationScale, rotationScale: profile.rotationScale,
             rate: profile.rate ?? model.samplingRate)
     }

@@ -37,20 +37,25 @@ import Testing
         #expect(!expected.isEmpty && found.output == expected)
     }
 
-    /// A sensor whose x is GestureLab's -y and whose y is GestureLab's x, as its profile says: the
-    /// library turns its readings back.
+    /// A sensor mounted with x and y swapped, whose axes then map as `y -x z`, reading half of g and
+    /// twice the rad/s, as its profile says: the library turns and scales its readings back.
     @Test func theProfileChosenAtExportMapsTheSensorsAxes() throws {
         let folder = try trained
         let profiles = folder.path.appending("turned-profiles")
         try FileManager.default.createDirectory(atPath: profiles.string, withIntermediateDirectories: true)
-        try "name = turned\nmatch = turned*\naxes = y -x z\nrate = 100\n".write(
+        let profile = [
+            "name = turned", "match = turned*", "mount-matrix = 0 1 0; 1 0 0; 0 0 1", "axes = y -x z",
+            "acceleration-scale = 2", "rotation-scale = 0.5", "rate = 100",
+        ]
+        try profile.joined(separator: "\n").write(
             toFile: profiles.appending("10-turned.profile").string, atomically: true, encoding: .utf8)
         try export(to: "turned", ["--profiles", "turned-profiles", "--profile", "turned"])
         let header = try String(contentsOfFile: folder.path.appending("turned/gesture_model.h").string, encoding: .utf8)
         #expect(header.contains("#define GESTURE_BOARD_RATE 100.0"))
         let built = try make(in: "turned")
         let file = "unseen/fast-recordings.csv"
-        let turned = try readingsCSV(of: file) { v in Vector3(-v.y, v.x, v.z) }
+        let turned = try readingsCSV(
+            of: file, acceleration: { Vector3($0.x, -$0.y, $0.z) / 2 }, rotation: { Vector3($0.x, -$0.y, $0.z) * 2 })
         let found = try runGesture([], in: folder.path, executable: built, input: turned).succeeded()
         let expected = try detections(onReplayOf: file)
         #expect(!expected.isEmpty && found.output == expected)
@@ -113,10 +118,12 @@ import Testing
         ).succeeded().output
     }
 
-    /// The raw readings of a recording as gesture_detect reads them, each vector through `sensor`: at
+    /// The raw readings of a recording as gesture_detect reads them, through a sensor's eyes: at
     /// the times a replay plays them, from 1000 s on the simulated clock, sessions laid end to end a
     /// sample period apart.
-    private func readingsCSV(of file: String, sensor: (Vector3) -> Vector3 = { $0 }) throws -> String {
+    private func readingsCSV(
+        of file: String, acceleration: (Vector3) -> Vector3 = { $0 }, rotation: (Vector3) -> Vector3 = { $0 }
+    ) throws -> String {
         let rows = try readRows(trained.path.appending(file))
         let period = 1 / ((1e6 / (rows.medianInterval ?? 0.01)).rounded() / 1e6)
         var offsets: [Double] = []
@@ -128,7 +135,7 @@ import Testing
             offsets.append(sessionStart + row.timestamp - rows[0].timestamp)
         }
         let lines = zip(rows, offsets).map { row, offset in
-            let a = sensor(row.rawAcceleration), g = sensor(row.rawRotationRate)
+            let a = acceleration(row.rawAcceleration), g = rotation(row.rawRotationRate)
             return ([1000 + offset] + [a.x, a.y, a.z, g.x, g.y, g.z]).map { "\($0)" }.joined(separator: ",")
         }
         return "time,ax,ay,az,gx,gy,gz\n" + lines.joined(separator: "\n") + "\n"
