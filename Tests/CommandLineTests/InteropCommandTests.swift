@@ -98,6 +98,10 @@ private let bookModel = Repository.root.deletingLastPathComponent()
             ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],
             "--book-labels is for --format coreml only"
         ),
+        (
+            ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--profile", "mpu6050"],
+            "--profile is for --format c only"
+        ),
         (["export", "nothing.model", "--format", "coreml", "-o", "x.mlmodel"], "nothing.model"),
         (["import-model", "m.model", "-o", "x.model"], "m.model: not a Core ML model file"),
         (["import-model", "m.mlmodel", "--rate=-1", "-o", "x.model"], "--rate -1.0 is not a positive number of Hz"),
