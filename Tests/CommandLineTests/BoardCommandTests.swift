@@ -92,6 +92,22 @@ import Testing
         #expect(none.status == 2 && none.error.contains("--profile mpu6050: no device profiles found"))
     }
 
+    /// `--size board` trains the preset, whose int8 C library fits a Cortex-M4 with 256 KB of flash
+    /// and 64 KB of RAM.
+    @Test func theBoardSizeFitsACortexM4InInt8() throws {
+        let folder = try trained
+        try runGesture(["train", "--size", "board", "--epochs", "2", "--output", "board.model"], in: folder.path)
+            .succeeded()
+        let result = try runGesture(
+            ["export", "board.model", "--format", "c", "--weights", "int8", "-o", "board-int8"], in: folder.path
+        ).succeeded()
+        let numbers = result.output.split(separator: ",").flatMap { $0.split(separator: " ") }.compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] <= 256 * 1024 && numbers[1] <= 64 * 1024, "\(result.output)")
+        let header = try String(
+            contentsOfFile: folder.path.appending("board-int8/gesture_model.h").string, encoding: .utf8)
+        #expect(header.contains("#define GESTURE_UNITS 32\n"))
+    }
+
     private func export(to output: String, _ options: [String] = []) throws {
         let result = try runGesture(
             ["export", "m.model", "--format", "c", "-o", output, "--threshold", "0.6"] + options, in: trained.path

@@ -46,8 +46,7 @@ import Testing
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .cortexM4)
         try checkBoard(readings: try watchReadings(rate: 50), rate: 50, on: .cortexM4, detections: 3)
         let book = LayerSizes(convolutionFilters: 64, lstmUnits: 200, denseUnits: 128)
-        let board = LayerSizes(convolutionFilters: 16, lstmUnits: 32, denseUnits: 32)
-        for (name, layers) in [("book-sized", book), ("board-sized", board)] {
+        for (name, layers) in [("book-sized", book), ("board-sized", LayerSizes.board)] {
             for weights in CLibrary.Weights.allCases {
                 let library = try CLibrary(
                     model: modelNaming(interopModel.classNames, layers: layers), weights: weights)
@@ -58,6 +57,8 @@ import Testing
                 #expect(sections.text >= library.flashBytes && sections.ram == 0, "no RAM but the caller's")
                 #expect(sections.stack <= library.stackBytes)
                 guard name == "board-sized" else { continue }
+                #expect(sections.text <= 256 * 1024, "the board preset's flash")
+                #expect(library.ramBytes <= 64 * 1024, "the board preset's RAM")
                 let instructions = try cortexM4Instructions(of: library, running: predictions, macro: "PREDICTIONS")
                 print("Cortex-M4F, \(name) \(weights): \(instructions) instructions per prediction")
                 #expect(instructions > 0 && instructions <= 64_000_000 / 25, "25 a second at 64 MHz")
