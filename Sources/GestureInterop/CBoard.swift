@@ -181,8 +181,12 @@ enum CBoardTemplates {
             return multiply(multiply(about(z, 0), about(y, pitch)), about(x, roll));
         }
 
+        /* AttitudeFilter's defaults: how fast (1/s) gravity follows the accelerometer, and how far (g) the
+           acceleration's magnitude may stray from 1 g before it is ignored. */
+        static const double attitude_gain = 1.0, attitude_tolerance = 0.15;
+
         /* GestureLab's attitude filter: the gyroscope integrated, gravity pulled toward the accelerometer
-           (gain 1/s) while its magnitude is within 0.15 g of 1 g. */
+           while the device is not accelerating. */
         static void fuse(gesture_board *board, double time, const double *a, const double *rate) {
             quaternion q = {board->orientation[0], board->orientation[1], board->orientation[2], board->orientation[3]};
             double magnitude = sqrt(dot(a, a));
@@ -191,14 +195,14 @@ enum CBoardTemplates {
                 q = magnitude > 0 ? level(a) : identity;
             } else {
                 double dt = time - board->last_time > 0 ? time - board->last_time : 0;
-                double trust = 1 - fabs(magnitude - 1) / 0.15, gravity[3], unit[3], correction[3];
+                double trust = 1 - fabs(magnitude - 1) / attitude_tolerance, gravity[3], unit[3], correction[3];
                 quaternion turned = multiply(q, turn(rate, dt));
                 int i;
                 if (trust > 0) {
                     up(turned, gravity);
                     for (i = 0; i < 3; i++) unit[i] = a[i] / magnitude;
                     cross(unit, gravity, correction);
-                    for (i = 0; i < 3; i++) correction[i] *= 1.0 * trust;
+                    for (i = 0; i < 3; i++) correction[i] *= attitude_gain * trust;
                     turned = multiply(turned, turn(correction, dt));
                 }
                 q = normalized(turned);
