@@ -4,7 +4,7 @@ extension CLibrary {
     /// The sensor the library reads: how its axes become GestureLab's, as a device profile says
     /// (devices/NAME.profile), and the rate it runs at unless the caller says otherwise.
     public struct Board: Sendable {
-        /// The profile's name, for the header; "identity" when there is none.
+        /// The profile's file and name, for the header; "none" when there is none: GestureLab's axes.
         public var name: String
         /// Applied first, rows first: the profile's mount matrix, the identity without one.
         public var mountMatrix: [[Double]]

@@ -30,7 +30,7 @@ public struct CLibrary {
         self.model = model
         self.weights = weights
         self.settings = settings
-        self.board = board ?? Board(name: "identity", rate: model.samplingRate)
+        self.board = board ?? Board(name: "none", rate: model.samplingRate)
         guard (try? RateMatch(sensorRate: self.board.rate, modelRate: model.samplingRate)) != nil else {
             throw InteropError(
                 "\(self.board.name) runs at \(self.board.rate.shortText) Hz, not a whole multiple of the model's "

@@ -87,11 +87,22 @@ extension CLibrary {
             "   gesture_board_add takes raw readings as the sensor gives them: acceleration in g, gravity",
             "   included, and rotation rate in rad/s, on the sensor's axes, with their time in seconds, steadily",
             "   at GESTURE_BOARD_RATE \(board.rate.shortText) Hz or another whole multiple of GESTURE_RATE (it takes every n-th",
-            "   reading, as `gesture detect` does; it fills no gaps). It maps the axes as the profile",
-            "   \(board.name.cLiteral) says (mount matrix, then axes, then scales), runs GestureLab's attitude filter",
-            "   on every reading (Sources/GestureMotion/AttitudeFilter.swift) and computes the features, in",
-            "   double, as `gesture record` and `gesture detect` do. For data already fused,",
-            "   gesture_detector_add_features takes the features themselves.",
+            "   reading, as `gesture detect` does; it fills no gaps).",
+        ] + axesSentence + [
+            "   It runs GestureLab's attitude filter on every reading (Sources/GestureMotion/AttitudeFilter.swift)",
+            "   and computes the features, in double, as `gesture record` and `gesture detect` do. For data",
+            "   already fused, gesture_detector_add_features takes the features themselves.",
+        ]
+    }
+
+    private var axesSentence: [String] {
+        guard board.name != "none" else {
+            return [
+                "   Its axes must be GestureLab's (exported without --profile; `gesture export --profile NAME` maps others)."
+            ]
+        }
+        return [
+            "   It maps the axes as the profile \(board.name.cLiteral) says (mount matrix, then axes, then scales)."
         ]
     }
 
