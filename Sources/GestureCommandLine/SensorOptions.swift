@@ -112,6 +112,26 @@ public struct ProfileOptions: ParsableArguments {
         }
     }
 
+    /// The profile whose file is `name`: `mpu6050` finds `10-mpu6050.profile`, as do `10-mpu6050` and
+    /// `10-mpu6050.profile`.
+    public func profile(named name: String) throws -> DeviceProfile {
+        let profiles = try load()
+        func names(_ profile: DeviceProfile) -> [String] {
+            let file = String(profile.file.split(separator: "/").last ?? "")
+            let stem = String(file.dropLast(".profile".count))
+            let unnumbered = stem.drop { $0.isNumber }
+            return [file, stem] + (unnumbered.first == "-" ? [String(unnumbered.dropFirst())] : [])
+        }
+        guard !profiles.isEmpty else {
+            throw Failure.usage("--profile \(name): no device profiles found; --profiles DIR names a folder of them")
+        }
+        guard let profile = profiles.first(where: { names($0).contains(name) }) else {
+            let known = profiles.compactMap { names($0).last }.joined(separator: ", ")
+            throw Failure.usage("--profile \(name): no such device profile; known: \(known)")
+        }
+        return profile
+    }
+
     private func isFolder(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR

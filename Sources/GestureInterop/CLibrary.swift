@@ -18,15 +18,24 @@ public struct CLibrary {
     public let model: GestureModel
     public let weights: Weights
     public let settings: DetectionSettings
+    public let board: Board
 
+    /// `board`: the sensor the raw readings come from; without one, readings on GestureLab's own axes
+    /// at the model's rate.
     public init(
-        model: GestureModel, weights: Weights, settings: DetectionSettings = DetectionSettings()
+        model: GestureModel, weights: Weights, settings: DetectionSettings = DetectionSettings(), board: Board? = nil
     ) throws(InteropError) {
         try InteropError.checkExportable(model)
         try Self.check(settings, window: model.windowing.window)
         self.model = model
         self.weights = weights
         self.settings = settings
+        self.board = board ?? Board(name: "none", rate: model.samplingRate)
+        guard (try? RateMatch(sensorRate: self.board.rate, modelRate: model.samplingRate)) != nil else {
+            throw InteropError(
+                "\(self.board.name) runs at \(self.board.rate.shortText) Hz, not a whole multiple of the model's "
+                    + "\(model.samplingRate.shortText) Hz")
+        }
     }
 
     /// Settings that C can hold and a detector can run: anything else would divide by zero or write
@@ -50,6 +59,8 @@ public struct CLibrary {
     /// do: it reads "windows N" then N windows (one stream), or "samples N" then N lines of a time and
     /// a sample (the detector), and prints each window's probabilities or each prediction's time,
     /// class, whether it is a detection and its probability; then "sizes" and sizeof the detector.
+    /// "readings N RATE" then N lines of a time, acceleration and rotation rate: the board, printing
+    /// "f" and the features of each reading the model takes, "p" and each prediction as above.
     public static let checkProgram = """
         #include "gesture_model.h"
         #include <stdio.h>
@@ -69,6 +80,26 @@ public struct CLibrary {
                     gesture_predict(window, &state, probabilities);
                     for (i = 0; i < GESTURE_CLASSES; i++) printf("%.9g%c", probabilities[i], i + 1 < GESTURE_CLASSES ? ' ' : '\\n');
                 }
+            } else if (strcmp(kind, "readings") == 0) {
+                static gesture_board board;
+                double rate;
+                if (scanf("%lf", &rate) != 1 || !gesture_board_init(&board, rate)) return 2;
+                for (k = 0; k < n; k++) {
+                    double time, acceleration[3], rotation_rate[3];
+                    float features[GESTURE_FEATURES];
+                    gesture_prediction prediction;
+                    if (scanf("%lf %lf %lf %lf %lf %lf %lf", &time, &acceleration[0], &acceleration[1], &acceleration[2],
+                              &rotation_rate[0], &rotation_rate[1], &rotation_rate[2]) != 7) return 2;
+                    if (!gesture_board_features(&board, time, acceleration, rotation_rate, features)) continue;
+                    printf("f");
+                    for (i = 0; i < GESTURE_FEATURES; i++) printf(" %.9g", features[i]);
+                    printf("\\n");
+                    if (gesture_detector_add_features(&board.detector, features, time, &prediction))
+                        printf("p %.17g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
+                               prediction.detected, prediction.probability);
+                }
+                printf("sizes %lu\\n", (unsigned long)sizeof board);
+                return 0;
             } else {
                 gesture_detector detector;
                 gesture_detector_init(&detector);
@@ -78,7 +109,7 @@ public struct CLibrary {
                     gesture_prediction prediction;
                     if (scanf("%lf", &time) != 1) return 2;
                     for (i = 0; i < GESTURE_FEATURES; i++) if (scanf("%f", &sample[i]) != 1) return 2;
-                    if (gesture_detector_add(&detector, sample, time, &prediction))
+                    if (gesture_detector_add_features(&detector, sample, time, &prediction))
                         printf("%.9g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
                                prediction.detected, prediction.probability);
                 }
@@ -102,21 +133,26 @@ public struct CLibrary {
         return matrixBytes + 4 * vectors.map(\.values.count).reduce(0, +)
     }
 
-    /// Bytes of RAM, at most: one detector (its sample ring, a state per window slot, recent
-    /// predictions, 64 bytes of settings and counters) and the scratch of one prediction on the stack.
-    public var ramBytes: Int { detectorBytes + stackBytes }
+    /// Bytes of RAM, at most: one board (its detector: its sample ring, a state per window slot, recent
+    /// predictions, 64 bytes of settings and counters; the attitude) and the scratch of one prediction
+    /// on the stack.
+    public var ramBytes: Int { boardBytes + stackBytes }
 
     /// Bytes of one `gesture_detector`, at most.
     var detectorBytes: Int {
         4 * (2 * windowValues + slots * 2 * units + settings.averaging * model.classNames.count) + 64
     }
 
-    /// Bytes of the stack `gesture_detector_add` takes for one prediction: its arrays and those of
-    /// the functions it calls, and 256 for their frames and libm's (a Cortex-M4F build needs ~110).
+    /// Bytes of one `gesture_board`, at most: its detector, the attitude and the reading count.
+    var boardBytes: Int { detectorBytes + 64 }
+
+    /// Bytes of the stack `gesture_board_add` takes for one prediction: its features, the arrays of
+    /// `gesture_detector_add_features` and the functions it calls, and 256 for their frames and
+    /// libm's (a Cortex-M4F build needs ~110).
     var stackBytes: Int {
         let arrays =
             2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
-            + 2 * model.classNames.count
+            + 2 * model.classNames.count + model.featureNames.count
         return 4 * arrays + 256
     }
 
@@ -181,11 +217,11 @@ public struct CLibrary {
             rest \(settings.rest.cLiteral): `gesture detect`'s settings at export. */
             void gesture_detector_init(gesture_detector *detector);
 
-            /* Adds one sample of GESTURE_FEATURES raw features taken at `time` seconds. Returns 1 and fills
-               `prediction` when the sample completes a window, else 0. */
-            int gesture_detector_add(gesture_detector *detector, const float *sample, double time,
-                                     gesture_prediction *prediction);
-
+            /* For data already fused: adds one sample of GESTURE_FEATURES features (the order above) taken at
+               `time` seconds. Returns 1 and fills `prediction` when the sample completes a window, else 0. */
+            int gesture_detector_add_features(gesture_detector *detector, const float *sample, double time,
+                                              gesture_prediction *prediction);
+            \(boardDeclarations)
             #endif
 
             """
@@ -200,6 +236,7 @@ public struct CLibrary {
         for vector in vectors { lines.append(vector.declaration) }
         for matrix in matrices { lines += matrix.declarations(weights) }
         lines.append(functions)
+        lines.append(boardSource)
         return lines.joined(separator: "\n")
     }
 
@@ -400,8 +437,8 @@ private enum CTemplates {
     static let detector = """
 
 
-        int gesture_detector_add(gesture_detector *detector, const float *sample, double time,
-                                 gesture_prediction *prediction) {
+        int gesture_detector_add_features(gesture_detector *detector, const float *sample, double time,
+                                          gesture_prediction *prediction) {
             const int values = GESTURE_FEATURES;
             float window[GESTURE_WINDOW * GESTURE_FEATURES], probabilities[GESTURE_CLASSES];
             int slot, i, k, best = 0;

@@ -3,8 +3,32 @@ import GestureCore
 /// The opening comment of `gesture_model.h`: what a maker needs to feed the library and to fit it
 /// on a board, without GestureLab's documentation.
 extension CLibrary {
-    /// A whole program that uses the library: `read_features` is the caller's. The tests compile it.
+    /// A whole program that uses the library on raw readings: `read_sensor` is the caller's. The
+    /// tests compile it.
     public static let usageExample = """
+        #include "gesture_model.h"
+        #include <stdio.h>
+
+        // Yours: the next reading on the sensor's axes, acceleration in g (gravity included) and rotation
+        // rate in rad/s, and its time in seconds; 0 at the end.
+        int read_sensor(double *time, double acceleration[3], double rotation_rate[3]);
+
+        static gesture_board board; // static: it is large for a stack
+
+        int main(void) {
+            double time, acceleration[3], rotation_rate[3];
+            gesture_prediction prediction;
+            if (!gesture_board_init(&board, GESTURE_BOARD_RATE)) return 1; // start with the device at rest
+            while (read_sensor(&time, acceleration, rotation_rate))
+                if (gesture_board_add(&board, time, acceleration, rotation_rate, &prediction) && prediction.detected)
+                    printf("%.2f %s %.3f\\n", prediction.time, gesture_class_names[prediction.gesture],
+                           prediction.probability);
+            return 0;
+        }
+        """
+
+    /// The same for a model of features GestureLab does not compute: `read_features` is the caller's.
+    public static let featuresExample = """
         #include "gesture_model.h"
         #include <stdio.h>
 
@@ -19,18 +43,21 @@ extension CLibrary {
             gesture_prediction prediction;
             gesture_detector_init(&detector); // zero state: start with the device at rest
             while (read_features(features, &time))
-                if (gesture_detector_add(&detector, features, time, &prediction) && prediction.detected)
+                if (gesture_detector_add_features(&detector, features, time, &prediction) && prediction.detected)
                     printf("%.2f %s %.3f\\n", prediction.time, gesture_class_names[prediction.gesture],
                            prediction.probability);
             return 0;
         }
         """
 
+    /// The example the header shows: raw readings when the library computes the model's features.
+    public var example: String { featureCodes == nil ? Self.featuresExample : Self.usageExample }
+
     var openingComment: String {
         let features = model.featureNames.enumerated().map { index, name in
             "     \(index)  \(name.cLiteral)  \(FeatureMeaning(name: name).text)"
         }
-        let example = Self.usageExample.split(separator: "\n", omittingEmptySubsequences: false).map {
+        let example = example.split(separator: "\n", omittingEmptySubsequences: false).map {
             $0.isEmpty ? "" : "     \($0)"
         }
         return
@@ -48,13 +75,41 @@ extension CLibrary {
     private var inputSection: [String] {
         let rate = model.samplingRate.shortText
         return [
-            "   Input: a sample every 1/\(rate) s (GESTURE_RATE \(rate) Hz; resample a sensor at another rate),",
-            "   GESTURE_FEATURES floats in this order. These are features, not raw readings: accel* is",
-            "   user acceleration, the accelerometer's reading minus gravity (about 0 at rest, not 1 g),",
-            "   with gravity and attitude from GestureLab's attitude filter (a complementary filter of the",
-            "   gyroscope and the accelerometer, Sources/GestureMotion/AttitudeFilter.swift), which the caller",
-            "   must compute for now. Axes are the device's after its profile's axis mapping (devices/NAME.profile):",
-            "   right-handed; a device lying still, face up, reads acceleration (0, 0, +1 g).",
+            "   Input: the model takes a sample of GESTURE_FEATURES features every 1/\(rate) s (GESTURE_RATE \(rate) Hz)."
+        ] + (featureCodes == nil ? featuresInput : readingsInput) + [
+            "   GestureLab's axes are right-handed; a device lying still, face up, reads acceleration (0, 0, +1 g).",
+            "   The features, in order:",
+        ]
+    }
+
+    private var readingsInput: [String] {
+        [
+            "   gesture_board_add takes raw readings as the sensor gives them: acceleration in g, gravity",
+            "   included, and rotation rate in rad/s, on the sensor's axes, with their time in seconds, steadily",
+            "   at GESTURE_BOARD_RATE \(board.rate.shortText) Hz or another whole multiple of GESTURE_RATE (it takes every n-th",
+            "   reading, as `gesture detect` does; it fills no gaps).",
+        ] + axesSentence + [
+            "   It runs GestureLab's attitude filter on every reading (Sources/GestureMotion/AttitudeFilter.swift)",
+            "   and computes the features, in double, as `gesture record` and `gesture detect` do. For data",
+            "   already fused, gesture_detector_add_features takes the features themselves.",
+        ]
+    }
+
+    private var axesSentence: [String] {
+        guard board.name != "none" else {
+            return [
+                "   Its axes must be GestureLab's (exported without --profile; `gesture export --profile NAME` maps others)."
+            ]
+        }
+        return [
+            "   It maps the axes as the profile \(board.name.cLiteral) says (mount matrix, then axes, then scales)."
+        ]
+    }
+
+    private var featuresInput: [String] {
+        [
+            "   The model reads features GestureLab does not compute: the caller computes them, in this order,",
+            "   and feeds them to gesture_detector_add_features.",
         ]
     }
 
@@ -64,19 +119,20 @@ extension CLibrary {
         return [
             "   Warm-up: the network is an LSTM that carries state from one window to the next (GestureLab",
             "   trained it on runs of \(chunk) windows of \(window) samples from zero state, at the start of a",
-            "   recording). gesture_detector_init starts every state at zero, as `gesture detect` does: start",
-            "   it with the device at rest and feed every sample from then on. The first prediction comes",
-            "   after \(window) samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window",
-            "   slots seen a window. A state started in the middle of a gesture can misjudge it.",
+            "   recording). gesture_board_init (or gesture_detector_init) starts every state at zero, as",
+            "   `gesture detect` does, and the attitude level from the first reading: start it with the",
+            "   device at rest and feed every sample from then on. The first prediction comes after \(window)",
+            "   samples; only after \(warm) samples (\(seconds) s) has each of the \(slots) window slots seen a",
+            "   window. A state started in the middle of a gesture can misjudge it.",
         ]
     }
 
     private var memorySection: [String] {
         [
             "   Memory: \(flashBytes) bytes of constants (flash); a gesture_detector takes at most \(detectorBytes)",
-            "   bytes and gesture_detector_add about \(stackBytes) bytes of stack. Nothing is allocated.",
-            "   Threads: no state but the caller's; a detector (or gesture_state) belongs to one thread at a",
-            "   time, and separate detectors run in parallel.",
+            "   bytes (a gesture_board \(boardBytes)) and gesture_board_add about \(stackBytes) bytes of stack.",
+            "   Nothing is allocated. Threads: no state but the caller's; a board, detector or gesture_state",
+            "   belongs to one thread at a time, and separate ones run in parallel.",
         ]
     }
 }

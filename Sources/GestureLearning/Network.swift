@@ -99,6 +99,10 @@ public struct LayerSizes: Sendable, Equatable, Codable {
 
     public init() {}
 
+    /// The board preset: in int8 it fits a Cortex-M4 with 256 KB of flash and 64 KB of RAM, and 25
+    /// predictions a second take about 2 million of its instructions (docs/interop.md's figures).
+    public static let board = LayerSizes(convolutionFilters: 16, lstmUnits: 32, denseUnits: 32)
+
     public init(
         convolutionFilters: Int, lstmUnits: Int, denseUnits: Int, temporalFilters: Int = 0, temporalKernel: Int = 5,
         temporalLayers: Int = 1

@@ -5,6 +5,7 @@ import GestureCore
 import GestureInterop
 import GestureLearning
 import GestureLive
+import GestureSensors
 import GestureStore
 
 struct Export: AsyncParsableCommand {
@@ -13,7 +14,9 @@ struct Export: AsyncParsableCommand {
         discussion: """
             coreml writes an .mlmodel with the interface of Turi Create's activity classifier; onnx writes \
             one streaming step as an ONNX graph; c writes gesture_model.h and gesture_model.c into a folder, \
-            C99 with no dependencies, for microcontrollers.
+            C99 with no dependencies, for microcontrollers: raw readings in (the profile's axes, GestureLab's \
+            attitude filter and features), detections out; with gesture_detect.c, which reads readings as \
+            CSV on standard input and prints detections, and a Makefile that builds it.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -27,6 +30,13 @@ struct Export: AsyncParsableCommand {
     var bookLabels = false
     @Option(help: "c: float32, or int8 (a byte per weight, a scale per row: a quarter of the flash).")
     var weights: CLibrary.Weights?
+    @Option(
+        help: """
+            c: the device profile of the sensor the readings come from, by file name (mpu6050 for \
+            devices/10-mpu6050.profile); default: GestureLab's axes, at the model's rate.
+            """)
+    var profile: String?
+    @OptionGroup var profiles: ProfileOptions
     @OptionGroup(title: "Detection (c)") var detection: DetectionSettingsOptions
 
     func run() async throws {
@@ -36,6 +46,9 @@ struct Export: AsyncParsableCommand {
         }
         if weights != nil, format != .c {
             throw Failure.usage("--weights is for --format c only")
+        }
+        if profile != nil, format != .c {
+            throw Failure.usage("--profile is for --format c only")
         }
         switch format {
         case .coreml:
@@ -54,8 +67,9 @@ struct Export: AsyncParsableCommand {
 
     private func writeLibrary(_ model: GestureModel) throws {
         let settings = try detection.settings
+        let board = try profile.map { name in CLibrary.Board(try profiles.profile(named: name), model: model) }
         let library = try exporting { () throws(InteropError) in
-            try CLibrary(model: model, weights: weights ?? .float32, settings: settings)
+            try CLibrary(model: model, weights: weights ?? .float32, settings: settings, board: board)
         }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -64,9 +78,18 @@ struct Export: AsyncParsableCommand {
         }
         try write(library.header, to: "\(output)/\(CLibrary.headerName)")
         try write(library.source, to: "\(output)/\(CLibrary.sourceName)")
+        var written = [CLibrary.headerName, CLibrary.sourceName]
+        if let program = library.detectProgram {
+            try write(program, to: "\(output)/\(CLibrary.detectProgramName)")
+            try write(library.makefile, to: "\(output)/\(CLibrary.makefileName)")
+            written += [CLibrary.detectProgramName, CLibrary.makefileName]
+        } else {
+            Terminal.warn("the model reads features GestureLab does not compute: the library takes features only")
+        }
         Terminal.say(
-            "wrote \(output)/\(CLibrary.headerName) and \(CLibrary.sourceName): \(library.weights.rawValue) weights, "
-                + "flash \(library.flashBytes.counting("byte")), RAM at most \(library.ramBytes.counting("byte"))")
+            "wrote \(output)/\(written.dropLast().joined(separator: ", ")) and \(written.last!): "
+                + "\(library.weights.rawValue) weights, flash \(library.flashBytes.counting("byte")), "
+                + "RAM at most \(library.ramBytes.counting("byte"))")
     }
 
     /// The export, or a usage error naming the model.
@@ -119,3 +142,14 @@ struct ImportModel: AsyncParsableCommand {
 }
 
 extension CLibrary.Weights: ExpressibleByArgument {}
+
+extension CLibrary.Board {
+    /// The sensor a profile describes, at its rate, else the model's.
+    init(_ profile: DeviceProfile, model: GestureModel) {
+        let file = String(profile.file.split(separator: "/").last ?? "")
+        self.init(
+            name: "\(file), \(profile.name)", mountMatrix: profile.mountMatrix, axes: profile.axes,
+            accelerationScale: profile.accelerationScale, rotationScale: profile.rotationScale,
+            rate: profile.rate ?? model.samplingRate)
+    }
+}

@@ -19,10 +19,16 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "--architecture temporal: the samples each filter spans.") var temporalKernel = 5
     @Option(help: "--architecture temporal: convolutions stacked, each over the one before's output.")
     var temporalLayers = 1
-    @Option(help: "The convolution's filters (the book's: 64); fewer fit small boards.")
-    var convFilters = LayerSizes().convolutionFilters
-    @Option(help: "The LSTM's units (the book's: 200).") var lstmUnits = LayerSizes().lstmUnits
-    @Option(help: "The dense layer's units (the book's: 128).") var denseUnits = LayerSizes().denseUnits
+    @Option(
+        help: """
+            book: the book's layers (64 convolution filters, 200 LSTM units, 128 dense units); board: 16, 32 \
+            and 32, which fit a Cortex-M4 with 256 KB of flash and 64 KB of RAM in int8 (export --format c \
+            --weights int8).
+            """)
+    var size: ModelSize = .book
+    @Option(help: "The convolution's filters (default: --size's).") var convFilters: Int?
+    @Option(help: "The LSTM's units (default: --size's).") var lstmUnits: Int?
+    @Option(help: "The dense layer's units (default: --size's).") var denseUnits: Int?
     @Option var epochs = 30
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
@@ -45,8 +51,9 @@ struct ModelOptions: ParsableArguments {
     /// Usage errors for values no model can be made with.
     func check() throws {
         for (name, value) in [
-            ("--window", window), ("--epochs", epochs), ("--batch", batch), ("--conv-filters", convFilters),
-            ("--lstm-units", lstmUnits), ("--dense-units", denseUnits), ("--temporal-filters", temporalFilters),
+            ("--window", window), ("--epochs", epochs), ("--batch", batch),
+            ("--conv-filters", layers.convolutionFilters), ("--lstm-units", layers.lstmUnits),
+            ("--dense-units", layers.denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
         ] {
             try Failure.check(name, value, in: 1...Self.largestSize)
@@ -79,7 +86,7 @@ struct ModelOptions: ParsableArguments {
         let available = Double(ProcessInfo.processInfo.physicalMemory)
         guard needed <= available else {
             throw Failure.usage(
-                "a model of window \(window), layers \(convFilters)/\(lstmUnits)/\(denseUnits) and batch \(batch) "
+                "a model of window \(window), layers \(layers.convolutionFilters)/\(layers.lstmUnits)/\(layers.denseUnits) and batch \(batch) "
                     + "needs about \(gigabytes(needed)) GB to train; this machine has \(gigabytes(available)) GB")
         }
     }
@@ -91,8 +98,10 @@ struct ModelOptions: ParsableArguments {
     }
 
     var layers: LayerSizes {
-        LayerSizes(
-            convolutionFilters: convFilters, lstmUnits: lstmUnits, denseUnits: denseUnits,
+        let preset = size == .board ? LayerSizes.board : LayerSizes()
+        return LayerSizes(
+            convolutionFilters: convFilters ?? preset.convolutionFilters, lstmUnits: lstmUnits ?? preset.lstmUnits,
+            denseUnits: denseUnits ?? preset.denseUnits,
             temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel,
             temporalLayers: temporalLayers)
     }
@@ -110,4 +119,9 @@ struct ModelOptions: ParsableArguments {
 
 enum ArchitectureKind: String, ExpressibleByArgument, CaseIterable {
     case turi, temporal
+}
+
+/// The layers' widths `--size` names.
+enum ModelSize: String, ExpressibleByArgument, CaseIterable {
+    case book, board
 }

@@ -51,7 +51,8 @@ private let bookModel = Repository.root.deletingLastPathComponent()
                 .succeeded()
             #expect(
                 result.output.hasPrefix(
-                    "wrote c-\(weights)/gesture_model.h and gesture_model.c: \(weights) weights, flash "))
+                    "wrote c-\(weights)/gesture_model.h, gesture_model.c, gesture_detect.c and Makefile: "
+                        + "\(weights) weights, flash "))
             #expect(result.output.contains("RAM at most "))
             let source = try String(
                 contentsOfFile: trained.path.appending("c-\(weights)/gesture_model.c").string, encoding: .utf8)
@@ -99,6 +100,10 @@ private let bookModel = Repository.root.deletingLastPathComponent()
         (
             ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],
             "--book-labels is for --format coreml only"
+        ),
+        (
+            ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--profile", "mpu6050"],
+            "--profile is for --format c only"
         ),
         (["export", "nothing.model", "--format", "coreml", "-o", "x.mlmodel"], "nothing.model"),
         (["import-model", "m.model", "-o", "x.model"], "m.model: not a Core ML model file"),

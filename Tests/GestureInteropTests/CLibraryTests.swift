@@ -33,18 +33,20 @@ import Testing
     }
 
     @Test(.enabled(if: CTarget.aarch64.isInstalled, CTarget.aarch64.missing))
-    func onAarch64LinuxTheLibraryPredictsAndDetectsAsGestureLab() throws {
+    func onAarch64LinuxTheLibraryPredictsAndDetectsAsGestureLab() async throws {
         for weights in CLibrary.Weights.allCases { try checkPredictions(weights: weights, windows: 200, on: .aarch64) }
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .aarch64)
+        try checkBoard(readings: try watchReadings(rate: 50), rate: 50, on: .aarch64, detections: 3)
+        try checkBoard(readings: try await simulatedReadings(), rate: 100, on: .aarch64, detections: 0)
     }
 
     @Test(.enabled(if: CTarget.cortexM4.isInstalled, CTarget.cortexM4.missing))
     func onACortexM4FTheLibraryPredictsAndDetectsAsGestureLab() throws {
         for weights in CLibrary.Weights.allCases { try checkPredictions(weights: weights, windows: 200, on: .cortexM4) }
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .cortexM4)
+        try checkBoard(readings: try watchReadings(rate: 50), rate: 50, on: .cortexM4, detections: 3)
         let book = LayerSizes(convolutionFilters: 64, lstmUnits: 200, denseUnits: 128)
-        let board = LayerSizes(convolutionFilters: 16, lstmUnits: 32, denseUnits: 32)
-        for (name, layers) in [("book-sized", book), ("board-sized", board)] {
+        for (name, layers) in [("book-sized", book), ("board-sized", LayerSizes.board)] {
             for weights in CLibrary.Weights.allCases {
                 let library = try CLibrary(
                     model: modelNaming(interopModel.classNames, layers: layers), weights: weights)
@@ -55,33 +57,44 @@ import Testing
                 #expect(sections.text >= library.flashBytes && sections.ram == 0, "no RAM but the caller's")
                 #expect(sections.stack <= library.stackBytes)
                 guard name == "board-sized" else { continue }
-                let instructions = try cortexM4InstructionsPerPrediction(of: library)
+                #expect(sections.text <= 256 * 1024, "the board preset's flash")
+                #expect(library.ramBytes <= 64 * 1024, "the board preset's RAM")
+                let instructions = try cortexM4Instructions(of: library, running: predictions, macro: "PREDICTIONS")
                 print("Cortex-M4F, \(name) \(weights): \(instructions) instructions per prediction")
                 #expect(instructions > 0 && instructions <= 64_000_000 / 25, "25 a second at 64 MHz")
             }
         }
+        // The front end computes in double, which the M4F's single-precision FPU leaves to software.
+        let library = try CLibrary(model: recordedModel, weights: .float32)
+        let instructions = try cortexM4Instructions(of: library, running: readings, macro: "READINGS")
+        print("Cortex-M4F: \(instructions) instructions per reading through the front end")
+        #expect(
+            instructions > 0 && instructions <= 64_000_000 / 100 / 4, "100 readings a second in a quarter of 64 MHz")
     }
 
     @Test func theHeadersUsageExampleRunsAndDetectsWhatGestureLabDetects() throws {
         let library = try CLibrary(model: recordedModel, weights: .float32, settings: detectionSettings)
         let folder = try folder(with: library, main: CLibrary.usageExample)
         let path = folder.path.string
-        try readFeatures.write(toFile: "\(path)/features.c", atomically: true, encoding: .utf8)
+        try readSensor.write(toFile: "\(path)/sensor.c", atomically: true, encoding: .utf8)
         let example = CLibrary.usageExample.split(separator: "\n")
         #expect(example.allSatisfy { library.header.contains("     \($0)\n") }, "the header shows the example")
-        let program = try CTarget.host.compile(["main.c", "features.c", CLibrary.sourceName], in: folder)
-        let samples = try recordedFeatures()
-        let input = samples.indices.map { index in
-            "\(Double(index) / 25) " + samples[index].map { "\($0)" }.joined(separator: " ")
-        }
-        try input.joined(separator: "\n").write(toFile: "\(path)/input.txt", atomically: true, encoding: .utf8)
+        let program = try CTarget.host.compile(["main.c", "sensor.c", CLibrary.sourceName], in: folder)
+        let readings = try watchReadings(rate: 25)
+        try readingLines(readings).write(toFile: "\(path)/input.txt", atomically: true, encoding: .utf8)
         let output = try CTarget.host.run(program, input: "\(path)/input.txt", in: folder).succeeded().output
         let detected = output.split(separator: "\n").map { $0.split(separator: " ")[0...1].joined(separator: " ") }
-        let expected = gestureLabPredictions(of: samples, by: recordedModel).filter { $0.label.hasSuffix(" 1") }.map {
-            prediction in
-            String(format: "%.2f", prediction.time) + " " + prediction.label.dropLast(2)
+        let expected = try gestureLabRun(of: readings, rate: 25).detections.map { detection in
+            String(format: "%.2f", detection.time) + " " + detection.gesture
         }
         #expect(!expected.isEmpty && detected == expected)
+    }
+
+    /// The real watch recordings' readings at 50 Hz, and a simulated recording's at 100 Hz, raw: the
+    /// library's front end computes GestureLab's features of them and finds the same detections.
+    @Test func fromRawReadingsTheBoardComputesWhatGestureLabComputes() async throws {
+        try checkBoard(readings: try watchReadings(rate: 50), rate: 50, on: .host, detections: 3)
+        try checkBoard(readings: try await simulatedReadings(), rate: 100, on: .host, detections: 0)
     }
 
     /// Class names from a Core ML file are anyone's: in C they are string literals and comments, and
@@ -273,17 +286,13 @@ private let recordedModel: GestureModel = {
     return try! trainer.train(sequences, validation: []).model
 }()
 
-/// The usage example's `read_features`: a line of a time and the features from standard input.
-private let readFeatures = """
-    #include "gesture_model.h"
+/// The usage example's `read_sensor`: a line of a time, acceleration and rotation rate from standard input.
+private let readSensor = """
     #include <stdio.h>
 
-    int read_features(float *features, double *time) {
-        int i;
-        if (scanf("%lf", time) != 1) return 0;
-        for (i = 0; i < GESTURE_FEATURES; i++)
-            if (scanf("%f", &features[i]) != 1) return 0;
-        return 1;
+    int read_sensor(double *time, double acceleration[3], double rotation_rate[3]) {
+        return scanf("%lf %lf %lf %lf %lf %lf %lf", time, &acceleration[0], &acceleration[1], &acceleration[2],
+                     &rotation_rate[0], &rotation_rate[1], &rotation_rate[2]) == 7;
     }
     """
 
@@ -312,8 +321,9 @@ private func modelNaming(
 }
 
 /// The library alone, compiled for the Cortex-M4F: its code and constants (flash), its data and bss
-/// (RAM), and the stack of a prediction: `gesture_detector_add`, `gesture_predict` and the largest
-/// function they call, by the compiler's count.
+/// (RAM), and the stack of a reading that makes a prediction, by the compiler's count:
+/// `gesture_board_add`, then the deeper of the detector (`gesture_detector_add_features`,
+/// `gesture_predict` and the largest function it calls) and the front end (all its functions at once).
 private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: Int, stack: Int) {
     let folder = try folder(with: library)
     try CTarget.cortexM4.compile([CLibrary.sourceName], in: folder, object: true)
@@ -326,9 +336,14 @@ private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: I
     let usage = try String(contentsOfFile: folder.path.appending("program.su").string, encoding: .utf8)
         .split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace) }
     var stack = Dictionary(uniqueKeysWithValues: usage.map { (String($0[0].split(separator: ":")[3]), Int($0[1])!) })
-    let chain = ["gesture_detector_add", "gesture_predict"].compactMap { stack.removeValue(forKey: $0) }
-    #expect(chain.count == 2, "\(usage)")
-    return (numbers[0], numbers[1] + numbers[2], chain.reduce(0, +) + (stack.values.max() ?? 0))
+    let chain = ["gesture_board_add", "gesture_detector_add_features", "gesture_predict"].compactMap {
+        stack.removeValue(forKey: $0)
+    }
+    #expect(chain.count == 3, "\(usage)")
+    let predicting = ["product", "product_int8", "softmax", "sigmoid"].compactMap { stack.removeValue(forKey: $0) }
+    let detector = chain[1] + chain[2] + (predicting.max() ?? 0)
+    let frontEnd = stack.values.reduce(0, +)
+    return (numbers[0], numbers[1] + numbers[2], chain[0] + max(detector, frontEnd))
 }
 
 /// Makes `PREDICTIONS` streamed predictions.
@@ -346,13 +361,30 @@ private let predictions = """
     }
     """
 
-/// The instructions one `gesture_predict` executes on the Cortex-M4F: QEMU, one instruction at a
-/// time, logs each; a program making two predictions against one making none.
-private func cortexM4InstructionsPerPrediction(of library: CLibrary) throws -> Int {
-    let counts = try [0, 2].map { count in
-        let folder = try folder(with: library, main: predictions)
-        let program = try CTarget.cortexM4.compile(
-            ["-DPREDICTIONS=\(count)", "main.c", CLibrary.sourceName], in: folder)
+/// Takes `READINGS` readings of a turning, accelerating device through the front end.
+private let readings = """
+    #include "gesture_model.h"
+
+    int main(void) {
+        static gesture_board board;
+        float features[GESTURE_FEATURES];
+        int k, taken = 0;
+        if (!gesture_board_init(&board, GESTURE_RATE)) return 1;
+        for (k = 0; k < READINGS; k++) {
+            double acceleration[3] = {0.01 * k, -0.02, 0.98}, rotation_rate[3] = {0.1, -0.2 + 0.01 * k, 0.05};
+            taken += gesture_board_features(&board, 0.04 * k, acceleration, rotation_rate, features);
+        }
+        return taken == READINGS ? 0 : 1;
+    }
+    """
+
+/// The instructions one step of `program` executes on the Cortex-M4F, `macro` saying how many steps
+/// it takes: QEMU, one instruction at a time, logs each; a program taking three steps against one
+/// taking one (a first reading only levels the attitude).
+private func cortexM4Instructions(of library: CLibrary, running program: String, macro: String) throws -> Int {
+    let counts = try [1, 3].map { count in
+        let folder = try folder(with: library, main: program)
+        let program = try CTarget.cortexM4.compile(["-D\(macro)=\(count)", "main.c", CLibrary.sourceName], in: folder)
         let log = folder.path.appending("trace.log").string
         try "".write(toFile: folder.path.appending("input.txt").string, atomically: true, encoding: .utf8)
         try CTarget.cortexM4.run(
@@ -363,4 +395,86 @@ private func cortexM4InstructionsPerPrediction(of library: CLibrary) throws -> I
             .count { $0.hasPrefix("Trace") }
     }
     return (counts[1] - counts[0]) / 2
+}
+
+/// The watch recordings' raw readings at `rate` (25 or 50 Hz: every other, or every one), one
+/// recording after another on one clock.
+private func watchReadings(rate: Int) throws -> [RawSample] {
+    let rows = try String(contentsOfFile: Fixtures.seglearnWatch, encoding: .utf8).split(separator: "\n").dropFirst()
+        .map { $0.split(separator: ",") }
+    let recordings = Dictionary(grouping: stride(from: 0, to: rows.count, by: 50 / rate).map { rows[$0] }) { $0[0] }
+    return try recordings.keys.sorted().flatMap { recordings[$0]! }.enumerated().map { index, row in
+        let values = try row[4...].map { try #require(Double($0)) }
+        return RawSample(
+            time: Double(index) / Double(rate), acceleration: Vector3(values[0], values[1], values[2]),
+            rotationRate: Vector3(values[3], values[4], values[5]))
+    }
+}
+
+/// A simulated person's two takes of a shake, recorded at 100 Hz as `gesture record` records them:
+/// the raw columns of its rows.
+private func simulatedReadings() async throws -> [RawSample] {
+    let folder = try TemporaryFolder()
+    try await recordFast(try plan(takes: 2), in: folder.recordings, rate: 100)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.recordings.root.string).filter {
+        $0.hasSuffix(".csv")
+    }
+    let rows = try readRows(folder.recordings.root.appending(try #require(files.first)))
+    #expect(rows.count > 200)
+    return rows.enumerated().map { index, row in
+        RawSample(time: Double(index) / 100, acceleration: row.rawAcceleration, rotationRate: row.rawRotationRate)
+    }
+}
+
+/// Lines of a time, acceleration and rotation rate, as the check program and `read_sensor` read them.
+private func readingLines(_ readings: [RawSample]) -> String {
+    readings.map { reading in
+        let a = reading.acceleration, g = reading.rotationRate
+        return [reading.time, a.x, a.y, a.z, g.x, g.y, g.z].map { "\($0)" }.joined(separator: " ")
+    }.joined(separator: "\n")
+}
+
+/// GestureLab's live path on raw `readings` at `rate`: the features of each reading the model takes,
+/// and each prediction's class and whether it is a detection, its probability, and the detections.
+private func gestureLabRun(
+    of readings: [RawSample], rate: Double
+) throws -> (features: [[Float]], labels: [String], probabilities: [Double], detections: [Prediction]) {
+    var live = try LiveFeatures(names: recordedModel.featureNames)
+    let keepEvery = try RateMatch(sensorRate: rate, modelRate: recordedModel.samplingRate).keepEvery
+    let features = readings.enumerated().compactMap { index, reading in
+        let values = live.values(of: reading)
+        return (index + 1) % keepEvery == 0 ? values : nil
+    }
+    var detector = try LiveDetector(model: recordedModel, sensorRate: rate, settings: detectionSettings)
+    var labels: [String] = [], probabilities: [Double] = [], detections: [Prediction] = []
+    for reading in readings {
+        let (prediction, detection) = detector.add(reading)
+        guard let prediction else { continue }
+        labels.append("\(prediction.gesture) \(detection == nil ? 0 : 1)")
+        probabilities.append(prediction.probability)
+        if let detection { detections.append(detection) }
+    }
+    return (features, labels, probabilities, detections)
+}
+
+/// Feeds raw `readings` at `rate` to the library's board on `target` and to GestureLab's live path:
+/// features within 1e-5, the same predictions (class, probability within 1e-5) and detections.
+private func checkBoard(readings: [RawSample], rate: Double, on target: CTarget, detections: Int) throws {
+    let library = try CLibrary(model: recordedModel, weights: .float32, settings: detectionSettings)
+    let (folder, program) = try build(library, for: target)
+    let input = "readings \(readings.count) \(rate)\n" + readingLines(readings)
+    let lines = try run(program, input: input, in: folder, on: target, ram: library.ramBytes)
+        .map { $0.split(separator: " ") }
+    let expected = try gestureLabRun(of: readings, rate: rate)
+    let features = lines.filter { $0[0] == "f" }.map { $0.dropFirst().compactMap { Float($0) } }
+    #expect(features.count == expected.features.count, "on \(target)")
+    let difference = zip(features.joined(), expected.features.joined()).map { abs($0 - $1) }.max() ?? 1
+    print("\(target): \(features.count) readings' features within \(difference) of GestureLab's")
+    #expect(difference <= 1e-5, "on \(target)")
+    let predictions = lines.filter { $0[0] == "p" }
+    #expect(predictions.map { "\($0[2]) \($0[3])" } == expected.labels, "on \(target)")
+    let probabilities = zip(predictions, expected.probabilities).map { abs((Double($0[4]) ?? 2) - $1) }
+    #expect((probabilities.max() ?? 1) <= 1e-5, "on \(target)")
+    print("\(target): \(predictions.count) predictions, \(expected.detections.count) detections as GestureLab's")
+    #expect(expected.detections.count >= detections, "the readings have detections to compare")
 }

@@ -1,0 +1,159 @@
+import Foundation
+import GestureCore
+import GestureTestSupport
+import Testing
+
+/// The exported `gesture_detect.c`, built with its Makefile for this machine and for aarch64 Linux (run
+/// in qemu-aarch64), fed a recording's raw readings as CSV: it prints what `gesture detect` prints on
+/// a replay of the same recording.
+@Suite struct BoardCommandTests {
+    private static let aarch64 = ["/usr/bin/aarch64-linux-gnu-gcc", "/usr/bin/qemu-aarch64"]
+    private static let aarch64Missing: Comment =
+        "needs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and qemu-user (scripts/setup --tests installs them)"
+
+    @Test func theExportedDetectorPrintsWhatGestureDetectPrints() throws {
+        let folder = try trained
+        try export(to: "board")
+        let built = try make(in: "board")
+        for (file, rate) in [("unseen/zed-recordings.csv", 25), ("unseen/fast-recordings.csv", 100)] {
+            let expected = try detections(onReplayOf: file)
+            let readings = try readingsCSV(of: file)
+            let found = try runGesture(["\(rate)"], in: folder.path, executable: built, input: readings).succeeded()
+            #expect(!expected.isEmpty && found.output == expected, "\(file)")
+        }
+    }
+
+    @Test(.enabled(if: aarch64.allSatisfy(FileManager.default.isExecutableFile), aarch64Missing))
+    func onAarch64LinuxTheExportedDetectorPrintsWhatGestureDetectPrints() throws {
+        let folder = try trained
+        try export(to: "board-aarch64")
+        let built = try make(in: "board-aarch64", compiler: Self.aarch64[0])
+        let file = "unseen/zed-recordings.csv"
+        let found = try runGesture(
+            ["-L", "/usr/aarch64-linux-gnu", built, "25"], in: folder.path, executable: Self.aarch64[1],
+            input: try readingsCSV(of: file)
+        ).succeeded()
+        let expected = try detections(onReplayOf: file)
+        #expect(!expected.isEmpty && found.output == expected)
+    }
+
+    /// A sensor mounted with x and y swapped, whose axes then map as `y -x z`, reading half of g and
+    /// twice the rad/s, as its profile says: the library turns and scales its readings back.
+    @Test func theProfileChosenAtExportMapsTheSensorsAxes() throws {
+        let folder = try trained
+        let profiles = folder.path.appending("turned-profiles")
+        try FileManager.default.createDirectory(atPath: profiles.string, withIntermediateDirectories: true)
+        let profile = [
+            "name = turned", "match = turned*", "mount-matrix = 0 1 0; 1 0 0; 0 0 1", "axes = y -x z",
+            "acceleration-scale = 2", "rotation-scale = 0.5", "rate = 100",
+        ]
+        try profile.joined(separator: "\n").write(
+            toFile: profiles.appending("10-turned.profile").string, atomically: true, encoding: .utf8)
+        try export(to: "turned", ["--profiles", "turned-profiles", "--profile", "turned"])
+        let header = try String(contentsOfFile: folder.path.appending("turned/gesture_model.h").string, encoding: .utf8)
+        #expect(header.contains("#define GESTURE_BOARD_RATE 100.0"))
+        let built = try make(in: "turned")
+        let file = "unseen/fast-recordings.csv"
+        let turned = try readingsCSV(
+            of: file, acceleration: { Vector3($0.x, -$0.y, $0.z) / 2 }, rotation: { Vector3($0.x, -$0.y, $0.z) * 2 })
+        let found = try runGesture([], in: folder.path, executable: built, input: turned).succeeded()
+        let expected = try detections(onReplayOf: file)
+        #expect(!expected.isEmpty && found.output == expected)
+        try export(to: "unturned")
+        let unturned = try runGesture(["100"], in: folder.path, executable: try make(in: "unturned"), input: turned)
+        #expect(try unturned.succeeded().output != expected, "without the profile, the turned readings differ")
+    }
+
+    @Test func badReadingsAreOneLineNamingTheLineAndExitCodeTwo() throws {
+        let folder = try trained
+        try export(to: "board-bad")
+        let built = try make(in: "board-bad")
+        let cases = [
+            (["25"], "time,ax,ay,az,gx,gy,gz\n0,0,0,1,0,0,0\n0.04,0,0,1,0,0\n", "line 3: expected time,ax,ay,az"),
+            (["25"], "0,0,0,1,0,0,0\n0,0,0,1,0,0,0\n", "line 2: time 0 is not after the one before it"),
+            (["30"], "", "RATE 30 Hz is not a whole multiple of the model's 25 Hz"),
+            (["fast"], "", "usage: gesture_detect [RATE]"),
+        ]
+        for (arguments, input, message) in cases {
+            let result = try runGesture(arguments, in: folder.path, executable: built, input: input)
+            #expect(result.status == 2 && result.error.contains(message), "\(result.error)")
+            #expect(result.error.split(separator: "\n").count == 1)
+        }
+        let unknown = try runGesture(
+            [
+                "export", "m.model", "--format", "c", "-o", "x", "--profiles", Repository.path("devices"), "--profile",
+                "nothing",
+            ],
+            in: folder.path)
+        #expect(unknown.status == 2 && unknown.error.contains("--profile nothing: no such device profile; known: "))
+        #expect(unknown.error.contains("mpu6050"))
+        let none = try runGesture(
+            ["export", "m.model", "--format", "c", "-o", "x", "--profile", "mpu6050"], in: folder.path)
+        #expect(none.status == 2 && none.error.contains("--profile mpu6050: no device profiles found"))
+    }
+
+    /// `--size board` trains the preset, whose int8 C library fits a Cortex-M4 with 256 KB of flash
+    /// and 64 KB of RAM.
+    @Test func theBoardSizeFitsACortexM4InInt8() throws {
+        let folder = try trained
+        try runGesture(["train", "--size", "board", "--epochs", "2", "--output", "board.model"], in: folder.path)
+            .succeeded()
+        let result = try runGesture(
+            ["export", "board.model", "--format", "c", "--weights", "int8", "-o", "board-int8"], in: folder.path
+        ).succeeded()
+        let numbers = result.output.split(separator: ",").flatMap { $0.split(separator: " ") }.compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] <= 256 * 1024 && numbers[1] <= 64 * 1024, "\(result.output)")
+        let header = try String(
+            contentsOfFile: folder.path.appending("board-int8/gesture_model.h").string, encoding: .utf8)
+        #expect(header.contains("#define GESTURE_UNITS 32\n"))
+    }
+
+    private func export(to output: String, _ options: [String] = []) throws {
+        let result = try runGesture(
+            ["export", "m.model", "--format", "c", "-o", output, "--threshold", "0.6"] + options, in: trained.path
+        ).succeeded()
+        #expect(
+            result.output.hasPrefix("wrote \(output)/gesture_model.h, gesture_model.c, gesture_detect.c and Makefile"))
+    }
+
+    /// Builds gesture_detect with the exported Makefile, every warning an error; its path.
+    private func make(in output: String, compiler: String = "cc") throws -> String {
+        let folder = try trained.path.appending(output)
+        try runGesture(
+            ["-C", folder.string, "CC=\(compiler)", "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror -pedantic"],
+            in: folder, executable: "/usr/bin/make"
+        ).succeeded()
+        return folder.appending("gesture_detect").string
+    }
+
+    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold.
+    private func detections(onReplayOf file: String) throws -> String {
+        try runGesture(
+            ["detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--device", "replay:\(file)"],
+            in: trained.path
+        ).succeeded().output
+    }
+
+    /// The raw readings of a recording as gesture_detect reads them, through a sensor's eyes: at
+    /// the times a replay plays them, from 1000 s on the simulated clock, sessions laid end to end a
+    /// sample period apart.
+    private func readingsCSV(
+        of file: String, acceleration: (Vector3) -> Vector3 = { $0 }, rotation: (Vector3) -> Vector3 = { $0 }
+    ) throws -> String {
+        let rows = try readRows(trained.path.appending(file))
+        let period = 1 / ((1e6 / (rows.medianInterval ?? 0.01)).rounded() / 1e6)
+        var offsets: [Double] = []
+        var sessionStart = 0.0
+        for (index, row) in rows.enumerated() {
+            if index > 0, row.session != rows[index - 1].session {
+                sessionStart = offsets[index - 1] + period - row.timestamp
+            }
+            offsets.append(sessionStart + row.timestamp - rows[0].timestamp)
+        }
+        let lines = zip(rows, offsets).map { row, offset in
+            let a = acceleration(row.rawAcceleration), g = rotation(row.rawRotationRate)
+            return ([1000 + offset] + [a.x, a.y, a.z, g.x, g.y, g.z]).map { "\($0)" }.joined(separator: ",")
+        }
+        return "time,ax,ay,az,gx,gy,gz\n" + lines.joined(separator: "\n") + "\n"
+    }
+}
