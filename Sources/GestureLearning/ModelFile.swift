@@ -36,7 +36,7 @@ extension GestureModel {
     fileprivate struct RejectionHeader: Codable {
         var embedding: Embedding
         var labels: [Int]
-        var limit: Float
+        var limits: [Float]
         var falseRejectRate: Double
     }
 
@@ -54,7 +54,7 @@ extension GestureModel {
             neighbours: neighbours.map { Neighbours(embedding: $0.embedding, k: $0.k, labels: $0.labels) },
             rejection: rejection.map {
                 RejectionHeader(
-                    embedding: $0.embedding, labels: $0.labels, limit: $0.limit, falseRejectRate: $0.falseRejectRate)
+                    embedding: $0.embedding, labels: $0.labels, limits: $0.limits, falseRejectRate: $0.falseRejectRate)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -130,7 +130,7 @@ extension GestureModel {
                 Rejection(
                     embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
                     prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
-                    limit: rejection.limit, falseRejectRate: rejection.falseRejectRate)
+                    limits: rejection.limits, falseRejectRate: rejection.falseRejectRate)
             })
     }
 
@@ -209,11 +209,12 @@ extension GestureModel.Header {
     }
 
     private func validate(_ rejection: GestureModel.RejectionHeader) throws(ModelFileError) {
-        guard rejection.labels.allSatisfy((0..<classNames.count).contains), rejection.limit.isFinite,
+        guard rejection.labels.allSatisfy((0..<classNames.count).contains), rejection.limits.allSatisfy(\.isFinite),
+            rejection.limits.count <= classNames.count,
             (0...1).contains(rejection.falseRejectRate)
         else {
             throw inconsistent(
-                "rejection with a limit of \(rejection.limit) and prototypes of classes \(Set(rejection.labels).sorted())"
+                "rejection with limits \(rejection.limits) and prototypes of classes \(Set(rejection.labels).sorted())"
             )
         }
     }

@@ -3,9 +3,10 @@ import GestureCore
 /// The model's "none of these": a window whose embedding lies farther from every prototype of its
 /// top class than the training windows of that class mostly do is unknown motion. Each gesture
 /// class keeps at most `prototypesPerClass` prototypes of unit length (spherical k-means of its
-/// training windows' embeddings); the limit is the cosine distance below which
-/// `1 - falseRejectRate` of those windows lie. A class without prototypes (rest, background
-/// motion, a class a person added) is never rejected.
+/// training windows' embeddings), and a limit of its own: the cosine distance to them below which
+/// `1 - falseRejectRate` of those windows lie (classes spread differently, so one limit for all
+/// would reject the wider ones' takes). A class without prototypes (rest, background motion, a
+/// class a person added) is never rejected.
 public struct Rejection: Sendable, Equatable {
     public let embedding: Embedding
     public let dimension: Int
@@ -13,18 +14,19 @@ public struct Rejection: Sendable, Equatable {
     let prototypes: [Float]
     /// Each prototype's class, an index into the model's class names.
     let labels: [Int]
-    /// The cosine distance to the nearest prototype of the top class beyond which a window is unknown.
-    public let limit: Float
+    /// For each class, the cosine distance to its nearest prototype beyond which a window whose top
+    /// class it is is unknown motion; classes past its end have none.
+    public let limits: [Float]
     /// The share of the training windows of a gesture that the limit rejects.
     public let falseRejectRate: Double
 
     public static let prototypesPerClass = 16
     /// The share of a gesture's training windows left beyond the limit, chosen by
     /// `gesture-bench open-set` over every fold.
-    public static let defaultFalseRejectRate = 0.05
+    public static let defaultFalseRejectRate = 0.01
 
     init(
-        embedding: Embedding, dimension: Int, prototypes: [Float], labels: [Int], limit: Float,
+        embedding: Embedding, dimension: Int, prototypes: [Float], labels: [Int], limits: [Float],
         falseRejectRate: Double
     ) {
         precondition(prototypes.count == labels.count * dimension)
@@ -32,45 +34,45 @@ public struct Rejection: Sendable, Equatable {
         self.dimension = dimension
         self.prototypes = prototypes
         self.labels = labels
-        self.limit = limit
+        self.limits = limits
         self.falseRejectRate = falseRejectRate
     }
 
-    /// Prototypes of `classes`' windows in `embeddings` (`labels.count × dimension`), and the limit
-    /// that rejects `falseRejectRate` of them.
+    /// Prototypes of each of `gestures`' windows, and the limits that reject `falseRejectRate` of
+    /// them; `classes` in all. A class's limit is measured on windows its prototypes were not made
+    /// from, where `halves` split it (each half's windows against the other's prototypes), since
+    /// windows lie closer to prototypes made from themselves than a new person's do.
     init(
-        embedding: Embedding, dimension: Int, embeddings: [Float], labels: [Int], classes: [Int],
-        falseRejectRate: Double
+        embedding: Embedding, dimension: Int, windows: EmbeddedWindows, halves: [EmbeddedWindows], gestures: [Int],
+        classes: Int, falseRejectRate: Double
     ) {
-        var prototypes: [Float] = [], prototypeLabels: [Int] = []
-        var windows: [(row: Int, label: Int)] = []
-        for label in classes {
-            let rows = labels.indices.filter { labels[$0] == label }
-            guard !rows.isEmpty else { continue }
-            let points = rows.flatMap { unitLength(embeddings[$0 * dimension..<($0 + 1) * dimension]) }
-            let reduced = kMeans(points, dimension: dimension, clusters: Self.prototypesPerClass)
-            prototypes += reduced
-            prototypeLabels += repeatElement(label, count: reduced.count / dimension)
-            windows += rows.map { ($0, label) }
+        let (prototypes, labels) = windows.prototypes(of: gestures, dimension: dimension)
+        let limits = (0..<classes).map { label -> Float in
+            guard gestures.contains(label) else { return 2 }
+            let split = halves.count == 2 && halves.allSatisfy { $0.labels.contains(label) }
+            let pairs = split ? [(halves[0], halves[1]), (halves[1], halves[0])] : [(windows, windows)]
+            let distances = pairs.flatMap { fitted, measured in
+                let (prototypes, labels) = fitted.prototypes(of: [label], dimension: dimension)
+                let fit = Rejection(
+                    embedding: embedding, dimension: dimension, prototypes: prototypes, labels: labels, limits: [],
+                    falseRejectRate: falseRejectRate)
+                return measured.embeddings.withUnsafeBufferPointer { embeddings in
+                    measured.labels.indices.filter { measured.labels[$0] == label }.map {
+                        fit.distance(embeddings.baseAddress! + $0 * dimension, to: label)
+                    }
+                }
+            }.sorted()
+            guard !distances.isEmpty else { return 2 }
+            return distances[Int((Double(distances.count - 1) * (1 - falseRejectRate)).rounded())]
         }
-        var rejection = Rejection(
-            embedding: embedding, dimension: dimension, prototypes: prototypes, labels: prototypeLabels, limit: 2,
+        self.init(
+            embedding: embedding, dimension: dimension, prototypes: prototypes, labels: labels, limits: limits,
             falseRejectRate: falseRejectRate)
-        let distances = embeddings.withUnsafeBufferPointer { embeddings in
-            windows.map { rejection.distance(embeddings.baseAddress! + $0.row * dimension, to: $0.label) }
-        }.sorted()
-        if !distances.isEmpty {
-            let index = Int((Double(distances.count - 1) * (1 - falseRejectRate)).rounded())
-            rejection = Rejection(
-                embedding: embedding, dimension: dimension, prototypes: prototypes, labels: prototypeLabels,
-                limit: distances[index], falseRejectRate: falseRejectRate)
-        }
-        self = rejection
     }
 
     /// Whether a window whose top class is `label` and whose embedding is `activations` is unknown motion.
     func rejects(_ activations: UnsafePointer<Float>, as label: Int) -> Bool {
-        distance(activations, to: label) > limit
+        label < limits.count && distance(activations, to: label) > limits[label]
     }
 
     /// The cosine distance from `activations` to the nearest prototype of `label`; 0 for a class without any.
@@ -90,6 +92,26 @@ public struct Rejection: Sendable, Equatable {
     }
 }
 
+/// Windows' embeddings (`labels.count × dimension`, row-major) and classes.
+struct EmbeddedWindows {
+    var embeddings: [Float]
+    var labels: [Int]
+
+    /// At most `Rejection.prototypesPerClass` prototypes of each of `classes`, and their classes.
+    func prototypes(of classes: [Int], dimension: Int) -> (prototypes: [Float], labels: [Int]) {
+        var prototypes: [Float] = [], prototypeLabels: [Int] = []
+        for label in classes {
+            let points = labels.indices.filter { labels[$0] == label }.flatMap {
+                unitLength(embeddings[$0 * dimension..<($0 + 1) * dimension])
+            }
+            let reduced = kMeans(points, dimension: dimension, clusters: Rejection.prototypesPerClass)
+            prototypes += reduced
+            prototypeLabels += repeatElement(label, count: reduced.count / dimension)
+        }
+        return (prototypes, prototypeLabels)
+    }
+}
+
 extension GestureModel {
     /// This model with a rejection calibrated on the windows of its gestures in `sequences`
     /// (rest and background motion are not gestures).
@@ -97,14 +119,28 @@ extension GestureModel {
         on sequences: [LabeledSequence], embedding: Embedding = .lstm,
         falseRejectRate: Double = Rejection.defaultFalseRejectRate
     ) -> GestureModel {
-        let windows = embeddings(of: sequences, embedding, classCount: classNames.count)
+        let embed = { (sequences: [LabeledSequence]) in
+            let windows = embeddings(of: sequences, embedding, classCount: classNames.count)
+            return EmbeddedWindows(embeddings: windows.embeddings, labels: windows.labels)
+        }
         var model = self
         model.rejection = Rejection(
-            embedding: embedding, dimension: embedding.width(architecture), embeddings: windows.embeddings,
-            labels: windows.labels,
-            classes: classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true },
-            falseRejectRate: falseRejectRate)
+            embedding: embedding, dimension: embedding.width(architecture), windows: embed(sequences),
+            halves: Self.halves(sequences).map(embed),
+            gestures: classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true },
+            classes: classNames.count, falseRejectRate: falseRejectRate)
         return model
+    }
+
+    /// `sequences` in two halves by person, alternately in the order of their names (by recording
+    /// when all are one person's), so that neither half has any of the other's people or takes.
+    static func halves(_ sequences: [LabeledSequence]) -> [[LabeledSequence]] {
+        let people = Set(sequences.map(\.user)).sorted()
+        let key: (LabeledSequence) -> String =
+            people.count > 1 ? { $0.user.rawValue } : { $0.recordedSession.rawValue }
+        let keys = Set(sequences.map(key)).sorted()
+        let first = Set(keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        return [sequences.filter { first.contains(key($0)) }, sequences.filter { !first.contains(key($0)) }]
     }
 
     /// Every real window's embedding (`count × width`) and class, `classCount` classes labeling them.

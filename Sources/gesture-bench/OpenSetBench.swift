@@ -48,7 +48,7 @@ struct OpenSetBench: AsyncParsableCommand {
     @Option(
         parsing: .upToNextOption,
         help: "Shares of a gesture's training windows the distance rejection may reject, to calibrate its limit.")
-    var falseRejectRates = [0.01, Rejection.defaultFalseRejectRate, 0.1]
+    var falseRejectRates = [0.005, 0.01, 0.02]
 
     @Option(help: "Epochs of training (`gesture train`'s default: 30).")
     var epochs = TrainingOptions().epochs
@@ -138,19 +138,17 @@ private struct RejectionMethod: CustomStringConvertible {
     /// The distance rejection's embedding and calibration; nil for none.
     var rejection: (embedding: Embedding, falseRejectRate: Double)?
 
-    /// Today's baseline, each method alone, and their combinations.
+    /// Today's baseline, each method alone, and the distances with a background class.
     static func compared(falseRejectRates: [Double]) -> [RejectionMethod] {
-        let distances = falseRejectRates.flatMap { rate in
-            Embedding.allCases.map { RejectionMethod(rejection: ($0, rate)) }
+        let bars = [false, true].flatMap { background in
+            [RejectionMethod(background: background), RejectionMethod(background: background, threshold: 0.99)]
         }
-        let chosen = (Embedding.lstm, Rejection.defaultFalseRejectRate)
-        return [RejectionMethod(), RejectionMethod(threshold: 0.99), RejectionMethod(threshold: 0.999)] + distances
-            + [
-                RejectionMethod(background: true), RejectionMethod(background: true, threshold: 0.99),
-                RejectionMethod(threshold: 0.99, rejection: chosen),
-                RejectionMethod(background: true, rejection: chosen),
-                RejectionMethod(background: true, threshold: 0.99, rejection: chosen),
-            ]
+        let distances = falseRejectRates.flatMap { rate in
+            Embedding.allCases.flatMap { embedding in
+                [false, true].map { RejectionMethod(background: $0, rejection: (embedding, rate)) }
+            }
+        }
+        return bars + distances
     }
 
     var description: String {

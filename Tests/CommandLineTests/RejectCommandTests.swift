@@ -34,20 +34,23 @@ private let backgroundFolder = SharedFixture {
         return "replay:\(recordings)/\(user)-recordings.csv"
     }
 
-    /// The number of detections `gesture detect` printed.
-    private func detections(_ arguments: [String], in folder: TemporaryFolder) throws -> Int {
-        let result = try runGesture(["detect", "--fast"] + arguments, in: folder.path).succeeded()
-        return result.output.split(separator: "\n").filter { $0.contains(" s  ") }.count
+    /// What `gesture detect` printed, a line each.
+    private func lines(_ arguments: [String], in folder: TemporaryFolder) throws -> [Substring] {
+        try runGesture(["detect", "--fast"] + arguments, in: folder.path).succeeded().output.split(separator: "\n")
     }
 
-    @Test func rejectionFiresLessOnEverydayMotionAndOffShowsTheOldDetections() throws {
+    @Test func rejectionMarksUnknownMotionAndOffShowsTheOldDetections() throws {
         let replay = try everyday("stroller")
         let folder = try trained
-        // Taught all three gestures, the model fires on everyday motion only with a low threshold.
         let eager = ["--model", "m.model", "--device", replay, "--threshold", "0.3"]
-        let on = try detections(eager, in: folder)
-        let off = try detections(eager + ["--reject", "off"], in: folder)
-        #expect(on < off, "\(on) with rejection, \(off) without")
+        let on = try lines(eager + ["--predictions"], in: folder)
+        let off = try lines(eager + ["--predictions", "--reject", "off"], in: folder)
+        #expect(on.contains { $0.hasSuffix("  unknown motion") })
+        #expect(!off.contains { $0.hasSuffix("  unknown motion") })
+        #expect(on.map { $0.replacingOccurrences(of: "  unknown motion", with: "") } == off.map(String.init))
+        let detectedOn = try lines(eager, in: folder), detectedOff = try lines(eager + ["--reject", "off"], in: folder)
+        #expect(detectedOn.count <= detectedOff.count && !detectedOff.isEmpty)
+        #expect(!detectedOn.contains { $0.hasSuffix("  unknown motion") })
     }
 
     @Test func aRejectValueOtherThanOnOrOffIsAUsageError() throws {
