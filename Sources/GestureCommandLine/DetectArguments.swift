@@ -68,6 +68,7 @@ public struct DetectArguments: ParsableArguments {
         detection.time.fixed(2).aligningRight(to: 8)
             + " s  \(detection.gesture)  \(detection.probability.fixed(3))  "
             + "(runner-up \(detection.runnerUp) \(detection.runnerUpProbability.fixed(3)))"
+            + (detection.isUnknown ? "  unknown motion" : "")
     }
 
     private struct DetectionLine: Encodable {

@@ -9,10 +9,22 @@ public struct DetectionOptions: ParsableArguments {
     @Option(help: "The model file `gesture train` wrote.") public var model: String
     @OptionGroup var detection: DetectionSettingsOptions
     @Flag(help: "Simulated sensor and replays: run on simulated time, without waiting.") public var fast = false
+    @Option(
+        help: """
+            on: motion the model's rejection finds unlike its gestures is never reported; off: every window \
+            goes to a class, as with models trained before rejection.
+            """)
+    var reject = Switch.on
 
     public init() {}
 
-    public var settings: DetectionSettings { get throws(Failure) { try detection.settings } }
+    public var settings: DetectionSettings {
+        get throws(Failure) {
+            var settings = try detection.settings
+            settings.reject = reject == .on
+            return settings
+        }
+    }
 }
 
 /// When a prediction counts as a detection: `gesture detect`'s, and the C library's it exports.
@@ -37,6 +49,11 @@ public struct DetectionSettingsOptions: ParsableArguments {
             return DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)
         }
     }
+}
+
+/// An option that is on or off.
+public enum Switch: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case on, off
 }
 
 /// A model, the sensor it listens to, and the clock they run on.
@@ -75,8 +92,10 @@ public struct LiveSetup {
         }
     }
 
-    /// The model's gestures: its classes but rest.
-    public var gestures: [String] { model.classNames.filter { $0 != ActivityLabel.rest.rawValue } }
+    /// The model's gestures: its classes but rest and background motion.
+    public var gestures: [String] {
+        model.classNames.filter { ActivityLabel(rawValue: $0)?.isBackground != true }
+    }
 
     /// Samples the sensor on a thread of its own until `duration` passes, the sampler is stopped,
     /// or a replay ends; `each` sees every reading. Returns the signal that stopped it, if one did.

@@ -41,6 +41,9 @@ public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvert
     public static let drive = ActivityLabel(unchecked: "drive")
     public static let shake = ActivityLabel(unchecked: "shake")
     public static let chop = ActivityLabel(unchecked: "chop")
+    /// Everyday motion recorded as background (`record --continuous --as other`): never a gesture,
+    /// never detected; a model trained on it learns what not to fire on.
+    public static let other = ActivityLabel(unchecked: "other")
 
     public init(_ text: String) throws(InvalidName) {
         try requirePlainName(text, what: "gesture")
@@ -53,6 +56,8 @@ public struct ActivityLabel: Hashable, Sendable, Comparable, CustomStringConvert
     private init(unchecked text: String) { rawValue = text }
 
     public var isRest: Bool { self == .rest }
+    /// Rest or everyday motion: a label no detection is for.
+    public var isBackground: Bool { self == .rest || self == .other }
     public var description: String { rawValue }
     public static func < (a: ActivityLabel, b: ActivityLabel) -> Bool { a.rawValue < b.rawValue }
 }

@@ -17,6 +17,8 @@ public struct GestureModel: Sendable, Equatable {
     /// For a model personalised by k nearest neighbours, the classifier that replaces the
     /// network's output (`classNames` are then the network's classes and any the person added).
     public internal(set) var neighbours: NearestNeighbours?
+    /// What makes a window unknown motion; nil for a model from before rejection, or fine-tuned.
+    public internal(set) var rejection: Rejection?
     /// The network's parameters in `Network`'s layout, its large weight matrices rounded to
     /// bfloat16 (`Network.roundingToBFloat16`); training keeps Floats and rounds the model it makes.
     var parameters: [Float]
@@ -42,7 +44,7 @@ public struct GestureModel: Sendable, Equatable {
         featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
         normalization: FeatureNormalization, architecture: Architecture, parameters: [Float],
         trainingRecord: TrainingRecord? = nil, personalization: Personalization? = nil,
-        neighbours: NearestNeighbours? = nil
+        neighbours: NearestNeighbours? = nil, rejection: Rejection? = nil
     ) {
         self.featureNames = featureNames
         self.windowing = windowing
@@ -54,6 +56,7 @@ public struct GestureModel: Sendable, Equatable {
         self.trainingRecord = trainingRecord
         self.personalization = personalization
         self.neighbours = neighbours
+        self.rejection = rejection
     }
 
     /// This model with other parameters (rounded as every model's are).
@@ -61,7 +64,8 @@ public struct GestureModel: Sendable, Equatable {
         GestureModel(
             featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
             normalization: normalization, architecture: architecture, parameters: parameters,
-            trainingRecord: trainingRecord, personalization: personalization, neighbours: neighbours)
+            trainingRecord: trainingRecord, personalization: personalization, neighbours: neighbours,
+            rejection: rejection)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),

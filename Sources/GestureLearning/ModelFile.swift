@@ -28,6 +28,16 @@ extension GestureModel {
         var personalization: Personalization?
         /// A k-NN model's classifier but its prototypes, which follow the network's parameters.
         var neighbours: Neighbours?
+        /// Absent from files written before models rejected unknown motion: those never reject.
+        var rejection: RejectionHeader?
+    }
+
+    /// A rejection but its prototypes, which follow the k-NN model's.
+    fileprivate struct RejectionHeader: Codable {
+        var embedding: Embedding
+        var labels: [Int]
+        var limits: [Float]
+        var falseRejectRate: Double
     }
 
     fileprivate struct Neighbours: Codable {
@@ -41,12 +51,18 @@ extension GestureModel {
             featureNames: featureNames, window: windowing.window, windowsPerChunk: windowing.windowsPerChunk,
             samplingRate: samplingRate, classNames: classNames, architecture: architecture,
             trainingRecord: trainingRecord, personalization: personalization,
-            neighbours: neighbours.map { Neighbours(embedding: $0.embedding, k: $0.k, labels: $0.labels) })
+            neighbours: neighbours.map { Neighbours(embedding: $0.embedding, k: $0.k, labels: $0.labels) },
+            rejection: rejection.map {
+                RejectionHeader(
+                    embedding: $0.embedding, labels: $0.labels, limits: $0.limits, falseRejectRate: $0.falseRejectRate)
+            })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings, numbers and arrays cannot fail.
         let json = try! encoder.encode(header)
-        let floats = normalization.mean + normalization.deviation + parameters + (neighbours?.prototypes ?? [])
+        let floats =
+            normalization.mean + normalization.deviation + parameters + (neighbours?.prototypes ?? [])
+            + (rejection?.prototypes ?? [])
         var bytes = Self.magic
         append(UInt32(Self.fileFormatVersion), to: &bytes)
         append(UInt32(json.count), to: &bytes)
@@ -109,6 +125,12 @@ extension GestureModel {
                     embedding: neighbours.embedding, k: neighbours.k, dimension: header.prototypeDimension,
                     prototypes: Array(floats[sections.prototypes]), labels: neighbours.labels,
                     classes: header.classNames.count)
+            },
+            rejection: header.rejection.map { rejection in
+                Rejection(
+                    embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
+                    prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
+                    limits: rejection.limits, falseRejectRate: rejection.falseRejectRate)
             })
     }
 
@@ -142,6 +164,7 @@ extension GestureModel.Header {
         try validateClasses()
         if let temporal = architecture.temporal { try validate(temporal) }
         if let neighbours { try validate(neighbours) }
+        if let rejection { try validate(rejection) }
     }
 
     private func validateSizes() throws(ModelFileError) {
@@ -185,6 +208,17 @@ extension GestureModel.Header {
         }
     }
 
+    private func validate(_ rejection: GestureModel.RejectionHeader) throws(ModelFileError) {
+        guard rejection.labels.allSatisfy((0..<classNames.count).contains), rejection.limits.allSatisfy(\.isFinite),
+            rejection.limits.count <= classNames.count,
+            (0...1).contains(rejection.falseRejectRate)
+        else {
+            throw inconsistent(
+                "rejection with limits \(rejection.limits) and prototypes of classes \(Set(rejection.labels).sorted())"
+            )
+        }
+    }
+
     private func validate(_ neighbours: GestureModel.Neighbours) throws(ModelFileError) {
         guard neighbours.k >= 1, !neighbours.labels.isEmpty,
             neighbours.labels.allSatisfy((0..<classNames.count).contains)
@@ -196,12 +230,13 @@ extension GestureModel.Header {
 }
 
 /// Where a model file's floats sit: the normalization's means and deviations, the network's
-/// parameters, then a k-NN model's prototypes.
+/// parameters, then a k-NN model's prototypes, then the rejection's.
 private struct FloatSections {
     let mean: Range<Int>
     let deviation: Range<Int>
     let parameters: Range<Int>
     let prototypes: Range<Int>
+    let rejectionPrototypes: Range<Int>
 
     init(_ header: GestureModel.Header) {
         let features = header.featureNames.count
@@ -210,9 +245,11 @@ private struct FloatSections {
         deviation = ranges.next(features)
         parameters = ranges.next(Network(header.architecture).layout.parameterCount)
         prototypes = ranges.next((header.neighbours?.labels.count ?? 0) * header.prototypeDimension)
+        rejectionPrototypes = ranges.next(
+            (header.rejection.map { $0.labels.count * $0.embedding.width(header.architecture) }) ?? 0)
     }
 
-    var count: Int { prototypes.upperBound }
+    var count: Int { rejectionPrototypes.upperBound }
 }
 
 private func inconsistent(_ what: String) -> ModelFileError {

@@ -75,6 +75,8 @@ public struct Personalizer: Sendable {
         try trainer.check(training, validation: validation)
         var start = grown(imprintingFrom: training)
         start.personalization = record(.finetune, user: user, sessions: training + validation)
+        // Tuning moves the embeddings away from the prototypes the rejection measured.
+        start.rejection = nil
         var run = TrainingRun(
             start: start, frozen: layers.frozenParameters(start.network.layout), options: options,
             training: training, validation: validation)
@@ -93,15 +95,7 @@ public struct Personalizer: Sendable {
 
     /// Every real window's embedding (`count × width`) and class.
     func embeddings(of sessions: [LabeledSequence], _ embedding: Embedding) -> (embeddings: [Float], labels: [Int]) {
-        let width = embedding.width(base.architecture)
-        let chunks = ChunkSet(
-            sessions, windowing: base.windowing, classCount: classNames.count, normalization: base.normalization)
-        let rows = chunks.inferenceRows(base.network, parameters: base.parameters, batchSize: 32, width: width) {
-            workspace, row, into in
-            into.update(from: embedding.activations(workspace, row: row, width: width), count: width)
-        }
-        let real = chunks.labels.indices.filter { chunks.lossWeights[$0] > 0 }
-        return (real.flatMap { rows[$0 * width..<($0 + 1) * width] }, real.map { chunks.labels[$0] })
+        base.embeddings(of: sessions, embedding, classCount: classNames.count)
     }
 
     /// The base model with an output for each new class: its weights the mean of the class's

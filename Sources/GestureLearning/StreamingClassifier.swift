@@ -80,6 +80,18 @@ public final class StreamingClassifier {
         }
     }
 
+    /// Whether the window `step` classified last is unknown motion to the model's rejection (never
+    /// without one): `probabilities` are that step's, `state` the state after it.
+    public func rejects(_ probabilities: [Float], state: StreamState) -> Bool {
+        guard let rejection = model.rejection,
+            let top = probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] })
+        else { return false }
+        switch rejection.embedding {
+        case .dense: return rejection.rejects(workspace.dense, as: top)
+        case .lstm: return state.hidden.withUnsafeBufferPointer { rejection.rejects($0.baseAddress!, as: top) }
+        }
+    }
+
     /// `Network.forwardInference` for one window, its products on the packed matrices.
     private func forward(
         _ parameters: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>,

@@ -103,7 +103,9 @@ public struct Trainer: Sendable {
             untrained: model, normalization: FeatureNormalization(fitting: training), seed: options.seed)
         untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
-        return epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+        var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+        result.model = result.model.calibratingRejection(on: training)
+        return result
     }
 
     /// Runs the epochs, reporting each, keeping the best; stops early once `isCancelled`.

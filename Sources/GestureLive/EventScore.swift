@@ -12,10 +12,10 @@ public struct GestureEvent: Sendable, Equatable {
         self.end = end
     }
 
-    /// The runs of samples labeled with a gesture in a timeline of (time, label), in order.
+    /// The runs of samples labeled with a gesture (not rest, not background motion) in a timeline of (time, label), in order.
     public static func events(in timeline: [(time: Double, label: ActivityLabel)]) -> [GestureEvent] {
         var events: [GestureEvent] = []
-        for (index, sample) in timeline.enumerated() where !sample.label.isRest {
+        for (index, sample) in timeline.enumerated() where !sample.label.isBackground {
             if index > 0, timeline[index - 1].label == sample.label, let last = events.indices.last {
                 events[last].end = sample.time
             } else {

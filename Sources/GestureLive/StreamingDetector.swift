@@ -1,3 +1,5 @@
+import GestureCore
+
 /// Classifies one window at a time, carrying its recurrent state from window to window.
 public protocol WindowClassifier {
     associatedtype State
@@ -5,6 +7,13 @@ public protocol WindowClassifier {
     var initialState: State { get }
     /// Class probabilities of a window of `window × features` values, row-major.
     func step(_ window: [Float], state: inout State) -> [Float]
+    /// Whether the window just stepped is motion the classifier was not taught: `probabilities`
+    /// are what `step` returned, `state` the state it left.
+    func rejects(_ probabilities: [Float], state: State) -> Bool
+}
+
+extension WindowClassifier {
+    public func rejects(_ probabilities: [Float], state: State) -> Bool { false }
 }
 
 /// When a prediction counts as a detection.
@@ -20,15 +29,19 @@ public struct DetectionSettings: Sendable, Equatable {
     public var averaging: Int
     /// The class that is never reported.
     public var rest: String
+    /// Whether windows the model's rejection finds unknown are never reported (`--reject on`).
+    public var reject: Bool
 
     public init(
-        offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 4, averaging: Int = 1, rest: String = "rest"
+        offset: Int = 5, threshold: Double = 0.9, cooldown: Double = 4, averaging: Int = 1, rest: String = "rest",
+        reject: Bool = true
     ) {
         self.offset = offset
         self.threshold = threshold
         self.cooldown = cooldown
         self.averaging = averaging
         self.rest = rest
+        self.reject = reject
     }
 }
 
@@ -41,10 +54,12 @@ public struct Prediction: Sendable, Equatable {
     public var runnerUpProbability: Double
     /// Every class's probability, in the classifier's order.
     public var probabilities: [Float]
+    /// Whether the model's rejection found the latest window unknown motion: never a detection.
+    public var isUnknown: Bool
 
     public init(
         time: Double, gesture: String, probability: Double, runnerUp: String, runnerUpProbability: Double,
-        probabilities: [Float]
+        probabilities: [Float], isUnknown: Bool = false
     ) {
         self.time = time
         self.gesture = gesture
@@ -52,12 +67,14 @@ public struct Prediction: Sendable, Equatable {
         self.runnerUp = runnerUp
         self.runnerUpProbability = runnerUpProbability
         self.probabilities = probabilities
+        self.isUnknown = isUnknown
     }
 }
 
 /// Turns a stream of feature samples into gesture detections: overlapping prediction windows
 /// (a window of W samples every K samples), each window slot carrying its own recurrent state
-/// from its previous window, `rest` ignored, a threshold, a cooldown and optional averaging.
+/// from its previous window, `rest`, background motion and rejected windows ignored, a threshold,
+/// a cooldown and optional averaging.
 /// Pure logic: time comes with the samples.
 public struct StreamingDetector<Classifier: WindowClassifier> {
     public let classifier: Classifier
@@ -80,13 +97,15 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
         let probabilities = classifier.step(Array(windows.latest), state: &states[slot])
         recent.append(probabilities)
         if recent.count > settings.averaging { recent.removeFirst() }
-        return prediction(averaged(), at: time)
+        var prediction = prediction(averaged(), at: time)
+        prediction.isUnknown = settings.reject && classifier.rejects(probabilities, state: states[slot])
+        return prediction
     }
 
     /// The detection a prediction makes, if any; starts the cooldown.
     public mutating func detection(_ prediction: Prediction) -> Prediction? {
-        guard prediction.gesture != settings.rest, prediction.probability >= settings.threshold,
-            prediction.time >= quietUntil
+        guard prediction.gesture != settings.rest, prediction.gesture != ActivityLabel.other.rawValue,
+            !prediction.isUnknown, prediction.probability >= settings.threshold, prediction.time >= quietUntil
         else { return nil }
         quietUntil = prediction.time + settings.cooldown
         return prediction

@@ -3,9 +3,7 @@ import GestureAnalysis
 import GestureCore
 import GestureMotion
 import GestureRecording
-import GestureSensors
 import GestureSimulation
-import GestureSpeech
 import GestureStore
 
 /// Simulated recordings with faults injected into chosen takes, and how well cleaning finds them:
@@ -48,11 +46,7 @@ public struct FaultyRecordings: Sendable {
                 let plan = try SessionPlan(user: user, gesture: gesture, takes: takes)
                 let sensor = SimulatedSensor(
                     seed: seed, holder: user, faults: try SimulatedFaults(spec.joined(separator: ",")))
-                let recorder = try SessionRecorder(
-                    plan: plan, sensor: sensor, clock: ManualClock(), rate: rate, folder: folder)
-                let speech = Speech(voice: .printed, print: { _ in }, warn: { _ in })
-                let outcome = await recorder.run(speech: speech, startDate: date)
-                await speech.finish()
+                let outcome = try await recordQuietly(plan, sensor: sensor, rate: rate, folder: folder, date: date)
                 for record in outcome.sessions { truth[record.id] = faulty[record.take] }
                 date += plan.duration + 60
             }

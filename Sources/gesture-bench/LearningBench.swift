@@ -106,7 +106,10 @@ struct TrainSpeedBench: ParsableCommand {
 struct PredictSpeedBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "predict-speed",
-        abstract: "Microseconds for one streaming prediction: one window through the model, the LSTM state carried.")
+        abstract: """
+            Microseconds for one streaming prediction: one window through the model, the LSTM state carried; \
+            and for the rejection's check of it.
+            """)
 
     @OptionGroup var shape: LearningBenchOptions
 
@@ -117,24 +120,30 @@ struct PredictSpeedBench: ParsableCommand {
         shape.prepareKernels()
         let sessions = Array(shape.sessionsShapedLikeTheBook().prefix(8))
         let model = GestureModel(
-            untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1)
+            untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1
+        ).calibratingRejection(on: sessions)
         let classifier = StreamingClassifier(model: model)
         let windowSize = shape.window * shape.features
         let stream = sessions[0].features
         var state = classifier.initialState
-        var times: [Double] = []
+        var times: [Double] = [], checks: [Double] = []
         times.reserveCapacity(predictions)
+        checks.reserveCapacity(predictions)
         for index in 0..<predictions {
             let start = (index * windowSize) % (stream.count - windowSize + 1)
             let window = Array(stream[start..<start + windowSize])
             let begin = ContinuousClock.now
-            _ = classifier.step(window, state: &state)
-            times.append((ContinuousClock.now - begin) / .microseconds(1))
+            let probabilities = classifier.step(window, state: &state)
+            let stepped = ContinuousClock.now
+            _ = classifier.rejects(probabilities, state: state)
+            times.append((stepped - begin) / .microseconds(1))
+            checks.append((ContinuousClock.now - stepped) / .microseconds(1))
         }
         print("products: \(OpenBLAS.productKernels)")
         print(
             String(
-                format: "%d predictions: median %.2f µs, p99 %.2f µs", predictions, median(times),
-                percentile(times, 0.99)))
+                format:
+                    "%d predictions: median %.2f µs, p99 %.2f µs; the rejection's check: median %.2f µs, p99 %.2f µs",
+                predictions, median(times), percentile(times, 0.99), median(checks), percentile(checks, 0.99)))
     }
 }

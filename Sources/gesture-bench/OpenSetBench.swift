@@ -12,26 +12,32 @@ import GestureTraining
 import struct SystemPackage.FilePath
 
 /// How often the live detector fires on motion its model was not taught, measured the honest way:
-/// the motion left out of training, and a person left out too.
+/// the motion left out of training, and a person left out too; each way of rejecting it side by side.
 struct OpenSetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-set",
         abstract: "False detections per hour of motion the model was not taught, each gesture left out in turn.",
         discussion: """
-            Records the simulated crowd (six people, shake, chop and drive, 5 takes each at 25 Hz). For each \
-            gesture in turn, trains as `gesture train` trains by default on the other gestures of five people, \
-            leaving the sixth out too (ada with the first gesture, ben with the second, …; --every-person \
-            leaves out each person with each gesture). The person left out's takes are then fed through the \
+            Records the simulated crowd (six people, shake, chop and drive, 5 takes each at 25 Hz, and \
+            --background-minutes of each person's everyday motion labeled other, with another seed than the \
+            replayed one). For each gesture in turn, trains as `gesture train` trains by default on the other \
+            gestures of five people, leaving the sixth out too (ada with the first gesture, ben with the \
+            second, …; --every-person leaves out each person with each gesture): once without and once with \
+            their everyday motion as a background class. The person left out's takes are then fed through the \
             live detector as `gesture detect --device replay:… --fast --evaluate` feeds them: the known \
             gestures' takes, the left-out gesture's takes, and --everyday-minutes of their simulated everyday \
-            motion (`--sim-everyday all`). It prints the false detections per hour of unknown motion (the \
-            left-out gesture, everyday motion, and the rest between takes), the share of known gestures \
-            found, and the delay, at each of --thresholds: today's baseline (0.9) beside the simplest \
-            rejection, a higher bar for the top class's probability.
+            motion (`--sim-everyday all`). For each way of rejecting (today's baseline, a higher bar for the \
+            top class's probability, the distance to the top class's prototypes in an embedding at each of \
+            --false-reject-rates, a background class, and their combinations) it prints the false detections \
+            per hour of unknown motion (the left-out gesture, everyday motion, and the rest between takes), the \
+            share of known gestures found, and the delay.
             """)
 
     @Option(help: "Minutes of simulated everyday motion replayed per fold.")
     var everydayMinutes = 20.0
+
+    @Option(help: "Minutes of each person's everyday motion recorded as background (`--as other`).")
+    var backgroundMinutes = 5.0
 
     @Option(parsing: .upToNextOption, help: "Seeds to train with; each trains every fold.")
     var seeds: [UInt64] = [1]
@@ -41,11 +47,8 @@ struct OpenSetBench: AsyncParsableCommand {
 
     @Option(
         parsing: .upToNextOption,
-        help: """
-            Detection thresholds to score side by side: the top class's probability a detection needs, the \
-            simplest rejection score; `gesture detect`'s default 0.9 is today's baseline.
-            """)
-    var thresholds = [DetectionSettings().threshold, 0.99, 0.999]
+        help: "Shares of a gesture's training windows the distance rejection may reject, to calibrate its limit.")
+    var falseRejectRates = [0.005, 0.01, 0.02]
 
     @Option(help: "Epochs of training (`gesture train`'s default: 30).")
     var epochs = TrainingOptions().epochs
@@ -59,27 +62,24 @@ struct OpenSetBench: AsyncParsableCommand {
         let gestures: [ActivityLabel] = [.shake, .chop, .drive]
         _ = try await FaultyRecordings(users: crowd, gestures: gestures, takes: 5, faultRate: 0, rate: 25)
             .record(into: RecordingsFolder(folder))
+        try await EverydayRecordings(users: crowd, minutes: backgroundMinutes, seed: 1_000, rate: 25)
+            .record(into: RecordingsFolder(folder))
         let loaded = try DatasetLoader(folder: RecordingsFolder(folder)).load()
-        var totals = Array(repeating: OpenSetScore(), count: thresholds.count)
+        let methods = RejectionMethod.compared(falseRejectRates: falseRejectRates)
+        var totals = Array(repeating: OpenSetScore(), count: methods.count)
         for fold in folds(gestures: gestures, crowd: crowd) {
             for seed in seeds {
-                let scores = try measure(fold, seed: seed, in: loaded)
+                let scores = try measure(fold, seed: seed, methods: methods, in: loaded)
                 for (index, score) in scores.enumerated() {
                     print(
-                        "  \(fold.gesture) and \(fold.person) left out, seed \(seed), \(Self.name(thresholds[index])): \(score.summary)"
+                        "  \(fold.gesture) and \(fold.person) left out, seed \(seed), \(methods[index]): \(score.summary)"
                     )
                     totals[index] = totals[index] + score
                 }
             }
         }
         print("the simulated crowd, each gesture left out in turn, \(seeds.count.counting("seed")):")
-        for (threshold, total) in zip(thresholds, totals) { print("  \(Self.name(threshold)): \(total.summary)") }
-    }
-
-    /// A threshold as the figures name it: today's default is the baseline, without rejection.
-    private static func name(_ threshold: Double) -> String {
-        threshold == DetectionSettings().threshold
-            ? "threshold \(threshold) (today's default, no rejection)" : "max-probability rejection at \(threshold)"
+        for (method, total) in zip(methods, totals) { print("  \(method): \(total.summary)") }
     }
 
     private func folds(gestures: [ActivityLabel], crowd: [UserID]) -> [LeftOut] {
@@ -89,27 +89,80 @@ struct OpenSetBench: AsyncParsableCommand {
         }
     }
 
-    /// Trains without the fold's gesture and person, then replays the person's motion through the
-    /// detector at each threshold.
-    private func measure(_ fold: LeftOut, seed: UInt64, in data: Dataset) throws -> [OpenSetScore] {
-        let known = Set(data.sessions.map(\.gesture)).subtracting([fold.gesture]).sorted()
+    /// Trains without the fold's gesture and person (with and without background motion), then
+    /// replays the person's motion through the detector with each method.
+    private func measure(
+        _ fold: LeftOut, seed: UInt64, methods: [RejectionMethod], in data: Dataset
+    ) throws -> [OpenSetScore] {
+        let known = Set(data.sessions.map(\.gesture)).subtracting([fold.gesture, .other]).sorted()
         let others = data.users.filter { $0 != fold.person }
-        let experiment = try Experiment(
-            name: "open-set", features: TrainingData.defaultFeatures, window: 20, layers: LayerSizes(),
-            training: SessionSelection(gestures: known, users: others).apply(to: data),
-            augmentation: AugmentationPlan([]), options: TrainingOptions(epochs: epochs), validation: nil, test: nil)
-        let model = try experiment.train(seed: seed).model
-        let person = try SessionSelection(users: [fold.person]).apply(to: data).sessions
-        return try thresholds.map { threshold in
-            let settings = DetectionSettings(threshold: threshold)
+        let plain = try train(known, of: others, seed: seed, in: data)
+        let background = try train(known + [.other], of: others, seed: seed, in: data)
+        let person = try SessionSelection(users: [fold.person]).apply(to: data).sessions.filter { $0.gesture != .other }
+        return try methods.map { method in
+            let trained = method.background ? background : plain
+            let model = method.rejection.map {
+                trained.model.calibratingRejection(
+                    on: trained.sequences, embedding: $0.embedding, falseRejectRate: $0.falseRejectRate)
+            }
+            let settings = DetectionSettings(threshold: method.threshold, reject: model != nil)
+            let detector = model ?? trained.model
             return OpenSetScore(
                 known: try EventScore(
-                    model: model, sessions: person.filter { $0.gesture != fold.gesture }, settings: settings),
+                    model: detector, sessions: person.filter { $0.gesture != fold.gesture }, settings: settings),
                 leftOut: try EventScore(
-                    model: model, sessions: person.filter { $0.gesture == fold.gesture }, settings: settings),
+                    model: detector, sessions: person.filter { $0.gesture == fold.gesture }, settings: settings),
                 everyday: try EventScore(
-                    model: model, everydayOf: fold.person, seed: seed, minutes: everydayMinutes, settings: settings))
+                    model: detector, everydayOf: fold.person, seed: seed, minutes: everydayMinutes,
+                    settings: settings))
         }
+    }
+
+    /// A model trained as `gesture train` trains on `gestures` of `users`, and the sequences it learned from.
+    private func train(
+        _ gestures: [ActivityLabel], of users: [UserID], seed: UInt64, in data: Dataset
+    ) throws -> (model: GestureModel, sequences: [LabeledSequence]) {
+        let experiment = try Experiment(
+            name: "open-set", features: TrainingData.defaultFeatures, window: 20, layers: LayerSizes(),
+            training: SessionSelection(gestures: gestures, users: users).apply(to: data),
+            augmentation: AugmentationPlan([]), options: TrainingOptions(epochs: epochs), validation: nil, test: nil)
+        return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))
+    }
+}
+
+/// One way of keeping unknown motion from being detected, as the bench names it.
+private struct RejectionMethod: CustomStringConvertible {
+    /// Trained with everyday motion as a background class, never reported.
+    var background = false
+    var threshold = DetectionSettings().threshold
+    /// The distance rejection's embedding and calibration; nil for none.
+    var rejection: (embedding: Embedding, falseRejectRate: Double)?
+
+    /// Today's baseline, each method alone, and the distances with a background class.
+    static func compared(falseRejectRates: [Double]) -> [RejectionMethod] {
+        let bars = [false, true].flatMap { background in
+            [RejectionMethod(background: background), RejectionMethod(background: background, threshold: 0.99)]
+        }
+        let distances = falseRejectRates.flatMap { rate in
+            Embedding.allCases.flatMap { embedding in
+                [false, true].map { RejectionMethod(background: $0, rejection: (embedding, rate)) }
+            }
+        }
+        return bars + distances
+    }
+
+    var description: String {
+        var parts: [String] = []
+        if background { parts.append("background class") }
+        if let rejection {
+            parts.append("\(rejection.embedding) distance at \(rejection.falseRejectRate) false rejects")
+        }
+        if threshold != DetectionSettings().threshold || parts.isEmpty {
+            parts.append("threshold \(threshold)")
+        }
+        let name = parts.joined(separator: " + ")
+        return background || rejection != nil || threshold != DetectionSettings().threshold
+            ? name : "\(name) (today's default, no rejection)"
     }
 }
 

@@ -143,7 +143,9 @@ private func argmax(_ values: ArraySlice<Float>) -> Int {
     values.indices.max { values[$0] < values[$1] }! - values.startIndex
 }
 
-private let detectionSettings = DetectionSettings(offset: 5, threshold: 0.4, cooldown: 1.5, averaging: 2, rest: "rest")
+/// The C library does not carry the model's rejection (yet): GestureLab's detector runs without it too.
+private let detectionSettings = DetectionSettings(
+    offset: 5, threshold: 0.4, cooldown: 1.5, averaging: 2, rest: "rest", reject: false)
 
 /// A new folder holding the library's two files and, as `main.c`, `program`.
 private func folder(with library: CLibrary, main program: String = "") throws -> TemporaryFolder {

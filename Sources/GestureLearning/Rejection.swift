@@ -1,0 +1,159 @@
+import GestureCore
+
+/// The model's "none of these": a window whose embedding lies farther from every prototype of its
+/// top class than the training windows of that class mostly do is unknown motion. Each gesture
+/// class keeps at most `prototypesPerClass` prototypes of unit length (spherical k-means of its
+/// training windows' embeddings), and a limit of its own: the cosine distance to them below which
+/// `1 - falseRejectRate` of those windows lie (classes spread differently, so one limit for all
+/// would reject the wider ones' takes). A class without prototypes (rest, background motion, a
+/// class a person added) is never rejected.
+public struct Rejection: Sendable, Equatable {
+    public let embedding: Embedding
+    public let dimension: Int
+    /// `labels.count × dimension`, row-major.
+    let prototypes: [Float]
+    /// Each prototype's class, an index into the model's class names.
+    let labels: [Int]
+    /// For each class, the cosine distance to its nearest prototype beyond which a window whose top
+    /// class it is is unknown motion; classes past its end have none.
+    public let limits: [Float]
+    /// The share of the training windows of a gesture that the limit rejects.
+    public let falseRejectRate: Double
+
+    public static let prototypesPerClass = 16
+    /// The share of a gesture's training windows left beyond the limit, chosen by
+    /// `gesture-bench open-set` over every fold.
+    public static let defaultFalseRejectRate = 0.01
+
+    init(
+        embedding: Embedding, dimension: Int, prototypes: [Float], labels: [Int], limits: [Float],
+        falseRejectRate: Double
+    ) {
+        precondition(prototypes.count == labels.count * dimension)
+        self.embedding = embedding
+        self.dimension = dimension
+        self.prototypes = prototypes
+        self.labels = labels
+        self.limits = limits
+        self.falseRejectRate = falseRejectRate
+    }
+
+    /// Prototypes of each of `gestures`' windows, and the limits that reject `falseRejectRate` of
+    /// them; `classes` in all. A class's limit is measured on windows its prototypes were not made
+    /// from, where `halves` split it (each half's windows against the other's prototypes), since
+    /// windows lie closer to prototypes made from themselves than a new person's do.
+    init(
+        embedding: Embedding, dimension: Int, windows: EmbeddedWindows, halves: [EmbeddedWindows], gestures: [Int],
+        classes: Int, falseRejectRate: Double
+    ) {
+        let (prototypes, labels) = windows.prototypes(of: gestures, dimension: dimension)
+        let limits = (0..<classes).map { label -> Float in
+            guard gestures.contains(label) else { return 2 }
+            let split = halves.count == 2 && halves.allSatisfy { $0.labels.contains(label) }
+            let pairs = split ? [(halves[0], halves[1]), (halves[1], halves[0])] : [(windows, windows)]
+            let distances = pairs.flatMap { fitted, measured in
+                let (prototypes, labels) = fitted.prototypes(of: [label], dimension: dimension)
+                let fit = Rejection(
+                    embedding: embedding, dimension: dimension, prototypes: prototypes, labels: labels, limits: [],
+                    falseRejectRate: falseRejectRate)
+                return measured.embeddings.withUnsafeBufferPointer { embeddings in
+                    measured.labels.indices.filter { measured.labels[$0] == label }.map {
+                        fit.distance(embeddings.baseAddress! + $0 * dimension, to: label)
+                    }
+                }
+            }.sorted()
+            guard !distances.isEmpty else { return 2 }
+            return distances[Int((Double(distances.count - 1) * (1 - falseRejectRate)).rounded())]
+        }
+        self.init(
+            embedding: embedding, dimension: dimension, prototypes: prototypes, labels: labels, limits: limits,
+            falseRejectRate: falseRejectRate)
+    }
+
+    /// Whether a window whose top class is `label` and whose embedding is `activations` is unknown motion.
+    func rejects(_ activations: UnsafePointer<Float>, as label: Int) -> Bool {
+        label < limits.count && distance(activations, to: label) > limits[label]
+    }
+
+    /// The cosine distance from `activations` to the nearest prototype of `label`; 0 for a class without any.
+    func distance(_ activations: UnsafePointer<Float>, to label: Int) -> Float {
+        var norm: Float = 0
+        for index in 0..<dimension { norm += activations[index] * activations[index] }
+        var nearest: Float = labels.contains(label) ? 2 : 0
+        prototypes.withUnsafeBufferPointer { prototypes in
+            for (row, prototypeLabel) in labels.enumerated() where prototypeLabel == label {
+                var product: Float = 0
+                for index in 0..<dimension { product += activations[index] * prototypes[row * dimension + index] }
+                let similarity = norm > 0 ? product / norm.squareRoot() : 0
+                nearest = min(nearest, 1 - similarity)
+            }
+        }
+        return nearest
+    }
+}
+
+/// Windows' embeddings (`labels.count × dimension`, row-major) and classes.
+struct EmbeddedWindows {
+    var embeddings: [Float]
+    var labels: [Int]
+
+    /// At most `Rejection.prototypesPerClass` prototypes of each of `classes`, and their classes.
+    func prototypes(of classes: [Int], dimension: Int) -> (prototypes: [Float], labels: [Int]) {
+        var prototypes: [Float] = [], prototypeLabels: [Int] = []
+        for label in classes {
+            let points = labels.indices.filter { labels[$0] == label }.flatMap {
+                unitLength(embeddings[$0 * dimension..<($0 + 1) * dimension])
+            }
+            let reduced = kMeans(points, dimension: dimension, clusters: Rejection.prototypesPerClass)
+            prototypes += reduced
+            prototypeLabels += repeatElement(label, count: reduced.count / dimension)
+        }
+        return (prototypes, prototypeLabels)
+    }
+}
+
+extension GestureModel {
+    /// This model with a rejection calibrated on the windows of its gestures in `sequences`
+    /// (rest and background motion are not gestures).
+    public func calibratingRejection(
+        on sequences: [LabeledSequence], embedding: Embedding = .lstm,
+        falseRejectRate: Double = Rejection.defaultFalseRejectRate
+    ) -> GestureModel {
+        let embed = { (sequences: [LabeledSequence]) in
+            let windows = embeddings(of: sequences, embedding, classCount: classNames.count)
+            return EmbeddedWindows(embeddings: windows.embeddings, labels: windows.labels)
+        }
+        var model = self
+        model.rejection = Rejection(
+            embedding: embedding, dimension: embedding.width(architecture), windows: embed(sequences),
+            halves: Self.halves(sequences).map(embed),
+            gestures: classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true },
+            classes: classNames.count, falseRejectRate: falseRejectRate)
+        return model
+    }
+
+    /// `sequences` in two halves by person, alternately in the order of their names (by recording
+    /// when all are one person's), so that neither half has any of the other's people or takes.
+    static func halves(_ sequences: [LabeledSequence]) -> [[LabeledSequence]] {
+        let people = Set(sequences.map(\.user)).sorted()
+        let key: (LabeledSequence) -> String =
+            people.count > 1 ? { $0.user.rawValue } : { $0.recordedSession.rawValue }
+        let keys = Set(sequences.map(key)).sorted()
+        let first = Set(keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        return [sequences.filter { first.contains(key($0)) }, sequences.filter { !first.contains(key($0)) }]
+    }
+
+    /// Every real window's embedding (`count × width`) and class, `classCount` classes labeling them.
+    func embeddings(
+        of sequences: [LabeledSequence], _ embedding: Embedding, classCount: Int
+    ) -> (embeddings: [Float], labels: [Int]) {
+        let width = embedding.width(architecture)
+        let chunks = ChunkSet(sequences, windowing: windowing, classCount: classCount, normalization: normalization)
+        let rows = chunks.inferenceRows(network, parameters: parameters, batchSize: 32, width: width) {
+            workspace, row, into in
+            into.update(from: embedding.activations(workspace, row: row, width: width), count: width)
+        }
+        let real = chunks.labels.indices.filter { chunks.lossWeights[$0] > 0 }
+        return (real.flatMap { rows[$0 * width..<($0 + 1) * width] }, real.map { chunks.labels[$0] })
+    }
+}
