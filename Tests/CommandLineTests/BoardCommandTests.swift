@@ -126,10 +126,14 @@ import Testing
         return folder.appending("gesture_detect").string
     }
 
-    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold.
+    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold and,
+    /// as the export has no rejection yet, none.
     private func detections(onReplayOf file: String) throws -> String {
         try runGesture(
-            ["detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--device", "replay:\(file)"],
+            [
+                "detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--reject", "off", "--device",
+                "replay:\(file)",
+            ],
             in: trained.path
         ).succeeded().output
     }
