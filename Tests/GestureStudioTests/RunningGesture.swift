@@ -9,7 +9,8 @@ import struct SystemPackage.FilePath
 final class RunningGesture {
     private let process = Process()
     private let outputFile: String
-    private let errorFile: String
+    /// Where its standard error goes, for waiting on it from other tasks.
+    let errorFile: String
 
     init(_ arguments: [String], in folder: FilePath) throws {
         outputFile = folder.appending("gesture.out").string

@@ -21,11 +21,17 @@ import FoundationNetworking
 
     /// Connects to the phone's socket, sends `messages`, and returns how the server closed it: the
     /// close code's name; or closes it itself when `leaving`.
-    static func closing(_ address: String, after messages: [String], leaving: Bool = false) async throws -> String? {
+    /// Connects, waits until `ready`, sends `messages` (then closes, if `leaving`) and returns the code
+    /// the connection was closed with.
+    static func closing(
+        _ address: String, after messages: [String], leaving: Bool = false,
+        ready: @escaping @Sendable () async throws -> Void = {}
+    ) async throws -> String? {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 1 << 20
         let close = try await WebSocketClient.connect(url: address, configuration: configuration, logger: quiet) {
             inbound, outbound, _ in
+            try await ready()
             for message in messages { try await outbound.write(.text(message)) }
             if leaving { try await outbound.close(.normalClosure, reason: nil) }
             for try await _ in inbound {}
@@ -98,7 +104,15 @@ import FoundationNetworking
                     ? true : nil
             }
             connections += 1
-            return try await Self.closing(socket, after: messages, leaving: leaving)
+            // A frame that follows the upgrade at once was, now and then, never read by the
+            // server (its connection then timed out as gone away): send once it has connected.
+            let connected = connections, errorFile = studio.errorFile
+            return try await Self.closing(socket, after: messages, leaving: leaving) {
+                _ = try await waitFor("the studio to connect page \(connected)") {
+                    let notes = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
+                    return notes.components(separatedBy: "phone's page connected").count - 1 == connected ? true : nil
+                }
+            }
         }
         let source = #"{"source":"device-motion"}"#
         let bad = [
