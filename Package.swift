@@ -107,13 +107,15 @@ let package = Package(
         .target(
             name: "GestureLive", dependencies: ["GestureCore", "GestureMotion", "GestureLearning"]),
 
-        // Simulated scenarios for the benchmarks and tests: faulty recordings and how cleaning finds
-        // them, labels aligned on simulated takes, detection scored on recorded sessions.
+        // Scenarios for the benchmarks, the tests and crossval: faulty recordings and how cleaning finds
+        // them, labels aligned on simulated takes, detection scored on recorded sessions, leaving a
+        // gesture and a person out.
         .target(
             name: "GestureScenarios",
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureSimulation", "GestureSensors",
-                "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureLive",
+                "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining",
+                "GestureLive",
             ]),
 
         // Interop: models to and from other formats (Core ML, ONNX) and out as a C library. The
@@ -166,7 +168,7 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureStore", "GestureArchive", "GestureSimulation", "GestureSensors", "GestureSpeech",
                 "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining", "GestureLive",
-                "GestureInterop", "GestureStudio", "GestureCommandLine",
+                "GestureScenarios", "GestureInterop", "GestureStudio", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

@@ -23,6 +23,8 @@ public enum AnalysisSetting: Sendable, Equatable {
     case mirror
     /// The user an import's rows belong to when the file has no user column.
     case user
+    /// The label of an import's rows when the file has no label column.
+    case label
     /// The sampling rate of an imported file without times.
     case sampleRate
     /// The rate sessions are downsampled to.

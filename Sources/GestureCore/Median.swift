@@ -6,6 +6,14 @@ extension Collection where Element == Double {
         let middle = sorted.count / 2
         return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
+
+    /// The value below which `fraction` of the values lie (nearest rank); nil when there are none.
+    public func percentile(_ fraction: Double) -> Double? {
+        guard !isEmpty else { return nil }
+        let sorted = self.sorted()
+        return sorted[
+            Swift.max(0, Swift.min(sorted.count - 1, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))]
+    }
 }
 
 extension Collection where Element == RecordingRow {

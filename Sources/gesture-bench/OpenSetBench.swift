@@ -171,34 +171,3 @@ private struct LeftOut {
     var gesture: ActivityLabel
     var person: UserID
 }
-
-/// The live detector's figures on one person left out: their takes of the known gestures, their
-/// takes of the gesture left out, and their everyday motion.
-private struct OpenSetScore {
-    var known = EventScore.none
-    var leftOut = EventScore.none
-    var everyday = EventScore.none
-
-    /// Every false detection, over all the time no known gesture covers.
-    var unknown: EventScore { known + leftOut + everyday }
-
-    static func + (a: OpenSetScore, b: OpenSetScore) -> OpenSetScore {
-        OpenSetScore(known: a.known + b.known, leftOut: a.leftOut + b.leftOut, everyday: a.everyday + b.everyday)
-    }
-
-    var summary: String {
-        let share = known.events > 0 ? Double(known.found) / Double(known.events) * 100 : .nan
-        let delay =
-            known.delays.isEmpty
-            ? "no delay"
-            : String(format: "delay median %.2f s, p90 %.2f s", median(known.delays), percentile(known.delays, 0.9))
-        return String(
-            format:
-                "%.1f false detections per hour of unknown motion (%d in %.2f h: %d on the left-out gesture's takes, "
-                + "%d on %.2f h of everyday motion, %d on the known gestures' takes); %d of %d known gestures found "
-                + "(%.1f %%), %@",
-            unknown.falseDetectionsPerHour, unknown.falseDetections, unknown.unknownHours, leftOut.falseDetections,
-            everyday.falseDetections, everyday.unknownHours, known.falseDetections, known.found, known.events, share,
-            delay)
-    }
-}

@@ -8,8 +8,7 @@ func median(_ values: [Double]) -> Double {
 
 /// The value below which `fraction` of the values lie (nearest rank).
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, Int((fraction * Double(sorted.count)).rounded(.up)) - 1)]
+    values.percentile(fraction) ?? .nan
 }
 
 /// The most memory this process has held, in MiB.

@@ -13,6 +13,9 @@ struct Import: ParsableCommand {
             Example (seglearn's watch dataset):
               gesture import seglearn-watch.csv --sample-rate 50 \\
                 --map user=subject,session=recording,label=exercise,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz
+            A long recording of everyday motion, as background that training learns never to report (no \
+            session column: the file is one session):
+              gesture import walk.csv --user ann --as other --map time=t,accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz
             """)
 
     @Argument(help: "The CSV file: a header, then one sample per line.")
@@ -26,6 +29,12 @@ struct Import: ParsableCommand {
 
     @Option(help: "The user of every session, when the file has no user column.")
     var user: String?
+
+    @Option(
+        name: .customLong("as"),
+        help: "The label of every row, when the file has no label column: other for background.",
+        completion: Completions.gestures)
+    var label: String?
 
     @Option(name: .customLong("sample-rate"), help: "Samples per second, when the file has no time column.")
     var sampleRate: Double?
@@ -60,6 +69,7 @@ struct Import: ParsableCommand {
         options.gravityRemoved = gravityRemoved
         options.sampleRate = sampleRate
         options.user = user
+        options.label = try label.map(activityLabel)
         options.mirror = try analysing {
             try mirror.map { condition throws(AnalysisError) in
                 try MirrorRule(condition, mirroring: Mirroring(across: mirrorAxis))

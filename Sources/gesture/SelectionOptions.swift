@@ -94,6 +94,7 @@ extension AnalysisSetting {
         case .columnMapping: "--map"
         case .mirror: "--mirror"
         case .user: "--user"
+        case .label: "--as"
         case .sampleRate: "--sample-rate"
         case .rate: "--rate"
         case .downsample(let rate): "--rate \(rate.shortText)"

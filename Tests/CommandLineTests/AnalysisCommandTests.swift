@@ -77,6 +77,25 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
         #expect(beyond.error.hasPrefix("gesture: --from 1000000 must be below --to "))
     }
 
+    @Test func importTakesALongRecordingAsBackground() throws {
+        let temporary = try TemporaryFolder()
+        let walk = temporary.path.appending("walk.csv").string
+        let lines = (0..<500).map { "\(Double($0) / 50),\(sin(Double($0) / 8)),0,1,0,0.5,0" }
+        try (["t,x,y,z,gx,gy,gz"] + lines).joined(separator: "\n").write(
+            toFile: walk, atomically: true, encoding: .utf8)
+        let columns = "time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz"
+        let unlabeled = try runGesture(["import", walk, "--user", "ann", "--map", columns], in: temporary.path)
+        #expect(unlabeled.status != 0)
+        #expect(unlabeled.error.contains("walk.csv has no label column mapped (label=<column>)"), "\(unlabeled.error)")
+        #expect(unlabeled.error.hasSuffix("; try --as\n"), "\(unlabeled.error)")
+
+        try runGesture(["import", walk, "--user", "ann", "--as", "other", "--map", columns], in: temporary.path)
+            .succeeded()
+        let stats = try runGesture(["stats", "--json"], in: temporary.path).succeeded()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
+        #expect((object["sessionCounts"] as? [String: [String: Int]]) == ["other": ["ann": 1]])
+    }
+
     @Test func importMirrorsTheRowsItIsToldTo() throws {
         let temporary = try TemporaryFolder()
         let file = Fixtures.basicMotions

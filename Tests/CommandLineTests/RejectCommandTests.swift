@@ -60,6 +60,44 @@ private let backgroundFolder = SharedFixture {
         #expect(result.error.contains("'maybe' is invalid for '--reject") && result.error.contains("'on' and 'off'"))
     }
 
+    @Test func theFirstCtrlCStopsCrossvalLeavingGesturesOut() async throws {
+        let (status, error) = try await interrupt(
+            ["crossval", "--leave-gesture-out", "--epochs", "65536"], in: try backgroundFolder.value().path,
+            at: "leaving chop and ann out (1 of 2)", watchingErrors: true)
+        #expect(status == 128 + SIGINT)
+        #expect(error.contains("stopped before the first of 2 folds ended"), "\(error)")
+    }
+
+    @Test func crossvalLeavesAGestureOutWithAPersonAndReplaysThem() throws {
+        let folder = try backgroundFolder.value()
+        let result = try runGesture(["crossval", "--leave-gesture-out", "--epochs", "5", "--json"], in: folder.path)
+            .succeeded()
+        #expect(result.error.contains("leaving chop and ann out (1 of 2)"), "\(result.error)")
+        let lines = try result.output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let folds = lines.dropLast()
+        #expect(folds.map { "\($0["gesture"] ?? "") \($0["user"] ?? "")" } == ["chop ann", "shake ben"])
+        // Each person recorded 3 takes of the gesture still known, and 2 minutes of everyday motion.
+        #expect(folds.map { $0["knownGestures"] as? Int } == [3, 3])
+        for fold in folds {
+            #expect((fold["found"] as? Int ?? 4) <= 3)
+            #expect((fold["unknownHours"] as? Double ?? 0) > 120.0 / 3600)
+        }
+        let summary = try #require(lines.last)
+        #expect(summary["gesture"] == nil && summary["knownGestures"] as? Int == 6)
+        #expect(summary["falseDetections"] as? Int == folds.compactMap { $0["falseDetections"] as? Int }.reduce(0, +))
+
+        let every = try runGesture(
+            ["crossval", "--leave-gesture-out", "--every-person", "--epochs", "2"], in: folder.path
+        ).succeeded().output.split(separator: "\n")
+        #expect(every.filter { $0.contains(" left out: ") && $0.contains(" false detections per hour") }.count == 4)
+        #expect(every.last?.hasPrefix("4 of 4 folds: ") == true, "\(every)")
+
+        let alone = try runGesture(["crossval", "--every-person"], in: folder.path)
+        #expect(alone.status == 2 && alone.error == "gesture: --every-person needs --leave-gesture-out\n")
+    }
+
     @Test func trainingLearnsBackgroundMotionThatIsNeverDetected() throws {
         let folder = try backgroundFolder.value()
         let listening = try runGesture(

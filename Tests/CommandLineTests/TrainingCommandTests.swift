@@ -313,7 +313,7 @@ private func isXML(_ path: FilePath) -> Bool {
 
 /// Runs gesture in `folder` until its standard output (or its standard error, `watchingErrors`)
 /// says `cue`, then sends it SIGINT; returns how it exited (-1 if not by exit) and what it said there.
-private func interrupt(
+func interrupt(
     _ arguments: [String], in folder: FilePath, at cue: String, watchingErrors: Bool = false
 ) async throws -> (status: Int32, said: String) {
     let process = Process()

@@ -229,6 +229,37 @@ private func plainRows(
         #expect(error.description.contains(message))
     }
 
+    @Test func aFileWithoutSessionAndLabelColumnsIsOneSessionOfTheGivenLabel() throws {
+        let temporary = try TemporaryFolder()
+        let path = temporary.path.appending("walk.csv")
+        let lines = (0..<120).map { "\(Double($0) / 50),0.1,0,1,0,0.5,0" }
+        try (["t,x,y,z,gx,gy,gz"] + lines).joined(separator: "\n").write(
+            toFile: path.string, atomically: true, encoding: .utf8)
+        var options = ImportOptions()
+        options.user = "ann"
+        options.label = .other
+        let mapping = try ColumnMapping("time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let summary = try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        #expect(summary.sessions.map(\.id.rawValue) == ["walk:ann:walk"])
+        #expect(summary.sessions.map(\.gesture) == [.other] && summary.rowCount == 120)
+        let session = try #require(try DatasetLoader(folder: temporary.recordings).load().sessions.first)
+        #expect(session.rows.count == 120 && session.rows.allSatisfy { $0.activity == .other })
+    }
+
+    @Test func aFileWithoutALabelColumnNeedsALabel() throws {
+        let temporary = try TemporaryFolder()
+        let path = try write("t,x,y,z,gx,gy,gz\n0,0,0,1,0,0,0\n", in: temporary)
+        var options = ImportOptions()
+        options.user = "ann"
+        let mapping = try ColumnMapping("time=t,accelX=x,accelY=y,accelZ=z,gyroX=gx,gyroY=gy,gyroZ=gz")
+        let error = try #require(throws: AnalysisError.self) {
+            try Importer(folder: temporary.recordings, mapping: mapping, options: options).run(path)
+        }
+        #expect(error.description.hasPrefix("other-tool.csv has no label column mapped (label=<column>)"))
+        #expect(error.remedy == .label)
+        #expect(!FileManager.default.fileExists(atPath: temporary.recordings.root.string))
+    }
+
     @Test func aMappingWithoutTheRequiredFieldsSaysWhichAreMissing() {
         let error = #expect(throws: AnalysisError.self) { try ColumnMapping("user=a,session=b,label=c") }
         #expect(error?.description.contains("accelX, accelY, accelZ, gyroX, gyroY, gyroZ") == true)

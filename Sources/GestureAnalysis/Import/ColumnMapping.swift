@@ -1,10 +1,11 @@
 /// Which column of a long-format CSV holds what: `user=subject,session=recording,label=exercise,
-/// accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz` (and optionally `time=t`).
+/// accelX=ax,accelY=ay,accelZ=az,gyroX=wx,gyroY=wy,gyroZ=wz` (and optionally `time=t`). Without a session
+/// column the file is one session; without a label column every row has the import's label.
 public struct ColumnMapping: Sendable, Equatable {
     public enum Field: String, Sendable, CaseIterable {
         case user, session, label, time, accelX, accelY, accelZ, gyroX, gyroY, gyroZ
 
-        static let required: [Field] = [.session, .label, .accelX, .accelY, .accelZ, .gyroX, .gyroY, .gyroZ]
+        static let required: [Field] = [.accelX, .accelY, .accelZ, .gyroX, .gyroY, .gyroZ]
         static let accelerometer: [Field] = [.accelX, .accelY, .accelZ]
         static let gyroscope: [Field] = [.gyroX, .gyroY, .gyroZ]
     }

@@ -21,6 +21,9 @@ public struct ImportOptions: Sendable {
     public var sampleRate: Double?
     /// The user of every session, for files without a user column.
     public var user: String?
+    /// The label of every row, for files without a label column: `other` brings in everyday motion as
+    /// background that training learns never to report.
+    public var label: ActivityLabel?
     /// Which rows to reflect onto the other wrist as they are read, e.g. those whose `side` is `left`.
     public var mirror: MirrorRule?
 

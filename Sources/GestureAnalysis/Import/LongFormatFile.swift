@@ -55,6 +55,11 @@ struct LongFormatFile {
                 "\(name) has no user column mapped (user=<column>) and no user was given; its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
                 remedy: .user)
         }
+        guard mapping.columns[.label] != nil || options.label != nil else {
+            throw AnalysisError(
+                "\(name) has no label column mapped (label=<column>) and no label was given; its columns are \(header.joined(separator: ", ").quoted(limit: 300))",
+                remedy: .label)
+        }
         guard mapping.columns[.time] != nil || options.sampleRate != nil else {
             throw AnalysisError(
                 "\(name) has no time column mapped (time=<column>) and no sampling rate was given", remedy: .sampleRate)
@@ -69,7 +74,7 @@ struct LongFormatFile {
         }
         return try LineReader(
             positions: mapping.positions(in: header, file: path.string), mirrorColumn: mirrorColumn,
-            width: header.count, options: options, file: path.string)
+            width: header.count, options: options, file: path.string, wholeFile: path.stem ?? name)
     }
 
     /// Calls `body` with each line of the file, LF or CRLF, and its number, a block at a time, and
@@ -110,6 +115,8 @@ private struct LineReader {
     let width: Int
     let options: ImportOptions
     let file: String
+    /// The session of every row when no column names it.
+    let wholeFile: String
 
     func read(_ line: Substring, lineNumber: Int) throws(AnalysisError) -> (UserID, String, ActivityLabel, RawSample) {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
@@ -120,11 +127,11 @@ private struct LineReader {
         let label: ActivityLabel
         do {
             user = try UserID(text(.user) ?? options.user!)
-            label = try ActivityLabel(text(.label)!)
+            label = try text(.label).map(ActivityLabel.init) ?? options.label!
         } catch {
             throw fail("\(error)")
         }
-        let session = text(.session)!
+        let session = text(.session) ?? wholeFile
         guard !session.isEmpty else { throw fail("the session column is empty") }
         guard !session.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw fail("the session '\(session.quoted())' holds a control character")
