@@ -143,9 +143,8 @@ private func argmax(_ values: ArraySlice<Float>) -> Int {
     values.indices.max { values[$0] < values[$1] }! - values.startIndex
 }
 
-/// The C library does not carry the model's rejection (yet): GestureLab's detector runs without it too.
-private let detectionSettings = DetectionSettings(
-    offset: 5, threshold: 0.4, cooldown: 1.5, averaging: 2, rest: "rest", reject: false)
+/// `gesture detect`'s settings with a lower threshold, for more detections, and rejection on, the default.
+private let detectionSettings = DetectionSettings(offset: 5, threshold: 0.4, cooldown: 1.5, averaging: 2, rest: "rest")
 
 /// A new folder holding the library's two files and, as `main.c`, `program`.
 private func folder(with library: CLibrary, main program: String = "") throws -> TemporaryFolder {
@@ -187,20 +186,28 @@ private func checkPredictions(weights: CLibrary.Weights, windows: Int, on target
         + expected.windows.map { $0.map { "\($0)" }.joined(separator: " ") }.joined(separator: "\n")
     let lines = try run(program, input: input, in: folder, on: target, ram: library.ramBytes)
     let computed = lines.map { $0.split(separator: " ").compactMap { Float($0) } }
+    let unknown = lines.map { $0.hasSuffix(" unknown") }
+    let expectedUnknown = try #require(expected.unknown)
     #expect(computed.count == expected.probabilities.count)
+    #expect(expectedUnknown.contains(true) && expectedUnknown.contains(false), "windows of both kinds")
     switch weights {
     case .float32:
         let difference = zip(computed.joined(), expected.probabilities.joined()).map { abs($0 - $1) }.max()!
         #expect(difference <= 1e-5, "on \(target)")
+        #expect(unknown == expectedUnknown, "on \(target)")
     case .int8:
         let same = zip(computed, expected.probabilities).filter { argmax($0[...]) == argmax($1[...]) }.count
-        print("int8 on \(target): the same class as GestureLab on \(same) of \(computed.count) windows")
+        let sameDecision = zip(unknown, expectedUnknown).filter { $0 == $1 }.count
+        print(
+            "int8 on \(target): the same class as GestureLab on \(same) of \(computed.count) windows, "
+                + "the same decision on unknown motion on \(sameDecision)")
         #expect(Double(same) >= 0.99 * Double(computed.count), "\(same) of \(computed.count) on \(target)")
+        #expect(Double(sameDecision) >= 0.95 * Double(computed.count), "\(sameDecision) on \(target)")
     }
 }
 
 /// Feeds `samples`, 25 a second, to the library's detector on `target` and to GestureLab's: the same
-/// predictions (class, probability within 1e-5) and the same detections.
+/// predictions (class, probability within 1e-5, unknown motion or not) and the same detections.
 private func checkDetections(of samples: [[Float]], by model: GestureModel, on target: CTarget) throws {
     let library = try CLibrary(model: model, weights: .float32, settings: detectionSettings)
     let (folder, program) = try build(library, for: target)
@@ -211,15 +218,20 @@ private func checkDetections(of samples: [[Float]], by model: GestureModel, on t
     let computed = try run(program, input: input, in: folder, on: target, ram: library.ramBytes)
         .map { $0.split(separator: " ") }
     let expected = gestureLabPredictions(of: samples, by: model)
-    #expect(computed.map { "\($0[1]) \($0[2])" } == expected.map(\.label), "on \(target)")
+    #expect(computed.map { "\($0[1]) \($0[2]) \($0[4])" } == expected.map(\.label), "on \(target)")
     let difference = zip(computed, expected).map { abs((Double($0[3]) ?? 2) - $1.probability) }.max() ?? 1
     #expect(difference <= 1e-5, "on \(target)")
-    let detections = expected.filter { $0.label.hasSuffix(" 1") }.count
-    print("\(target): \(computed.count) predictions and \(detections) detections as GestureLab's")
+    let detections = expected.filter { $0.label.contains(" 1 ") }.count
+    let unknown = expected.filter { $0.label.hasSuffix(" 1") }.count
+    print(
+        "\(target): \(computed.count) predictions, \(unknown) of them unknown motion, and \(detections) detections "
+            + "as GestureLab's")
     #expect(detections >= 3, "the stream has detections to compare: \(detections)")
+    #expect(unknown >= 3, "the stream has unknown motion to compare: \(unknown)")
 }
 
-/// GestureLab's detector on `samples`: each prediction's class and whether it is a detection.
+/// GestureLab's detector on `samples`: each prediction's class, whether it is a detection and whether
+/// it is unknown motion.
 private func gestureLabPredictions(
     of samples: [[Float]], by model: GestureModel
 ) -> [(
@@ -231,7 +243,10 @@ private func gestureLabPredictions(
     return samples.enumerated().compactMap { index, sample in
         guard let prediction = detector.add(sample, at: Double(index) / 25) else { return nil }
         let detected = detector.detection(prediction) != nil
-        return (prediction.time, "\(prediction.gesture) \(detected ? 1 : 0)", prediction.probability)
+        return (
+            prediction.time, "\(prediction.gesture) \(detected ? 1 : 0) \(prediction.isUnknown ? 1 : 0)",
+            prediction.probability
+        )
     }
 }
 
@@ -324,8 +339,9 @@ private func modelNaming(
 
 /// The library alone, compiled for the Cortex-M4F: its code and constants (flash), its data and bss
 /// (RAM), and the stack of a reading that makes a prediction, by the compiler's count:
-/// `gesture_board_add`, then the deeper of the detector (`gesture_detector_add_features`,
-/// `gesture_predict` and the largest function it calls) and the front end (all its functions at once).
+/// `gesture_board_add`, then the deeper of the detector (`gesture_detector_add_features`, the deeper of
+/// `gesture_predict` and `gesture_is_unknown`, the dense layer and the largest function they call) and
+/// the front end (all its functions at once).
 private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: Int, stack: Int) {
     let folder = try folder(with: library)
     try CTarget.cortexM4.compile([CLibrary.sourceName], in: folder, object: true)
@@ -343,7 +359,9 @@ private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: I
     }
     #expect(chain.count == 3, "\(usage)")
     let predicting = ["product", "product_int8", "softmax", "sigmoid"].compactMap { stack.removeValue(forKey: $0) }
-    let detector = chain[1] + chain[2] + (predicting.max() ?? 0)
+    // Each called from the one before it, if not inlined: gesture_predict or gesture_is_unknown, the dense layer.
+    let classifying = [chain[2], stack.removeValue(forKey: "gesture_is_unknown") ?? 0].max()!
+    let detector = chain[1] + classifying + (stack.removeValue(forKey: "dense_embedding") ?? 0) + (predicting.max() ?? 0)
     let frontEnd = stack.values.reduce(0, +)
     return (numbers[0], numbers[1] + numbers[2], chain[0] + max(detector, frontEnd))
 }
@@ -437,7 +455,8 @@ private func readingLines(_ readings: [RawSample]) -> String {
 }
 
 /// GestureLab's live path on raw `readings` at `rate`: the features of each reading the model takes,
-/// and each prediction's class and whether it is a detection, its probability, and the detections.
+/// and each prediction's class, whether it is a detection and whether unknown motion, its probability,
+/// and the detections.
 private func gestureLabRun(
     of readings: [RawSample], rate: Double
 ) throws -> (features: [[Float]], labels: [String], probabilities: [Double], detections: [Prediction]) {
@@ -452,7 +471,7 @@ private func gestureLabRun(
     for reading in readings {
         let (prediction, detection) = detector.add(reading)
         guard let prediction else { continue }
-        labels.append("\(prediction.gesture) \(detection == nil ? 0 : 1)")
+        labels.append("\(prediction.gesture) \(detection == nil ? 0 : 1) \(prediction.isUnknown ? 1 : 0)")
         probabilities.append(prediction.probability)
         if let detection { detections.append(detection) }
     }
@@ -474,7 +493,7 @@ private func checkBoard(readings: [RawSample], rate: Double, on target: CTarget,
     print("\(target): \(features.count) readings' features within \(difference) of GestureLab's")
     #expect(difference <= 1e-5, "on \(target)")
     let predictions = lines.filter { $0[0] == "p" }
-    #expect(predictions.map { "\($0[2]) \($0[3])" } == expected.labels, "on \(target)")
+    #expect(predictions.map { "\($0[2]) \($0[3]) \($0[5])" } == expected.labels, "on \(target)")
     let probabilities = zip(predictions, expected.probabilities).map { abs((Double($0[4]) ?? 2) - $1) }
     #expect((probabilities.max() ?? 1) <= 1e-5, "on \(target)")
     print("\(target): \(predictions.count) predictions, \(expected.detections.count) detections as GestureLab's")

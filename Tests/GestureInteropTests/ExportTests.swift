@@ -1,44 +1,74 @@
 import Foundation
 import GestureCore
-import GestureLearning
 import GestureMotion
 import GestureTestSupport
 import Testing
 
 @testable import GestureInterop
+@testable import GestureLearning
+
+/// Synthetic sessions of three classes, six features far from the unit scale.
+let interopSessions = SyntheticSessions(sessions: 9, totalSamples: 2_700, featureCount: 6, classCount: 3, seed: 4)
+    .make().map { sequence in
+        var shifted = sequence
+        shifted.features = sequence.features.enumerated().map { index, value in
+            value * Float(1 + index % 6) + Float(index % 6) - 2
+        }
+        return shifted
+    }
 
 /// Six features, three classes, small layers of different widths (so that a transposed matrix
-/// cannot go unnoticed), trained a little on synthetic sessions, with a normalization far from
-/// the identity.
+/// cannot go unnoticed), trained a little on `interopSessions`, with a normalization far from the
+/// identity.
 let interopModel: GestureModel = {
-    let sessions = SyntheticSessions(sessions: 9, totalSamples: 2_700, featureCount: 6, classCount: 3, seed: 4).make()
-        .map { sequence in
-            var shifted = sequence
-            shifted.features = sequence.features.enumerated().map { index, value in
-                value * Float(1 + index % 6) + Float(index % 6) - 2
-            }
-            return shifted
-        }
     let description = ModelDescription(
         featureNames: BookInterface.features, windowing: Windowing(window: 20), samplingRate: 25,
         classNames: ["chop", "rest", "shake"], layers: LayerSizes(convolutionFilters: 12, lstmUnits: 10, denseUnits: 8))
     let trainer = Trainer(model: description, options: TrainingOptions(epochs: 3, batchSize: 4, seed: 2))
     // Training synthetic sessions with these options cannot fail.
-    return try! trainer.train(sessions, validation: []).model
+    return try! trainer.train(interopSessions, validation: []).model
 }()
 
-/// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them.
+/// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them:
+/// random values, each second window from `interopSessions` (motion the interop model was taught).
 func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -> ExportedStream {
     var random = SeededRandom(seed: seed)
     let size = model.architecture.windowSize, features = model.featureNames.count
-    let windows = (0..<count).map { _ in
-        (0..<size).map { index in Float(random.uniform(-3...3)) * Float(1 + index % features) }
+    let taught = interopSessions.flatMap { session in
+        stride(from: 0, through: session.features.count - size, by: size).map {
+            Array(session.features[$0..<$0 + size])
+        }
     }
+    let windows = (0..<count).map { window in
+        guard window % 2 == 1, size == taught[0].count else {
+            return (0..<size).map { index in Float(random.uniform(-3...3)) * Float(1 + index % features) }
+        }
+        return taught[window * 7 % taught.count]
+    }
+    return stream(of: model, windows: windows)
+}
+
+/// What GestureLab's streaming classifier gives for `windows`, one stream: probabilities and, for a
+/// model that rejects, whether each window is unknown motion and the margins of its rejection.
+func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
     let classifier = StreamingClassifier(model: model)
     var state = classifier.initialState
-    return ExportedStream(
-        windows: windows, probabilities: windows.map { classifier.step($0, state: &state) },
-        classes: model.classNames, features: model.featureNames)
+    var exported = ExportedStream(windows: windows, probabilities: [], classes: model.classNames, features: model.featureNames)
+    let rejection = model.rejection
+    let classes = rejection.map { rejection in Set(rejection.labels).filter { $0 < rejection.limits.count }.sorted() }
+    exported.marginClasses = classes
+    for window in windows {
+        let probabilities = classifier.step(window, state: &state)
+        exported.probabilities.append(probabilities)
+        guard let rejection, let classes else { continue }
+        precondition(rejection.embedding == .lstm, "the margins are of the hidden state")
+        exported.unknown = (exported.unknown ?? []) + [classifier.rejects(probabilities, state: state)]
+        let margins = state.hidden.withUnsafeBufferPointer { hidden in
+            classes.map { rejection.distance(hidden.baseAddress!, to: $0) - rejection.limits[$0] }
+        }
+        exported.margins = (exported.margins ?? []) + [margins]
+    }
+    return exported
 }
 
 struct ExportedStream: Codable {
@@ -46,6 +76,16 @@ struct ExportedStream: Codable {
     var probabilities: [[Float]]
     var classes: [String]
     var features: [String]
+    /// For a model that rejects unknown motion: whether GestureLab rejects each window, and the
+    /// cosine distance to the nearest prototype less the limit of each of `marginClasses`.
+    var unknown: [Bool]?
+    var margins: [[Float]]?
+    var marginClasses: [Int]?
+
+    enum CodingKeys: String, CodingKey {
+        case windows, probabilities, classes, features, unknown, margins
+        case marginClasses = "margin_classes"
+    }
 }
 
 @Suite struct CoreMLRoundTripTests {
