@@ -387,7 +387,7 @@ private struct CMatrix {
 
 extension Float {
     /// A C literal that reads back as exactly this float.
-    fileprivate var cLiteral: String { "\(self)f" }
+    var cLiteral: String { "\(self)f" }
 }
 
 extension String {

@@ -97,7 +97,7 @@ public struct CoreMLExport {
     private var network: CoreMLNeuralNetworkClassifier {
         let weights = model.weights
         var network = CoreMLNeuralNetworkClassifier()
-        network.layers = [
+        let layers: [CoreMLNeuralNetworkLayer] = [
             .permute("permute_layer", BookInterface.featuresInput, "conv_in", axes: [0, 3, 1, 2]),
             convolution(FoldedConvolution(model: model)),
             .activation("relu_layer0", "relu0_in", "lstm_in", .reLu(CoreMLActivationReLU())),
@@ -107,7 +107,8 @@ public struct CoreMLExport {
             .activation("relu_layer1", "relu1_in", "dense1_in", .reLu(CoreMLActivationReLU())),
             .innerProduct("dense_layer1", "dense1_in", "softmax_in", weights.output),
             .layer(BookInterface.probabilities, ["softmax_in"], [BookInterface.probabilities], .softmax(.init())),
-        ] + (model.exportedRejection.map(rejectionLayers) ?? [])
+        ]
+        network.layers = layers + (model.exportedRejection.map(rejectionLayers) ?? [])
         network.stringClassLabels.vector = classLabels
         network.labelProbabilityLayerName = BookInterface.probabilities
         return network

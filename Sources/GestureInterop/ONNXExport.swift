@@ -84,7 +84,7 @@ public struct ONNXExport {
             ]
         }
         graph.initializer += rejection?.initializers ?? []
-        graph.node = [
+        let network: [ONNXNodeProto] = [
             .node("Reshape", ["features", "window_shape"], ["window"]),
             .node("Gemm", ["window", "convolution_weight", "convolution_bias"], ["convolution"], transB: true),
             .node("Relu", ["convolution"], ["convolution_relu"]),
@@ -100,7 +100,8 @@ public struct ONNXExport {
             .node("Relu", ["normalized"], ["dense_relu"]),
             .node("Gemm", ["dense_relu", "output_weight", "output_bias"], ["logits"]),
             .node("Softmax", ["logits"], ["probabilities"]),
-        ] + (rejection?.nodes ?? [])
+        ]
+        graph.node = network + (rejection?.nodes ?? [])
         return graph
     }
 

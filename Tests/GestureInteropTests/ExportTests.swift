@@ -163,10 +163,12 @@ struct ExportedStream: Codable {
         try Data(try CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
             .write(to: URL(fileURLWithPath: file))
         let output = try check(
-            ["coreml", file, try write(stream(of: interopModel), in: folder)]
+            ["coreml", file, try write(try rejectingStream(), in: folder)]
                 + (bookLabels ? ["--labels-suffix", "_it"] : []),
             in: folder)
         #expect(output.hasPrefix("coreml: 48 windows"))
+        print(output)
+        #expect(output.contains(try rejectionSummary()), "\(output)")
     }
 
     @Test func theBookSizedModelToo() throws {
@@ -190,8 +192,23 @@ struct ExportedStream: Codable {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.onnx").string
         try Data(try ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
-        let output = try check(["onnx", file, try write(stream(of: interopModel), in: folder)], in: folder)
+        let output = try check(["onnx", file, try write(try rejectingStream(), in: folder)], in: folder)
         #expect(output.hasPrefix("onnx: 48 windows"))
+        print(output)
+        #expect(output.contains(try rejectionSummary()), "\(output)")
+    }
+
+    /// The interop model's stream: windows it rejects and windows it does not.
+    private func rejectingStream() throws -> ExportedStream {
+        let stream = stream(of: interopModel)
+        let unknown = try #require(stream.unknown, "the interop model rejects unknown motion")
+        #expect(unknown.contains(true) && unknown.contains(false), "\(unknown)")
+        return stream
+    }
+
+    /// What the check prints when the export rejects the windows GestureLab rejects.
+    private func rejectionSummary() throws -> String {
+        "unknown motion on \(try rejectingStream().unknown!.count { $0 }) windows as GestureLab"
     }
 
     private func write(_ stream: ExportedStream, in folder: TemporaryFolder) throws -> String {
