@@ -29,6 +29,10 @@ let interopModel: GestureModel = {
     return try! trainer.train(interopSessions, validation: []).model
 }()
 
+/// The interop model with a stricter rejection, a quarter of its taught windows beyond the limits:
+/// a stream has many windows of both kinds.
+let rejectingModel = interopModel.calibratingRejection(on: interopSessions, falseRejectRate: 0.25)
+
 /// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them:
 /// random values, each second window from `interopSessions` (motion the interop model was taught).
 func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -> ExportedStream {
@@ -160,7 +164,7 @@ struct ExportedStream: Codable {
     func coremltoolsReadsTheCoreMLFileAndItsSpecPredictsWhatGestureLabDoes(bookLabels: Bool) throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.mlmodel").string
-        try Data(try CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
+        try Data(try CoreMLExport(model: rejectingModel, bookLabels: bookLabels).serialized())
             .write(to: URL(fileURLWithPath: file))
         let output = try check(
             ["coreml", file, try write(try rejectingStream(), in: folder)]
@@ -191,16 +195,16 @@ struct ExportedStream: Codable {
     @Test func onnxruntimeRunsTheONNXFileStreamingWithTheStateFedBack() throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.onnx").string
-        try Data(try ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
+        try Data(try ONNXExport(model: rejectingModel).serialized()).write(to: URL(fileURLWithPath: file))
         let output = try check(["onnx", file, try write(try rejectingStream(), in: folder)], in: folder)
         #expect(output.hasPrefix("onnx: 48 windows"))
         print(output)
         #expect(output.contains(try rejectionSummary()), "\(output)")
     }
 
-    /// The interop model's stream: windows it rejects and windows it does not.
+    /// The rejecting model's stream: windows it rejects and windows it does not.
     private func rejectingStream() throws -> ExportedStream {
-        let stream = stream(of: interopModel)
+        let stream = stream(of: rejectingModel)
         let unknown = try #require(stream.unknown, "the interop model rejects unknown motion")
         #expect(unknown.contains(true) && unknown.contains(false), "\(unknown)")
         return stream
