@@ -67,8 +67,7 @@ public struct CoreMLExport {
             description.output.append(
                 .array(
                     RejectionOutput.coreMLMargin, shape: [model.classNames.count],
-                    about: "Unknown motion when the top class's margin is above 0 (distance to its prototypes less its limit)"
-                ))
+                    about: "Distance to the nearest prototype less the limit: above 0 for activity, unknown motion"))
         }
         description.predictedFeatureName = BookInterface.label
         description.predictedProbabilitiesName = BookInterface.probabilities

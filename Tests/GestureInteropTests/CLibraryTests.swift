@@ -1,12 +1,12 @@
 import Foundation
 import GestureCore
-@testable import GestureLearning
 import GestureLive
 import GestureMotion
 import GestureTestSupport
 import Testing
 
 @testable import GestureInterop
+@testable import GestureLearning
 
 /// The exported C library, compiled by real C compilers with every warning an error, for this machine,
 /// aarch64 Linux and a Cortex-M4F (run in QEMU), and fed the same windows and samples as GestureLab.
@@ -374,7 +374,8 @@ private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: I
     let predicting = ["product", "product_int8", "softmax", "sigmoid"].compactMap { stack.removeValue(forKey: $0) }
     // Each called from the one before it, if not inlined: gesture_predict or gesture_is_unknown, the dense layer.
     let classifying = [chain[2], stack.removeValue(forKey: "gesture_is_unknown") ?? 0].max()!
-    let detector = chain[1] + classifying + (stack.removeValue(forKey: "dense_embedding") ?? 0) + (predicting.max() ?? 0)
+    let detector =
+        chain[1] + classifying + (stack.removeValue(forKey: "dense_embedding") ?? 0) + (predicting.max() ?? 0)
     let frontEnd = stack.values.reduce(0, +)
     return (numbers[0], numbers[1] + numbers[2], chain[0] + max(detector, frontEnd))
 }
@@ -495,9 +496,9 @@ private func gestureLabRun(
 /// features within 1e-5, the same predictions (class, probability within 1e-5, unknown motion or
 /// not) and detections, with rejection (at least `unknown` windows rejected) and without it (at
 /// least `detections` detections: rejection leaves the trained model few of them here).
-private func checkBoard(readings: [RawSample], rate: Double, on target: CTarget, detections: Int, unknown: Int)
-    throws
-{
+private func checkBoard(
+    readings: [RawSample], rate: Double, on target: CTarget, detections: Int, unknown: Int
+) throws {
     var withoutRejection = detectionSettings
     withoutRejection.reject = false
     for settings in [detectionSettings, withoutRejection] {

@@ -57,7 +57,8 @@ func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -
 func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
     let classifier = StreamingClassifier(model: model)
     var state = classifier.initialState
-    var exported = ExportedStream(windows: windows, probabilities: [], classes: model.classNames, features: model.featureNames)
+    var exported = ExportedStream(
+        windows: windows, probabilities: [], classes: model.classNames, features: model.featureNames)
     let rejection = model.rejection
     let classes = rejection.map { rejection in Set(rejection.labels).filter { $0 < rejection.limits.count }.sorted() }
     exported.marginClasses = classes
