@@ -32,9 +32,9 @@ extension CLibrary {
             rejection.map { rejection in
                 let embedding = rejection.embedding == .lstm ? "the LSTM's hidden state" : "the dense layer's output"
                 return [
-                    "   Returns 1 when the cosine distance from the window's embedding (\(embedding)) to the nearest",
-                    "   prototype of its most probable class is beyond that class's limit, set in training so that",
-                    "   \((rejection.falseRejectRate * 100).shortText) % of the class's windows lie beyond it: as `gesture detect` decides.",
+                    "   Returns 1 when the cosine distance from the window's embedding (\(embedding)) to the",
+                    "   nearest prototype of its most probable class is beyond that class's limit, set in training",
+                    "   so that \((rejection.falseRejectRate * 100).shortText) % of the class's windows lie beyond it: as `gesture detect` decides.",
                 ]
             } ?? ["   The model has no rejection (it was trained before GestureLab had one): 0 always."]
         return """

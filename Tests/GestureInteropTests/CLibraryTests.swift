@@ -16,6 +16,14 @@ import Testing
         try checkPredictions(weights: weights, windows: 200, on: .host)
     }
 
+    /// A rejection of the dense layer's output, not of the LSTM's state: the library computes that layer again.
+    @Test func aRejectionOfTheDenseLayersOutputDecidesAsGestureLab() throws {
+        let model = interopModel.calibratingRejection(on: interopSessions, embedding: .dense, falseRejectRate: 0.25)
+        #expect(
+            try CLibrary(model: model, weights: .float32).source.contains("dense_embedding(state->hidden, embedding)"))
+        try checkPredictions(of: model, weights: .float32, windows: 200, on: .host)
+    }
+
     @Test func theDetectorFindsWhatGestureLabsDetectorFinds() throws {
         // Sessions of each class, one after another, at 25 Hz: the model learned them a little.
         let sessions = SyntheticSessions(sessions: 6, totalSamples: 1_800, featureCount: 6, classCount: 3, seed: 9)
@@ -189,11 +197,14 @@ private func run(
     return lines.dropLast()
 }
 
-/// Streams `windows` random windows through the library on `target` and through GestureLab.
-private func checkPredictions(weights: CLibrary.Weights, windows: Int, on target: CTarget) throws {
-    let library = try CLibrary(model: interopModel, weights: weights)
+/// Streams `windows` windows (`stream(of:)`'s) through `model`'s library on `target` and through
+/// GestureLab: the same probabilities and the same windows rejected as unknown motion.
+private func checkPredictions(
+    of model: GestureModel = interopModel, weights: CLibrary.Weights, windows: Int, on target: CTarget
+) throws {
+    let library = try CLibrary(model: model, weights: weights)
     let (folder, program) = try build(library, for: target)
-    let expected = stream(of: interopModel, windows: windows)
+    let expected = stream(of: model, windows: windows)
     let input =
         "windows \(expected.windows.count)\n"
         + expected.windows.map { $0.map { "\($0)" }.joined(separator: " ") }.joined(separator: "\n")

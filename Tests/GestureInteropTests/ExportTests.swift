@@ -53,7 +53,8 @@ func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -
 }
 
 /// What GestureLab's streaming classifier gives for `windows`, one stream: probabilities and, for a
-/// model that rejects, whether each window is unknown motion and the margins of its rejection.
+/// model that rejects, whether each window is unknown motion and (of the LSTM's hidden state, which
+/// the state shows) the margins of its rejection.
 func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
     let classifier = StreamingClassifier(model: model)
     var state = classifier.initialState
@@ -66,8 +67,8 @@ func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
         let probabilities = classifier.step(window, state: &state)
         exported.probabilities.append(probabilities)
         guard let rejection, let classes else { continue }
-        precondition(rejection.embedding == .lstm, "the margins are of the hidden state")
         exported.unknown = (exported.unknown ?? []) + [classifier.rejects(probabilities, state: state)]
+        guard rejection.embedding == .lstm else { continue }
         let margins = state.hidden.withUnsafeBufferPointer { hidden in
             classes.map { rejection.distance(hidden.baseAddress!, to: $0) - rejection.limits[$0] }
         }
@@ -203,9 +204,22 @@ struct ExportedStream: Codable {
         #expect(output.contains(try rejectionSummary()), "\(output)")
     }
 
-    /// The rejecting model's stream: windows it rejects and windows it does not.
-    private func rejectingStream() throws -> ExportedStream {
-        let stream = stream(of: rejectingModel)
+    /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.
+    @Test func aRejectionOfTheDenseLayersOutputToo() throws {
+        let model = interopModel.calibratingRejection(on: interopSessions, embedding: .dense, falseRejectRate: 0.25)
+        let folder = try TemporaryFolder()
+        let coreML = folder.path.appending("dense.mlmodel").string, onnx = folder.path.appending("dense.onnx").string
+        try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: coreML))
+        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
+        let data = try write(try rejectingStream(of: model), in: folder)
+        let summary = "unknown motion on \(try rejectingStream(of: model).unknown!.count { $0 }) windows"
+        #expect(try check(["coreml", coreML, data], in: folder).contains(summary))
+        #expect(try check(["onnx", onnx, data], in: folder).contains(summary))
+    }
+
+    /// `model`'s stream: windows it rejects and windows it does not.
+    private func rejectingStream(of model: GestureModel = rejectingModel) throws -> ExportedStream {
+        let stream = stream(of: model)
         let unknown = try #require(stream.unknown, "the interop model rejects unknown motion")
         #expect(unknown.contains(true) && unknown.contains(false), "\(unknown)")
         return stream
