@@ -57,10 +57,11 @@ public struct CLibrary {
 
     /// A program that checks a library against GestureLab, as the tests and `gesture-bench c-library`
     /// do: it reads "windows N" then N windows (one stream), or "samples N" then N lines of a time and
-    /// a sample (the detector), and prints each window's probabilities or each prediction's time,
-    /// class, whether it is a detection and its probability; then "sizes" and sizeof the detector.
-    /// "readings N RATE" then N lines of a time, acceleration and rotation rate: the board, printing
-    /// "f" and the features of each reading the model takes, "p" and each prediction as above.
+    /// a sample (the detector), and prints each window's probabilities and "unknown" or "known"
+    /// (motion), or each prediction's time, class, whether it is a detection, its probability and
+    /// whether it is unknown motion; then "sizes" and sizeof the detector. "readings N RATE" then N
+    /// lines of a time, acceleration and rotation rate: the board, printing "f" and the features of
+    /// each reading the model takes, "p" and each prediction as above.
     public static let checkProgram = """
         #include "gesture_model.h"
         #include <stdio.h>
@@ -78,7 +79,8 @@ public struct CLibrary {
                     float window[GESTURE_WINDOW * GESTURE_FEATURES], probabilities[GESTURE_CLASSES];
                     for (i = 0; i < GESTURE_WINDOW * GESTURE_FEATURES; i++) if (scanf("%f", &window[i]) != 1) return 2;
                     gesture_predict(window, &state, probabilities);
-                    for (i = 0; i < GESTURE_CLASSES; i++) printf("%.9g%c", probabilities[i], i + 1 < GESTURE_CLASSES ? ' ' : '\\n');
+                    for (i = 0; i < GESTURE_CLASSES; i++) printf("%.9g ", probabilities[i]);
+                    printf("%s\\n", gesture_is_unknown(probabilities, &state) ? "unknown" : "known");
                 }
             } else if (strcmp(kind, "readings") == 0) {
                 static gesture_board board;
@@ -95,8 +97,8 @@ public struct CLibrary {
                     for (i = 0; i < GESTURE_FEATURES; i++) printf(" %.9g", features[i]);
                     printf("\\n");
                     if (gesture_detector_add_features(&board.detector, features, time, &prediction))
-                        printf("p %.17g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
-                               prediction.detected, prediction.probability);
+                        printf("p %.17g %s %d %.9g %d\\n", prediction.time, gesture_class_names[prediction.gesture],
+                               prediction.detected, prediction.probability, prediction.unknown);
                 }
                 printf("sizes %lu\\n", (unsigned long)sizeof board);
                 return 0;
@@ -110,8 +112,8 @@ public struct CLibrary {
                     if (scanf("%lf", &time) != 1) return 2;
                     for (i = 0; i < GESTURE_FEATURES; i++) if (scanf("%f", &sample[i]) != 1) return 2;
                     if (gesture_detector_add_features(&detector, sample, time, &prediction))
-                        printf("%.9g %s %d %.9g\\n", prediction.time, gesture_class_names[prediction.gesture],
-                               prediction.detected, prediction.probability);
+                        printf("%.9g %s %d %.9g %d\\n", prediction.time, gesture_class_names[prediction.gesture],
+                               prediction.detected, prediction.probability, prediction.unknown);
                 }
             }
             printf("sizes %lu\\n", (unsigned long)sizeof(gesture_detector));
@@ -126,11 +128,11 @@ public struct CLibrary {
     var units: Int { model.architecture.lstmUnits }
     var slots: Int { model.windowing.window / settings.offset }
 
-    /// Bytes of constant data: the weights (and their scales), biases and normalization.
+    /// Bytes of constant data: the weights (and their scales), biases, normalization and rejection.
     public var flashBytes: Int {
         let values = matrices.map(\.values.count).reduce(0, +), rows = matrices.map(\.rows).reduce(0, +)
         let matrixBytes = weights == .int8 ? values + 4 * rows : 4 * values
-        return matrixBytes + 4 * vectors.map(\.values.count).reduce(0, +)
+        return matrixBytes + 4 * vectors.map(\.values.count).reduce(0, +) + rejectionBytes
     }
 
     /// Bytes of RAM, at most: one board (its detector: its sample ring, a state per window slot, recent
@@ -190,12 +192,14 @@ public struct CLibrary {
             /* One window of GESTURE_WINDOW samples of GESTURE_FEATURES raw features, sample by sample, in
                `window`; writes the class probabilities and updates `state`. */
             void gesture_predict(const float *window, gesture_state *state, float *probabilities);
+            \(rejectionDeclaration)
 
             typedef struct {
                 double time;        /* the timestamp of the sample that completed the window */
                 int gesture;        /* the most probable class, an index of gesture_class_names */
                 float probability;
                 int detected;       /* 1 when this prediction is a detection */
+                int unknown;        /* 1 when the detector rejects the window as unknown motion: never a detection */
                 float probabilities[GESTURE_CLASSES];
             } gesture_prediction;
 
@@ -204,6 +208,8 @@ public struct CLibrary {
                 double cooldown;    /* seconds after a detection without another */
                 int averaging;      /* predictions averaged, 1 to GESTURE_MAX_AVERAGING */
                 int rest;           /* the class never reported, -1 for none */
+                int background;     /* the class of recorded everyday motion, never reported, -1 for none */
+                int reject;         /* 1: a window gesture_is_unknown finds unknown motion is never reported */
                 float samples[2 * GESTURE_WINDOW * GESTURE_FEATURES];
                 int next;
                 long count;
@@ -214,7 +220,7 @@ public struct CLibrary {
             } gesture_detector;
 
             /* Threshold \(settings.threshold), cooldown \(settings.cooldown.shortText) s, averaging \(settings.averaging), \
-            rest \(settings.rest.cLiteral): `gesture detect`'s settings at export. */
+            rest \(settings.rest.cLiteral), unknown motion \(settings.reject ? "rejected" : "not rejected"): `gesture detect`'s settings at export. */
             void gesture_detector_init(gesture_detector *detector);
 
             /* For data already fused: adds one sample of GESTURE_FEATURES features (the order above) taken at
@@ -289,6 +295,16 @@ public struct CLibrary {
 
             void gesture_state_reset(gesture_state *state) { memset(state, 0, sizeof *state); }
 
+            /* The dense layer, batch norm and ReLU on the LSTM's hidden state. */
+            static void dense_embedding(const float *hidden, float *out) {
+                int i;
+                \(product)(\(CMatrix.arguments("dense", weights)), DENSE, GESTURE_UNITS, hidden, dense_bias, out);
+                for (i = 0; i < DENSE; i++) {
+                    float normal = out[i] * norm_scale[i] + norm_shift[i];
+                    out[i] = normal > 0 ? normal : 0;
+                }
+            }
+
             void gesture_predict(const float *window, gesture_state *state, float *probabilities) {
                 float normalized[WINDOW_VALUES], lstm_input[FILTERS + GESTURE_UNITS], gates[4 * GESTURE_UNITS];
                 float hidden[DENSE];
@@ -305,11 +321,7 @@ public struct CLibrary {
                     state->cell[i] = forget * state->cell[i] + input * candidate;
                     state->hidden[i] = output * tanhf(state->cell[i]);
                 }
-                \(product)(\(CMatrix.arguments("dense", weights)), DENSE, GESTURE_UNITS, state->hidden, dense_bias, hidden);
-                for (i = 0; i < DENSE; i++) {
-                    float normal = hidden[i] * norm_scale[i] + norm_shift[i];
-                    hidden[i] = normal > 0 ? normal : 0;
-                }
+                dense_embedding(state->hidden, hidden);
                 \(product)(\(CMatrix.arguments("output", weights)), GESTURE_CLASSES, DENSE, hidden, output_bias, probabilities);
                 softmax(probabilities);
             }
@@ -320,8 +332,11 @@ public struct CLibrary {
                 detector->cooldown = \(settings.cooldown);
                 detector->averaging = \(settings.averaging);
                 detector->rest = \(rest);
+                detector->background = \(model.classNames.firstIndex(of: ActivityLabel.other.rawValue) ?? -1);
+                detector->reject = \(settings.reject ? 1 : 0);
                 detector->quiet_until = -HUGE_VAL;
             }
+            \(rejectionSource)
             \(CTemplates.detector)
             """
     }
@@ -372,7 +387,7 @@ private struct CMatrix {
 
 extension Float {
     /// A C literal that reads back as exactly this float.
-    fileprivate var cLiteral: String { "\(self)f" }
+    var cLiteral: String { "\(self)f" }
 }
 
 extension String {
@@ -451,6 +466,7 @@ private enum CTemplates {
             slot = (int)((detector->count - GESTURE_WINDOW) / GESTURE_OFFSET % GESTURE_SLOTS);
             memcpy(window, detector->samples + detector->next * values, sizeof window);
             gesture_predict(window, &detector->states[slot], probabilities);
+            prediction->unknown = detector->reject && gesture_is_unknown(probabilities, &detector->states[slot]);
             /* The latest `averaging` predictions, oldest first. */
             if (detector->recent_count == detector->averaging) {
                 memmove(detector->recent[0], detector->recent[1], (detector->averaging - 1) * sizeof detector->recent[0]);
@@ -466,8 +482,8 @@ private enum CTemplates {
             prediction->time = time;
             prediction->gesture = best;
             prediction->probability = prediction->probabilities[best];
-            prediction->detected = best != detector->rest && (double)prediction->probability >= detector->threshold &&
-                                   time >= detector->quiet_until;
+            prediction->detected = best != detector->rest && best != detector->background && !prediction->unknown &&
+                                   (double)prediction->probability >= detector->threshold && time >= detector->quiet_until;
             if (prediction->detected) detector->quiet_until = time + detector->cooldown;
             return 1;
         }

@@ -61,7 +61,8 @@ extension CLibrary {
             $0.isEmpty ? "" : "     \($0)"
         }
         return
-            (["/* \(summary)", ""] + inputSection + features + [""] + detectionSection + [""] + memorySection
+            (["/* \(summary)", ""] + inputSection + features + [""] + detectionSection + [""] + rejectionSection
+            + [""] + memorySection
             + ["", "   Usage, built with `cc -std=c99 main.c gesture_model.c -lm`:", ""] + example + ["*/"])
             .joined(separator: "\n")
     }

@@ -5,7 +5,10 @@ import SwiftProtobuf
 /// A model as a Core ML neural network classifier with the interface of Turi Create's activity
 /// classifier, the model the book's GestureIt app loads: inputs `features` [1, window, features],
 /// `hiddenIn` and `cellIn`; outputs `activityProbability`, `activity`, `hiddenOut` and `cellOut`;
-/// one LSTM step per window. The feature normalization is folded into the convolution.
+/// one LSTM step per window. The feature normalization is folded into the convolution. A model
+/// that rejects unknown motion has one more output, `rejectionMargin` [classes]: each class's
+/// cosine distance to its nearest prototype less its limit; a window is unknown motion when the
+/// margin of its `activity` is above 0.
 public struct CoreMLExport {
     public let model: GestureModel
     /// Class names as the file gives them: the model's, or GestureIt's (`shake_it`).
@@ -60,6 +63,12 @@ public struct CoreMLExport {
             .array(BookInterface.cellOut, shape: [units], about: "LSTM cell state output"),
             .string(BookInterface.label, about: "Class label of top prediction"),
         ]
+        if model.exportedRejection != nil {
+            description.output.append(
+                .array(
+                    RejectionOutput.coreMLMargin, shape: [model.classNames.count],
+                    about: "Distance to the nearest prototype less the limit: above 0 for activity, unknown motion"))
+        }
         description.predictedFeatureName = BookInterface.label
         description.predictedProbabilitiesName = BookInterface.probabilities
         description.metadata.shortDescription = "Gesture classifier made by GestureLab \(gestureLabVersion)"
@@ -87,7 +96,7 @@ public struct CoreMLExport {
     private var network: CoreMLNeuralNetworkClassifier {
         let weights = model.weights
         var network = CoreMLNeuralNetworkClassifier()
-        network.layers = [
+        let layers: [CoreMLNeuralNetworkLayer] = [
             .permute("permute_layer", BookInterface.featuresInput, "conv_in", axes: [0, 3, 1, 2]),
             convolution(FoldedConvolution(model: model)),
             .activation("relu_layer0", "relu0_in", "lstm_in", .reLu(CoreMLActivationReLU())),
@@ -98,6 +107,7 @@ public struct CoreMLExport {
             .innerProduct("dense_layer1", "dense1_in", "softmax_in", weights.output),
             .layer(BookInterface.probabilities, ["softmax_in"], [BookInterface.probabilities], .softmax(.init())),
         ]
+        network.layers = layers + (model.exportedRejection.map(rejectionLayers) ?? [])
         network.stringClassLabels.vector = classLabels
         network.labelProbabilityLayerName = BookInterface.probabilities
         return network

@@ -24,7 +24,7 @@ public struct CoreMLImport {
                     + "Turi Create's activity classifier")
         }
         let metadata = spec.description_p.metadata.userDefined
-        let layers = try TuriLayers(network.layers)
+        let layers = try TuriLayers(network.layers.filter { !$0.name.hasPrefix(RejectionOutput.coreMLLayerPrefix) })
         let description = try Self.description(of: spec, network: network, layers: layers, rate: rate)
         let normalization = try Self.normalization(metadata, features: description.featureNames.count)
         do {
@@ -308,6 +308,9 @@ extension CoreMLNeuralNetworkLayer {
         case .innerProduct: "innerProduct"
         case .batchnorm: "batchnorm"
         case .softmax: "softmax"
+        case .l2Normalize: "l2normalize"
+        case .reduce: "reduce"
+        case .reshape: "reshape"
         case .activation(let activation):
             switch activation.nonlinearityType {
             case .reLu: "ReLU"

@@ -6,7 +6,10 @@ import SwiftProtobuf
 /// A model's streaming step as an ONNX graph (opset 17): inputs `features` [1, window, features]
 /// of raw features, `hidden_in` and `cell_in` [1, 1, units]; outputs `probabilities`
 /// [1, classes], `hidden_out` and `cell_out` [1, 1, units], fed back as the next window's state
-/// (zeros at the start of a stream). The feature normalization is folded into the first Gemm.
+/// (zeros at the start of a stream). The feature normalization is folded into the first Gemm. A
+/// model that rejects unknown motion has two more outputs: `rejection_margin` [1, classes], each
+/// class's cosine distance to its nearest prototype less its limit, and `unknown` [1, 1], a bool:
+/// whether the top class's margin is above 0, the window unknown motion.
 public struct ONNXExport {
     public let model: GestureModel
 
@@ -73,7 +76,15 @@ public struct ONNXExport {
                 .int64s("sequence_shape", [1, 1, Int64(filters)]),
                 .int64s("state_shape", [1, Int64(units)]),
             ] + lstmInitializers(weights.lstm) + denseInitializers(weights)
-        graph.node = [
+        let rejection = model.exportedRejection.map(rejectionGraph)
+        if rejection != nil {
+            graph.output += [
+                .tensor(RejectionOutput.onnxMargin, [1, model.classNames.count]),
+                .tensor(RejectionOutput.onnxUnknown, [1, 1], type: .bool),
+            ]
+        }
+        graph.initializer += rejection?.initializers ?? []
+        let network: [ONNXNodeProto] = [
             .node("Reshape", ["features", "window_shape"], ["window"]),
             .node("Gemm", ["window", "convolution_weight", "convolution_bias"], ["convolution"], transB: true),
             .node("Relu", ["convolution"], ["convolution_relu"]),
@@ -90,6 +101,7 @@ public struct ONNXExport {
             .node("Gemm", ["dense_relu", "output_weight", "output_bias"], ["logits"]),
             .node("Softmax", ["logits"], ["probabilities"]),
         ]
+        graph.node = network + (rejection?.nodes ?? [])
         return graph
     }
 
@@ -130,10 +142,10 @@ extension FoldedConvolution {
 }
 
 extension ONNXValueInfoProto {
-    static func tensor(_ name: String, _ shape: [Int]) -> Self {
+    static func tensor(_ name: String, _ shape: [Int], type: ONNXTensorProto.DataType = .float) -> Self {
         .with { value in
             value.name = name
-            value.type.tensorType.elemType = Int32(ONNXTensorProto.DataType.float.rawValue)
+            value.type.tensorType.elemType = Int32(type.rawValue)
             value.type.tensorType.shape.dim = shape.map { size in .with { $0.dimValue = Int64(size) } }
         }
     }
@@ -163,13 +175,14 @@ extension ONNXTensorProto {
 extension ONNXNodeProto {
     static func node(
         _ operator: String, _ inputs: [String], _ outputs: [String], transB: Bool = false, hiddenSize: Int? = nil,
-        epsilon: Float? = nil
+        epsilon: Float? = nil, attributes: [ONNXAttributeProto] = []
     ) -> Self {
         .with { node in
             node.opType = `operator`
             node.name = outputs.first { !$0.isEmpty } ?? `operator`
             node.input = inputs
             node.output = outputs
+            node.attribute = attributes
             if transB { node.attribute.append(.int("transB", 1)) }
             if let hiddenSize { node.attribute.append(.int("hidden_size", Int64(hiddenSize))) }
             if let epsilon {
@@ -190,6 +203,14 @@ extension ONNXAttributeProto {
             $0.name = name
             $0.type = .int
             $0.i = value
+        }
+    }
+
+    static func ints(_ name: String, _ values: [Int64]) -> Self {
+        .with {
+            $0.name = name
+            $0.type = .ints
+            $0.ints = values
         }
     }
 }

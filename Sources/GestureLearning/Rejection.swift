@@ -11,9 +11,9 @@ public struct Rejection: Sendable, Equatable {
     public let embedding: Embedding
     public let dimension: Int
     /// `labels.count × dimension`, row-major.
-    let prototypes: [Float]
+    public let prototypes: [Float]
     /// Each prototype's class, an index into the model's class names.
-    let labels: [Int]
+    public let labels: [Int]
     /// For each class, the cosine distance to its nearest prototype beyond which a window whose top
     /// class it is is unknown motion; classes past its end have none.
     public let limits: [Float]

@@ -16,7 +16,10 @@ struct Export: AsyncParsableCommand {
             one streaming step as an ONNX graph; c writes gesture_model.h and gesture_model.c into a folder, \
             C99 with no dependencies, for microcontrollers: raw readings in (the profile's axes, GestureLab's \
             attitude filter and features), detections out; with gesture_detect.c, which reads readings as \
-            CSV on standard input and prints detections, and a Makefile that builds it.
+            CSV on standard input and prints detections, and a Makefile that builds it. Each carries the \
+            model's rejection of unknown motion: Core ML as the output rejectionMargin, ONNX as \
+            rejection_margin and unknown, C as gesture_is_unknown, which its detector applies unless \
+            exported with --reject off.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

@@ -126,14 +126,11 @@ import Testing
         return folder.appending("gesture_detect").string
     }
 
-    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold and,
-    /// as the export has no rejection yet, none.
+    /// What `gesture detect` prints on a replay of `file`, with the exported detector's threshold and
+    /// rejection, as the export has them.
     private func detections(onReplayOf file: String) throws -> String {
         try runGesture(
-            [
-                "detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--reject", "off", "--device",
-                "replay:\(file)",
-            ],
+            ["detect", "--model", "m.model", "--fast", "--threshold", "0.6", "--device", "replay:\(file)"],
             in: trained.path
         ).succeeded().output
     }

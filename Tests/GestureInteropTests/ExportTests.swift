@@ -1,44 +1,80 @@
 import Foundation
 import GestureCore
-import GestureLearning
 import GestureMotion
 import GestureTestSupport
 import Testing
 
 @testable import GestureInterop
+@testable import GestureLearning
+
+/// Synthetic sessions of three classes, six features far from the unit scale.
+let interopSessions = SyntheticSessions(sessions: 9, totalSamples: 2_700, featureCount: 6, classCount: 3, seed: 4)
+    .make().map { sequence in
+        var shifted = sequence
+        shifted.features = sequence.features.enumerated().map { index, value in
+            value * Float(1 + index % 6) + Float(index % 6) - 2
+        }
+        return shifted
+    }
 
 /// Six features, three classes, small layers of different widths (so that a transposed matrix
-/// cannot go unnoticed), trained a little on synthetic sessions, with a normalization far from
-/// the identity.
+/// cannot go unnoticed), trained a little on `interopSessions`, with a normalization far from the
+/// identity.
 let interopModel: GestureModel = {
-    let sessions = SyntheticSessions(sessions: 9, totalSamples: 2_700, featureCount: 6, classCount: 3, seed: 4).make()
-        .map { sequence in
-            var shifted = sequence
-            shifted.features = sequence.features.enumerated().map { index, value in
-                value * Float(1 + index % 6) + Float(index % 6) - 2
-            }
-            return shifted
-        }
     let description = ModelDescription(
         featureNames: BookInterface.features, windowing: Windowing(window: 20), samplingRate: 25,
         classNames: ["chop", "rest", "shake"], layers: LayerSizes(convolutionFilters: 12, lstmUnits: 10, denseUnits: 8))
     let trainer = Trainer(model: description, options: TrainingOptions(epochs: 3, batchSize: 4, seed: 2))
     // Training synthetic sessions with these options cannot fail.
-    return try! trainer.train(sessions, validation: []).model
+    return try! trainer.train(interopSessions, validation: []).model
 }()
 
-/// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them.
+/// The interop model with a stricter rejection, a quarter of its taught windows beyond the limits:
+/// a stream has many windows of both kinds.
+let rejectingModel = interopModel.calibratingRejection(on: interopSessions, falseRejectRate: 0.25)
+
+/// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them:
+/// random values, each second window from `interopSessions` (motion the interop model was taught).
 func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -> ExportedStream {
     var random = SeededRandom(seed: seed)
     let size = model.architecture.windowSize, features = model.featureNames.count
-    let windows = (0..<count).map { _ in
-        (0..<size).map { index in Float(random.uniform(-3...3)) * Float(1 + index % features) }
+    let taught = interopSessions.flatMap { session in
+        stride(from: 0, through: session.features.count - size, by: size).map {
+            Array(session.features[$0..<$0 + size])
+        }
     }
+    let windows = (0..<count).map { window in
+        guard window % 2 == 1, size == taught[0].count else {
+            return (0..<size).map { index in Float(random.uniform(-3...3)) * Float(1 + index % features) }
+        }
+        return taught[window * 7 % taught.count]
+    }
+    return stream(of: model, windows: windows)
+}
+
+/// What GestureLab's streaming classifier gives for `windows`, one stream: probabilities and, for a
+/// model that rejects, whether each window is unknown motion and (of the LSTM's hidden state, which
+/// the state shows) the margins of its rejection.
+func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
     let classifier = StreamingClassifier(model: model)
     var state = classifier.initialState
-    return ExportedStream(
-        windows: windows, probabilities: windows.map { classifier.step($0, state: &state) },
-        classes: model.classNames, features: model.featureNames)
+    var exported = ExportedStream(
+        windows: windows, probabilities: [], classes: model.classNames, features: model.featureNames)
+    let rejection = model.rejection
+    let classes = rejection.map { rejection in Set(rejection.labels).filter { $0 < rejection.limits.count }.sorted() }
+    exported.marginClasses = classes
+    for window in windows {
+        let probabilities = classifier.step(window, state: &state)
+        exported.probabilities.append(probabilities)
+        guard let rejection, let classes else { continue }
+        exported.unknown = (exported.unknown ?? []) + [classifier.rejects(probabilities, state: state)]
+        guard rejection.embedding == .lstm else { continue }
+        let margins = state.hidden.withUnsafeBufferPointer { hidden in
+            classes.map { rejection.distance(hidden.baseAddress!, to: $0) - rejection.limits[$0] }
+        }
+        exported.margins = (exported.margins ?? []) + [margins]
+    }
+    return exported
 }
 
 struct ExportedStream: Codable {
@@ -46,6 +82,16 @@ struct ExportedStream: Codable {
     var probabilities: [[Float]]
     var classes: [String]
     var features: [String]
+    /// For a model that rejects unknown motion: whether GestureLab rejects each window, and the
+    /// cosine distance to the nearest prototype less the limit of each of `marginClasses`.
+    var unknown: [Bool]?
+    var margins: [[Float]]?
+    var marginClasses: [Int]?
+
+    enum CodingKeys: String, CodingKey {
+        case windows, probabilities, classes, features, unknown, margins
+        case marginClasses = "margin_classes"
+    }
 }
 
 @Suite struct CoreMLRoundTripTests {
@@ -120,13 +166,15 @@ struct ExportedStream: Codable {
     func coremltoolsReadsTheCoreMLFileAndItsSpecPredictsWhatGestureLabDoes(bookLabels: Bool) throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.mlmodel").string
-        try Data(try CoreMLExport(model: interopModel, bookLabels: bookLabels).serialized())
+        try Data(try CoreMLExport(model: rejectingModel, bookLabels: bookLabels).serialized())
             .write(to: URL(fileURLWithPath: file))
         let output = try check(
-            ["coreml", file, try write(stream(of: interopModel), in: folder)]
+            ["coreml", file, try write(try rejectingStream(), in: folder)]
                 + (bookLabels ? ["--labels-suffix", "_it"] : []),
             in: folder)
         #expect(output.hasPrefix("coreml: 48 windows"))
+        print(output)
+        #expect(output.contains(try rejectionSummary()), "\(output)")
     }
 
     @Test func theBookSizedModelToo() throws {
@@ -149,9 +197,37 @@ struct ExportedStream: Codable {
     @Test func onnxruntimeRunsTheONNXFileStreamingWithTheStateFedBack() throws {
         let folder = try TemporaryFolder()
         let file = folder.path.appending("model.onnx").string
-        try Data(try ONNXExport(model: interopModel).serialized()).write(to: URL(fileURLWithPath: file))
-        let output = try check(["onnx", file, try write(stream(of: interopModel), in: folder)], in: folder)
+        try Data(try ONNXExport(model: rejectingModel).serialized()).write(to: URL(fileURLWithPath: file))
+        let output = try check(["onnx", file, try write(try rejectingStream(), in: folder)], in: folder)
         #expect(output.hasPrefix("onnx: 48 windows"))
+        print(output)
+        #expect(output.contains(try rejectionSummary()), "\(output)")
+    }
+
+    /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.
+    @Test func aRejectionOfTheDenseLayersOutputToo() throws {
+        let model = interopModel.calibratingRejection(on: interopSessions, embedding: .dense, falseRejectRate: 0.25)
+        let folder = try TemporaryFolder()
+        let coreML = folder.path.appending("dense.mlmodel").string, onnx = folder.path.appending("dense.onnx").string
+        try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: coreML))
+        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
+        let data = try write(try rejectingStream(of: model), in: folder)
+        let summary = "unknown motion on \(try rejectingStream(of: model).unknown!.count { $0 }) windows"
+        #expect(try check(["coreml", coreML, data], in: folder).contains(summary))
+        #expect(try check(["onnx", onnx, data], in: folder).contains(summary))
+    }
+
+    /// `model`'s stream: windows it rejects and windows it does not.
+    private func rejectingStream(of model: GestureModel = rejectingModel) throws -> ExportedStream {
+        let stream = stream(of: model)
+        let unknown = try #require(stream.unknown, "the interop model rejects unknown motion")
+        #expect(unknown.contains(true) && unknown.contains(false), "\(unknown)")
+        return stream
+    }
+
+    /// What the check prints when the export rejects the windows GestureLab rejects.
+    private func rejectionSummary() throws -> String {
+        "unknown motion on \(try rejectingStream().unknown!.count { $0 }) windows as GestureLab"
     }
 
     private func write(_ stream: ExportedStream, in folder: TemporaryFolder) throws -> String {

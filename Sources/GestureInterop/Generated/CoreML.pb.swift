@@ -412,12 +412,36 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     set {layer = .batchnorm(newValue)}
   }
 
+  var l2Normalize: CoreMLL2NormalizeLayerParams {
+    get {
+      if case .l2Normalize(let v)? = layer {return v}
+      return CoreMLL2NormalizeLayerParams()
+    }
+    set {layer = .l2Normalize(newValue)}
+  }
+
   var softmax: CoreMLSoftmaxLayerParams {
     get {
       if case .softmax(let v)? = layer {return v}
       return CoreMLSoftmaxLayerParams()
     }
     set {layer = .softmax(newValue)}
+  }
+
+  var reduce: CoreMLReduceLayerParams {
+    get {
+      if case .reduce(let v)? = layer {return v}
+      return CoreMLReduceLayerParams()
+    }
+    set {layer = .reduce(newValue)}
+  }
+
+  var reshape: CoreMLReshapeLayerParams {
+    get {
+      if case .reshape(let v)? = layer {return v}
+      return CoreMLReshapeLayerParams()
+    }
+    set {layer = .reshape(newValue)}
   }
 
   var permute: CoreMLPermuteLayerParams {
@@ -443,7 +467,10 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     case activation(CoreMLActivationParams)
     case innerProduct(CoreMLInnerProductLayerParams)
     case batchnorm(CoreMLBatchnormLayerParams)
+    case l2Normalize(CoreMLL2NormalizeLayerParams)
     case softmax(CoreMLSoftmaxLayerParams)
+    case reduce(CoreMLReduceLayerParams)
+    case reshape(CoreMLReshapeLayerParams)
     case permute(CoreMLPermuteLayerParams)
     case uniDirectionalLstm(CoreMLUniDirectionalLSTMLayerParams)
 
@@ -547,6 +574,195 @@ nonisolated struct CoreMLPermuteLayerParams: Sendable {
   var axis: [UInt64] = []
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// y = x / sqrt(sum of x² over C, H and W + epsilon).
+nonisolated struct CoreMLL2NormalizeLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var epsilon: Float = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct CoreMLReduceLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var mode: CoreMLReduceLayerParams.ReduceOperation = .sum
+
+  var epsilon: Float = 0
+
+  var axis: CoreMLReduceLayerParams.ReduceAxis = .chw
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  nonisolated enum ReduceOperation: SwiftProtobuf.Enum, Swift.CaseIterable {
+    typealias RawValue = Int
+    case sum // = 0
+    case avg // = 1
+    case prod // = 2
+    case logsum // = 3
+    case sumsquare // = 4
+    case l1 // = 5
+    case l2 // = 6
+    case max // = 7
+    case min // = 8
+    case argmax // = 9
+    case UNRECOGNIZED(Int)
+
+    init() {
+      self = .sum
+    }
+
+    init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .sum
+      case 1: self = .avg
+      case 2: self = .prod
+      case 3: self = .logsum
+      case 4: self = .sumsquare
+      case 5: self = .l1
+      case 6: self = .l2
+      case 7: self = .max
+      case 8: self = .min
+      case 9: self = .argmax
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    var rawValue: Int {
+      switch self {
+      case .sum: return 0
+      case .avg: return 1
+      case .prod: return 2
+      case .logsum: return 3
+      case .sumsquare: return 4
+      case .l1: return 5
+      case .l2: return 6
+      case .max: return 7
+      case .min: return 8
+      case .argmax: return 9
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    static let allCases: [CoreMLReduceLayerParams.ReduceOperation] = [
+      .sum,
+      .avg,
+      .prod,
+      .logsum,
+      .sumsquare,
+      .l1,
+      .l2,
+      .max,
+      .min,
+      .argmax,
+    ]
+
+  }
+
+  nonisolated enum ReduceAxis: SwiftProtobuf.Enum, Swift.CaseIterable {
+    typealias RawValue = Int
+    case chw // = 0
+    case hw // = 1
+    case c // = 2
+    case h // = 3
+    case w // = 4
+    case UNRECOGNIZED(Int)
+
+    init() {
+      self = .chw
+    }
+
+    init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .chw
+      case 1: self = .hw
+      case 2: self = .c
+      case 3: self = .h
+      case 4: self = .w
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    var rawValue: Int {
+      switch self {
+      case .chw: return 0
+      case .hw: return 1
+      case .c: return 2
+      case .h: return 3
+      case .w: return 4
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    static let allCases: [CoreMLReduceLayerParams.ReduceAxis] = [
+      .chw,
+      .hw,
+      .c,
+      .h,
+      .w,
+    ]
+
+  }
+
+  init() {}
+}
+
+nonisolated struct CoreMLReshapeLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var targetShape: [Int64] = []
+
+  var mode: CoreMLReshapeLayerParams.ReshapeOrder = .channelFirst
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  nonisolated enum ReshapeOrder: SwiftProtobuf.Enum, Swift.CaseIterable {
+    typealias RawValue = Int
+    case channelFirst // = 0
+    case channelLast // = 1
+    case UNRECOGNIZED(Int)
+
+    init() {
+      self = .channelFirst
+    }
+
+    init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .channelFirst
+      case 1: self = .channelLast
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    var rawValue: Int {
+      switch self {
+      case .channelFirst: return 0
+      case .channelLast: return 1
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    static let allCases: [CoreMLReshapeLayerParams.ReshapeOrder] = [
+      .channelFirst,
+      .channelLast,
+    ]
+
+  }
 
   init() {}
 }
@@ -1529,7 +1745,7 @@ nonisolated extension CoreMLNeuralNetworkClassifier: SwiftProtobuf.Message, Swif
 
 nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeuralNetworkLayer"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{f}softmax\0\u{2}G\u{2}permute\0\u{2}n\u{1}uniDirectionalLSTM\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}i\u{1}reduce\0\u{2}\u{14}reshape\0\u{2}\u{a}permute\0\u{2}n\u{1}uniDirectionalLSTM\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1592,6 +1808,19 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
           self.layer = .batchnorm(v)
         }
       }()
+      case 170: try {
+        var v: CoreMLL2NormalizeLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .l2Normalize(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .l2Normalize(v)
+        }
+      }()
       case 175: try {
         var v: CoreMLSoftmaxLayerParams?
         var hadOneofValue = false
@@ -1603,6 +1832,32 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
         if let v = v {
           if hadOneofValue {try decoder.handleConflictingOneOf()}
           self.layer = .softmax(v)
+        }
+      }()
+      case 280: try {
+        var v: CoreMLReduceLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .reduce(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .reduce(v)
+        }
+      }()
+      case 300: try {
+        var v: CoreMLReshapeLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .reshape(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .reshape(v)
         }
       }()
       case 310: try {
@@ -1667,9 +1922,21 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
       guard case .batchnorm(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 160)
     }()
+    case .l2Normalize?: try {
+      guard case .l2Normalize(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 170)
+    }()
     case .softmax?: try {
       guard case .softmax(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 175)
+    }()
+    case .reduce?: try {
+      guard case .reduce(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 280)
+    }()
+    case .reshape?: try {
+      guard case .reshape(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 300)
     }()
     case .permute?: try {
       guard case .permute(let v)? = self.layer else { preconditionFailure() }
@@ -1898,6 +2165,123 @@ nonisolated extension CoreMLPermuteLayerParams: SwiftProtobuf.Message, SwiftProt
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension CoreMLL2NormalizeLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".L2NormalizeLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}epsilon\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularFloatField(value: &self.epsilon) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.epsilon.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.epsilon, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLL2NormalizeLayerParams, rhs: CoreMLL2NormalizeLayerParams) -> Bool {
+    if lhs.epsilon != rhs.epsilon {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLReduceLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ReduceLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}mode\0\u{1}epsilon\0\u{1}axis\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.mode) }()
+      case 2: try { try decoder.decodeSingularFloatField(value: &self.epsilon) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.axis) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.mode != .sum {
+      try visitor.visitSingularEnumField(value: self.mode, fieldNumber: 1)
+    }
+    if self.epsilon.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.epsilon, fieldNumber: 2)
+    }
+    if self.axis != .chw {
+      try visitor.visitSingularEnumField(value: self.axis, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLReduceLayerParams, rhs: CoreMLReduceLayerParams) -> Bool {
+    if lhs.mode != rhs.mode {return false}
+    if lhs.epsilon != rhs.epsilon {return false}
+    if lhs.axis != rhs.axis {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLReduceLayerParams.ReduceOperation: SwiftProtobuf._ProtoNameProviding {
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SUM\0\u{1}AVG\0\u{1}PROD\0\u{1}LOGSUM\0\u{1}SUMSQUARE\0\u{1}L1\0\u{1}L2\0\u{1}MAX\0\u{1}MIN\0\u{1}ARGMAX\0")
+}
+
+nonisolated extension CoreMLReduceLayerParams.ReduceAxis: SwiftProtobuf._ProtoNameProviding {
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHW\0\u{1}HW\0\u{1}C\0\u{1}H\0\u{1}W\0")
+}
+
+nonisolated extension CoreMLReshapeLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ReshapeLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}targetShape\0\u{1}mode\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedInt64Field(value: &self.targetShape) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.mode) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.targetShape.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.targetShape, fieldNumber: 1)
+    }
+    if self.mode != .channelFirst {
+      try visitor.visitSingularEnumField(value: self.mode, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLReshapeLayerParams, rhs: CoreMLReshapeLayerParams) -> Bool {
+    if lhs.targetShape != rhs.targetShape {return false}
+    if lhs.mode != rhs.mode {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLReshapeLayerParams.ReshapeOrder: SwiftProtobuf._ProtoNameProviding {
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHANNEL_FIRST\0\u{1}CHANNEL_LAST\0")
 }
 
 nonisolated extension CoreMLBorderAmounts: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

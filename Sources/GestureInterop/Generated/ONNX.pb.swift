@@ -400,6 +400,7 @@ nonisolated struct ONNXTensorProto: Sendable {
     case undefined = 0
     case float = 1
     case int64 = 7
+    case bool = 9
 
     init() {
       self = .undefined
@@ -958,7 +959,7 @@ nonisolated extension ONNXTensorProto: SwiftProtobuf.Message, SwiftProtobuf._Mes
 }
 
 nonisolated extension ONNXTensorProto.DataType: SwiftProtobuf._ProtoNameProviding {
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNDEFINED\0\u{1}FLOAT\0\u{2}\u{6}INT64\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNDEFINED\0\u{1}FLOAT\0\u{2}\u{6}INT64\0\u{2}\u{2}BOOL\0")
 }
 
 nonisolated extension ONNXTensorShapeProto: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

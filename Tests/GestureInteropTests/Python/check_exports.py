@@ -2,7 +2,11 @@
 NumPy forward pass of its neural network spec gives GestureLab's probabilities; onnxruntime runs the
 ONNX file and gives them too. The windows and GestureLab's probabilities come in a JSON file:
 {"windows": [[window x features values, sample by sample], ...], "probabilities": [[...], ...],
-"classes": [...], "features": [...]}, one stream, the LSTM state carried from window to window.
+"classes": [...], "features": [...]}, one stream, the LSTM state carried from window to window. For a
+model that rejects unknown motion, also "unknown": [whether GestureLab rejects each window, ...] and
+"margins": [[each class's distance to its nearest prototype less its limit], ...] for the classes
+"margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state); the
+exports' rejection outputs must agree.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -33,6 +37,8 @@ def weights(params, shape=None):
 
 def activation(params, x):
     kind = params.WhichOneof("NonlinearityType")
+    if kind == "linear":
+        return params.linear.alpha * x + params.linear.beta
     if kind == "ReLU":
         return np.maximum(x, 0)
     if kind == "sigmoid":
@@ -111,10 +117,21 @@ def run_spec(spec, window, hidden, cell):
         elif kind == "softmax":
             e = np.exp(x - np.max(x))
             blobs[layer.output[0]] = e / e.sum()
+        elif kind == "l2normalize":
+            blobs[layer.output[0]] = x / np.sqrt(np.sum(x * x) + p.epsilon)
+        elif kind == "reshape":
+            if p.mode != p.CHANNEL_FIRST or len(p.targetShape) != 3:
+                fail(f"layer {layer.name} reshapes other than channel first to (C, H, W)")
+            blobs[layer.output[0]] = x.reshape(list(p.targetShape))
+        elif kind == "reduce":
+            if p.mode != p.MIN or p.axis != p.H:
+                fail(f"layer {layer.name} reduces other than by the minimum along H")
+            blobs[layer.output[0]] = x.min(axis=1, keepdims=True)
         else:
             fail(f"layer {layer.name} is a {kind}, which this check does not run")
     probabilities = blobs[spec.neuralNetworkClassifier.labelProbabilityLayerName]
-    return probabilities, blobs["hiddenOut"], blobs["cellOut"]
+    margins = blobs.get("rejectionMargin")
+    return probabilities, blobs["hiddenOut"], blobs["cellOut"], None if margins is None else margins.reshape(-1)
 
 
 def check_coreml_interface(spec, stream, suffix):
@@ -140,7 +157,7 @@ def check_coreml_interface(spec, stream, suffix):
         ("hiddenOut", "multiArrayType"),
         ("cellOut", "multiArrayType"),
         ("activity", "stringType"),
-    ]
+    ] + ([("rejectionMargin", "multiArrayType")] if "unknown" in stream else [])
     if outputs != wanted:
         fail(f"outputs {outputs} are not {wanted}")
     if description.predictedFeatureName != "activity" or description.predictedProbabilitiesName != "activityProbability":
@@ -161,11 +178,13 @@ def check_coreml_interface(spec, stream, suffix):
 
 
 def stream_coreml(spec, windows):
+    """Each window's probabilities, margins and whether it is unknown motion: the top class's margin above 0."""
     units = spec.description.input[1].type.multiArrayType.shape[0]
     hidden, cell = np.zeros(units), np.zeros(units)
     for window in windows:
-        probabilities, hidden, cell = run_spec(spec, window, hidden, cell)
-        yield probabilities
+        probabilities, hidden, cell, margins = run_spec(spec, window, hidden, cell)
+        unknown = None if margins is None else bool(margins[np.argmax(probabilities)] > 0)
+        yield probabilities, margins, unknown
 
 
 def stream_onnx(path, windows, features):
@@ -183,24 +202,54 @@ def stream_onnx(path, windows, features):
     window = len(windows[0]) // features
     if inputs != [("features", [1, window, features]), ("hidden_in", [1, 1, units]), ("cell_in", [1, 1, units])]:
         fail(f"inputs {inputs} are not features, hidden_in, cell_in")
+    outputs = [o.name for o in session.get_outputs()]
     hidden = np.zeros((1, 1, units), np.float32)
     cell = np.zeros((1, 1, units), np.float32)
     for values in windows:
         x = np.asarray(values, np.float32).reshape(1, window, features)
-        probabilities, hidden, cell = session.run(
-            ["probabilities", "hidden_out", "cell_out"], {"features": x, "hidden_in": hidden, "cell_in": cell}
+        results = dict(
+            zip(outputs, session.run(outputs, {"features": x, "hidden_in": hidden, "cell_in": cell}))
         )
-        yield probabilities[0]
+        hidden, cell = results["hidden_out"], results["cell_out"]
+        margins, unknown = results.get("rejection_margin"), results.get("unknown")
+        if unknown is not None and (unknown.shape != (1, 1) or unknown.dtype != np.bool_):
+            fail(f"unknown is {unknown.dtype} {unknown.shape}, not one bool")
+        yield (
+            results["probabilities"][0],
+            None if margins is None else margins[0],
+            None if unknown is None else bool(unknown[0, 0]),
+        )
 
 
 def compare(computed, stream):
+    """How far the probabilities are from GestureLab's, and how often the top class is the same;
+    fails unless the rejection outputs are there, when GestureLab's model rejects, and agree."""
+    computed = list(computed)
     expected = np.array(stream["probabilities"], dtype=np.float64)
-    computed = np.array(list(computed), dtype=np.float64)
-    if computed.shape != expected.shape:
-        fail(f"{computed.shape} probabilities where GestureLab gave {expected.shape}")
-    difference = np.abs(computed - expected).max()
-    agreement = (computed.argmax(1) == expected.argmax(1)).mean()
-    return difference, agreement
+    probabilities = np.array([c[0] for c in computed], dtype=np.float64)
+    if probabilities.shape != expected.shape:
+        fail(f"{probabilities.shape} probabilities where GestureLab gave {expected.shape}")
+    difference = np.abs(probabilities - expected).max()
+    agreement = (probabilities.argmax(1) == expected.argmax(1)).mean()
+    if "unknown" not in stream:
+        if any(c[1] is not None for c in computed):
+            fail("the export has rejection outputs where GestureLab's model has no rejection")
+        return difference, agreement, ""
+    if any(c[1] is None for c in computed):
+        fail("the export has no rejection outputs")
+    margin_difference = 0
+    if "margins" in stream:  # GestureLab's, of the hidden state
+        classes = stream["margin_classes"]
+        margins = np.array([c[1][classes] for c in computed], dtype=np.float64)
+        margin_difference = np.abs(margins - np.array(stream["margins"], dtype=np.float64)).max()
+    if margin_difference > TOLERANCE:
+        fail(f"a margin differs from GestureLab's by {margin_difference:.3g} (tolerance {TOLERANCE})")
+    unknown = [c[2] for c in computed]
+    differing = [i for i, (u, e) in enumerate(zip(unknown, stream["unknown"])) if u != e]
+    if differing:
+        fail(f"windows {differing} are unknown motion to GestureLab {[stream['unknown'][i] for i in differing]}")
+    summary = f", unknown motion on {sum(unknown)} windows as GestureLab (margins within {margin_difference:.3g})"
+    return difference, agreement, summary
 
 
 def main():
@@ -211,15 +260,18 @@ def main():
         stream = json.load(file)
     windows = stream["windows"]
     if kind == "onnx":
-        difference, agreement = compare(stream_onnx(path, windows, len(stream["features"])), stream)
+        difference, agreement, rejection = compare(stream_onnx(path, windows, len(stream["features"])), stream)
     else:
         import coremltools
 
         spec = coremltools.utils.load_spec(path)
         if kind == "coreml":
             check_coreml_interface(spec, stream, suffix)
-        difference, agreement = compare(stream_coreml(spec, windows), stream)
-    print(f"{kind}: {len(windows)} windows, largest difference {difference:.3g}, same class on {agreement:.4f}")
+        difference, agreement, rejection = compare(stream_coreml(spec, windows), stream)
+    print(
+        f"{kind}: {len(windows)} windows, largest difference {difference:.3g}, same class on {agreement:.4f}"
+        + rejection
+    )
     if kind != "compare" and difference > TOLERANCE:
         fail(f"a probability differs from GestureLab's by {difference:.3g} (tolerance {TOLERANCE})")
 

@@ -1,0 +1,110 @@
+import GestureLearning
+
+extension GestureModel {
+    /// The rejection an export carries: none for a model without one (or without prototypes,
+    /// which rejects nothing).
+    var exportedRejection: Rejection? { rejection.flatMap { $0.labels.isEmpty ? nil : $0 } }
+}
+
+extension Rejection {
+    /// A limit for each of `classes` classes: the model's, or for a class that is never rejected
+    /// (past the model's limits, or without prototypes) 3, beyond any cosine distance.
+    func limits(classes: Int) -> [Float] {
+        (0..<classes).map { $0 < limits.count && labels.contains($0) ? limits[$0] : 3 }
+    }
+
+    /// Each class's prototypes, repeated up to as many as the class with the most has (a repeat
+    /// changes no nearest distance), zeros for a class without any (at cosine distance 1 from any
+    /// window, within its limit of 3): `classes × perClass × dimension`, for a graph that takes the
+    /// nearest of each class's `perClass` distances.
+    func paddedPrototypes(classes: Int) -> (values: [Float], perClass: Int) {
+        let rows = (0..<classes).map { label in labels.indices.filter { labels[$0] == label } }
+        let perClass = rows.map(\.count).max() ?? 0
+        let values = rows.flatMap { own in
+            (0..<perClass).flatMap { index -> [Float] in
+                guard let row = own.isEmpty ? nil : own[index % own.count] else {
+                    return Array(repeating: 0, count: dimension)
+                }
+                return Array(prototypes[row * dimension..<(row + 1) * dimension])
+            }
+        }
+        return (values, perClass)
+    }
+}
+
+/// The names of the extra outputs and layers.
+enum RejectionOutput {
+    /// Core ML: each class's cosine distance to its nearest prototype minus its limit.
+    static let coreMLMargin = "rejectionMargin"
+    /// Core ML's rejection layers' names start with this; the import leaves them out.
+    static let coreMLLayerPrefix = "rejection_"
+    static let onnxMargin = "rejection_margin"
+    static let onnxUnknown = "unknown"
+}
+
+extension CoreMLExport {
+    /// The margin of each class, from the embedding: L2-normalized, its similarity to every padded
+    /// prototype taken from 1 minus the class's limit, and the nearest of each class's.
+    func rejectionLayers(_ rejection: Rejection) -> [CoreMLNeuralNetworkLayer] {
+        let classes = model.classNames.count
+        let (prototypes, perClass) = rejection.paddedPrototypes(classes: classes)
+        let limits = rejection.limits(classes: classes)
+        let margins = DenseWeights(
+            inputs: rejection.dimension, outputs: classes * perClass,
+            weight: (0..<rejection.dimension).flatMap { input in
+                (0..<classes * perClass).map { -prototypes[$0 * rejection.dimension + input] }
+            },
+            bias: (0..<classes * perClass).map { 1 - limits[$0 / perClass] })
+        var normalize = CoreMLL2NormalizeLayerParams()
+        normalize.epsilon = 1e-12
+        var reshape = CoreMLReshapeLayerParams()
+        reshape.targetShape = [Int64(classes), Int64(perClass), 1]
+        var nearest = CoreMLReduceLayerParams()
+        nearest.mode = .min
+        nearest.axis = .h
+        let prefix = RejectionOutput.coreMLLayerPrefix
+        let embedding = rejection.embedding == .lstm ? "dense0_in" : "dense1_in"
+        return [
+            .layer("\(prefix)normalize", [embedding], ["rejection_unit"], .l2Normalize(normalize)),
+            .innerProduct("\(prefix)margins", "rejection_unit", "rejection_margins", margins),
+            .layer("\(prefix)by_class", ["rejection_margins"], ["rejection_by_class"], .reshape(reshape)),
+            .layer("\(prefix)nearest", ["rejection_by_class"], [RejectionOutput.coreMLMargin], .reduce(nearest)),
+        ]
+    }
+}
+
+extension ONNXExport {
+    /// The margin of each class from the embedding, `[1, classes]`, and whether the top class's is
+    /// positive, `[1, 1]`: the embedding's similarity to every padded prototype (over its norm), the
+    /// nearest distance of each class's, less the class's limit.
+    func rejectionGraph(_ rejection: Rejection) -> (initializers: [ONNXTensorProto], nodes: [ONNXNodeProto]) {
+        let classes = model.classNames.count
+        let (prototypes, perClass) = rejection.paddedPrototypes(classes: classes)
+        let embedding = rejection.embedding == .lstm ? "hidden" : "dense_relu"
+        let initializers: [ONNXTensorProto] = [
+            .floats(
+                "rejection_prototypes", [Int64(classes * perClass), Int64(rejection.dimension)], prototypes),
+            .floats("rejection_limits", [1, Int64(classes)], rejection.limits(classes: classes)),
+            .floats("rejection_smallest_norm", [1], [.leastNormalMagnitude]),
+            .floats("rejection_one", [1], [1]), .floats("rejection_zero", [1], [0]),
+            .int64s("rejection_by_class", [1, Int64(classes), Int64(perClass)]),
+        ]
+        let nodes: [ONNXNodeProto] = [
+            .node("ReduceSumSquare", [embedding], ["rejection_norm_squared"], attributes: [.ints("axes", [1])]),
+            .node("Sqrt", ["rejection_norm_squared"], ["rejection_norm_or_zero"]),
+            .node("Max", ["rejection_norm_or_zero", "rejection_smallest_norm"], ["rejection_norm"]),
+            .node("Gemm", [embedding, "rejection_prototypes"], ["rejection_products"], transB: true),
+            .node("Div", ["rejection_products", "rejection_norm"], ["rejection_similarities"]),
+            .node("Sub", ["rejection_one", "rejection_similarities"], ["rejection_distances"]),
+            .node("Reshape", ["rejection_distances", "rejection_by_class"], ["rejection_class_distances"]),
+            .node(
+                "ReduceMin", ["rejection_class_distances"], ["rejection_nearest"],
+                attributes: [.ints("axes", [2]), .int("keepdims", 0)]),
+            .node("Sub", ["rejection_nearest", "rejection_limits"], [RejectionOutput.onnxMargin]),
+            .node("Greater", [RejectionOutput.onnxMargin, "rejection_zero"], ["rejection_beyond"]),
+            .node("ArgMax", ["probabilities"], ["top"], attributes: [.int("axis", 1), .int("keepdims", 0)]),
+            .node("Gather", ["rejection_beyond", "top"], [RejectionOutput.onnxUnknown], attributes: [.int("axis", 1)]),
+        ]
+        return (initializers, nodes)
+    }
+}
