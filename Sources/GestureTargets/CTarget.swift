@@ -15,18 +15,21 @@ public struct CTarget: Sendable, CustomStringConvertible {
     let sizeTool: String
     /// The emulator and its arguments before the program; none for this machine.
     let emulator: [String]
-    /// The Debian packages that hold the compiler and the emulator: `scripts/setup --tests`'s.
-    public let packages: String
+    /// The Debian packages it needs (`scripts/setup --tests`'s), each with a file that shows it installed.
+    let packages: [(name: String, file: String)]
 
     public static let host = CTarget(
         description: "this machine", compiler: "/usr/bin/cc", flags: ["-O1"], sizeTool: "/usr/bin/size",
-        emulator: [], packages: "gcc")
+        emulator: [], packages: [("gcc", "/usr/bin/cc"), ("binutils", "/usr/bin/size")])
 
     public static let aarch64 = CTarget(
         description: "aarch64 Linux", compiler: "/usr/bin/aarch64-linux-gnu-gcc", flags: ["-O1"],
         sizeTool: "/usr/bin/aarch64-linux-gnu-size",
         emulator: ["/usr/bin/qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"],
-        packages: "gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and qemu-user")
+        packages: [
+            ("gcc-aarch64-linux-gnu", "/usr/bin/aarch64-linux-gnu-gcc"),
+            ("libc6-dev-arm64-cross", "/usr/aarch64-linux-gnu/include/stdio.h"), ("qemu-user", "/usr/bin/qemu-aarch64"),
+        ])
 
     /// QEMU's mps2-an386 board, newlib's semihosting for standard input and output.
     public static let cortexM4 = CTarget(
@@ -39,17 +42,27 @@ public struct CTarget: Sendable, CustomStringConvertible {
             "/usr/bin/qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial", "none",
             "-semihosting-config", "enable=on,target=native", "-kernel",
         ],
-        packages: "gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm")
+        packages: [
+            ("gcc-arm-none-eabi", "/usr/bin/arm-none-eabi-gcc"),
+            ("libnewlib-arm-none-eabi", "/usr/lib/arm-none-eabi/newlib/arm/v5te/hard/rdimon.specs"),
+            ("qemu-system-arm", "/usr/bin/qemu-system-arm"),
+        ])
 
     public static let all = [host, aarch64, cortexM4]
 
-    /// Whether this machine has the compiler and the emulator.
-    public var isInstalled: Bool {
-        ([compiler] + emulator.prefix(1)).allSatisfy(FileManager.default.isExecutableFile)
+    /// Whether this machine has the compiler, its C library and the emulator.
+    public var isInstalled: Bool { missingPackages.isEmpty }
+
+    /// The Debian packages this machine lacks for it.
+    public var missingPackages: [String] {
+        packages.filter { !FileManager.default.fileExists(atPath: $0.file) }.map(\.name)
     }
 
-    /// Why this target cannot be built for or run here.
-    public var missing: String { "needs \(packages) (scripts/setup --tests installs them)" }
+    /// Why this target cannot be built for or run here (here: which packages it needs).
+    public var missing: String {
+        let names = isInstalled ? packages.map(\.name) : missingPackages
+        return "needs \(names.joined(separator: ", ")) (scripts/setup --tests installs them)"
+    }
 
     /// This machine's programs run in QEMU's user mode to have their instructions counted.
     private static let hostEmulator: String = {

@@ -46,12 +46,12 @@ struct CLibraryBench: AsyncParsableCommand {
 
     func run() async throws {
         print("CPU: \(cpuModel())")
-        let scored = try models.isEmpty ? try await trainedOnTheSimulatedCrowd() : try models.map(loaded)
         let targets = CTarget.all.filter(\.isInstalled)
         for target in CTarget.all where !target.isInstalled { print("\(target): skipped, \(target.missing)") }
         for target in targets where !target.countsInstructions {
             print("\(target): no instructions counted, needs qemu-user (scripts/setup --tests installs it)")
         }
+        let scored = try models.isEmpty ? try await trainedOnTheSimulatedCrowd() : try models.map(loaded)
         for (name, model, sessions) in scored {
             let reference = sessions.map { $0.streamed(through: StreamingClassifier(model: model)) }
             let layers = model.architecture
