@@ -123,12 +123,20 @@ public struct CTarget: Sendable, CustomStringConvertible {
     }
 
     /// An object file's code and constants (flash) and its data and bss (RAM), by binutils' `size`.
+    /// Constant tables of pointers that position-independent code keeps in `.data.rel.ro` are read-only
+    /// once loaded: flash.
     func sections(of object: String, in folder: String) throws(CTargetError) -> (text: Int, ram: Int) {
         // "text data bss dec hex filename", then the numbers.
         let output = try Command(sizeTool, [object]).run(in: folder)
         let lines = output.split(separator: "\n")
         let numbers = lines.dropFirst().first?.split(whereSeparator: \.isWhitespace).prefix(3).compactMap { Int($0) }
         guard let numbers, numbers.count == 3 else { throw CTargetError("\(sizeTool) printed \(output)") }
-        return (numbers[0], numbers[1] + numbers[2])
+        // "section size addr", a line each.
+        let relocated = try Command(sizeTool, ["-A", object]).run(in: folder).split(separator: "\n").map {
+            $0.split(whereSeparator: \.isWhitespace)
+        }
+        let readOnly = relocated.filter { $0.count == 3 && $0[0].hasPrefix(".data.rel.ro") }.compactMap { Int($0[1]) }
+            .reduce(0, +)
+        return (numbers[0] + readOnly, numbers[1] + numbers[2] - readOnly)
     }
 }
