@@ -58,7 +58,7 @@ public struct CTarget: Sendable, CustomStringConvertible {
         packages.filter { !FileManager.default.fileExists(atPath: $0.file) }.map(\.name)
     }
 
-    /// Why this target cannot be built for or run here (here: which packages it needs).
+    /// Why a test of this target does not run here: the packages it lacks (where none, all it needs).
     public var missing: String {
         let names = isInstalled ? packages.map(\.name) : missingPackages
         return "needs \(names.joined(separator: ", ")) (scripts/setup --tests installs them)"
