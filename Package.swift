@@ -127,6 +127,12 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             exclude: ["Schemas"]),
+        // The C library built with real compilers for other CPUs and run there in QEMU (aarch64 Linux, a
+        // Cortex-M4F on mps2-an386, whose start-up code and memory map are in mps2-an386/): sizes and
+        // instructions counted, for the tests and the benchmark.
+        .target(
+            name: "GestureTargets", dependencies: ["GestureInterop"],
+            resources: [.embedInCode("mps2-an386/mps2-an386.ld"), .embedInCode("mps2-an386/startup.c")]),
 
         // The studio: the local web server, with its access token, HTTPS on the LAN with a certificate it
         // makes, the phone as a sensor, and the browser views of the live devices, the sessions and their
@@ -191,7 +197,8 @@ let package = Package(
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureStore", "GestureArchive", "GestureSimulation", "GestureSensors",
                 "GestureSpeech", "GestureRecording", "GestureAnalysis", "GestureLearning", "GestureTraining",
-                "GestureScenarios", "GestureLive", "GestureInterop", "GestureCommandLine", "BrowserDriver",
+                "GestureScenarios", "GestureLive", "GestureInterop", "GestureTargets", "GestureCommandLine",
+                "BrowserDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -277,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "GestureInteropTests",
             dependencies: [
-                "GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureInterop",
+                "GestureCore", "GestureMotion", "GestureLearning", "GestureLive", "GestureInterop", "GestureTargets",
                 "GestureTestSupport",
             ],
             exclude: ["Python"]),

@@ -2,6 +2,7 @@ import Foundation
 import GestureCore
 import GestureLive
 import GestureMotion
+import GestureTargets
 import GestureTestSupport
 import Testing
 
@@ -41,7 +42,7 @@ import Testing
         try checkDetections(of: samples, by: background, on: .host, detections: remaining.count)
     }
 
-    @Test(.enabled(if: CTarget.aarch64.isInstalled, CTarget.aarch64.missing))
+    @Test(.enabled(if: CTarget.aarch64.isInstalled, Comment(rawValue: CTarget.aarch64.missing)))
     func onAarch64LinuxTheLibraryPredictsAndDetectsAsGestureLab() async throws {
         for weights in CLibrary.Weights.allCases { try checkPredictions(weights: weights, windows: 200, on: .aarch64) }
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .aarch64)
@@ -49,7 +50,7 @@ import Testing
         try checkBoard(readings: try await simulatedReadings(), rate: 100, on: .aarch64, detections: 0, unknown: 0)
     }
 
-    @Test(.enabled(if: CTarget.cortexM4.isInstalled, CTarget.cortexM4.missing))
+    @Test(.enabled(if: CTarget.cortexM4.isInstalled, Comment(rawValue: CTarget.cortexM4.missing)))
     func onACortexM4FTheLibraryPredictsAndDetectsAsGestureLab() throws {
         for weights in CLibrary.Weights.allCases { try checkPredictions(weights: weights, windows: 200, on: .cortexM4) }
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .cortexM4)
@@ -68,17 +69,40 @@ import Testing
                 guard name == "board-sized" else { continue }
                 #expect(sections.text <= 256 * 1024, "the board preset's flash")
                 #expect(library.ramBytes <= 64 * 1024, "the board preset's RAM")
-                let instructions = try cortexM4Instructions(of: library, running: predictions, macro: "PREDICTIONS")
+                let instructions = try cortexM4Instructions(
+                    of: library, running: CLibrary.predictionsProgram, macro: "PREDICTIONS")
                 print("Cortex-M4F, \(name) \(weights): \(instructions) instructions per prediction")
                 #expect(instructions > 0 && instructions <= 64_000_000 / 25, "25 a second at 64 MHz")
             }
         }
         // The front end computes in double, which the M4F's single-precision FPU leaves to software.
         let library = try CLibrary(model: recordedModel, weights: .float32)
-        let instructions = try cortexM4Instructions(of: library, running: readings, macro: "READINGS")
+        let instructions = try cortexM4Instructions(of: library, running: CLibrary.readingsProgram, macro: "READINGS")
         print("Cortex-M4F: \(instructions) instructions per reading through the front end")
         #expect(
             instructions > 0 && instructions <= 64_000_000 / 100 / 4, "100 readings a second in a quarter of 64 MHz")
+    }
+
+    /// `gesture-bench c-library` measures this machine as the Cortex-M4F: the library's sections and
+    /// stack, and its instructions per prediction, QEMU's user mode running this machine's program.
+    @Test(.enabled(if: CTarget.host.countsInstructions, "needs qemu-user (scripts/setup --tests installs it)"))
+    func onThisMachineTheLibrarysSizesAndInstructionsAreMeasured() throws {
+        let tiny = LayerSizes(convolutionFilters: 4, lstmUnits: 3, denseUnits: 2)
+        var counts: [Int] = []
+        for layers in [tiny, LayerSizes.board] {
+            let library = try CLibrary(model: modelNaming(interopModel.classNames, layers: layers), weights: .float32)
+            let folder = try folder(with: library)
+            let sections = try CTarget.host.sections(ofLibraryIn: folder.path.string)
+            #expect(sections.text >= library.flashBytes && sections.ram == 0, "no RAM but the caller's")
+            #expect(sections.stack > 0 && sections.stack <= library.stackBytes)
+            counts.append(
+                try CTarget.host.instructionsPerStep(
+                    ofLibraryIn: folder.path.string, running: CLibrary.predictionsProgram, macro: "PREDICTIONS"))
+            // Each weight is read once a prediction, four to an instruction at most (SIMD).
+            #expect(counts.last! >= library.flashBytes / 4 / 4, "\(layers)")
+        }
+        print("this machine: \(counts) instructions per prediction")
+        #expect(counts[0] < counts[1])
     }
 
     @Test func theHeadersUsageExampleRunsAndDetectsWhatGestureLabDetects() throws {
@@ -88,10 +112,10 @@ import Testing
         try readSensor.write(toFile: "\(path)/sensor.c", atomically: true, encoding: .utf8)
         let example = CLibrary.usageExample.split(separator: "\n")
         #expect(example.allSatisfy { library.header.contains("     \($0)\n") }, "the header shows the example")
-        let program = try CTarget.host.compile(["main.c", "sensor.c", CLibrary.sourceName], in: folder)
+        let program = try CTarget.host.compile(["main.c", "sensor.c", CLibrary.sourceName], in: path)
         let readings = try watchReadings(rate: 25)
         try readingLines(readings).write(toFile: "\(path)/input.txt", atomically: true, encoding: .utf8)
-        let output = try CTarget.host.run(program, input: "\(path)/input.txt", in: folder).succeeded().output
+        let output = try CTarget.host.run(program, input: "\(path)/input.txt", in: path)
         let detected = output.split(separator: "\n").map { $0.split(separator: " ")[0...1].joined(separator: " ") }
         let expected = try gestureLabRun(of: readings, rate: 25).detections.map { detection in
             String(format: "%.2f", detection.time) + " " + detection.gesture
@@ -118,9 +142,9 @@ import Testing
         let library = try CLibrary(model: model, weights: .float32)
         let folder = try folder(with: library, main: printNames)
         let path = folder.path.string
-        let program = try CTarget.host.compile(["main.c", CLibrary.sourceName], in: folder)
+        let program = try CTarget.host.compile(["main.c", CLibrary.sourceName], in: path)
         try "".write(toFile: "\(path)/input.txt", atomically: true, encoding: .utf8)
-        let output = try CTarget.host.run(program, input: "\(path)/input.txt", in: folder).succeeded().output
+        let output = try CTarget.host.run(program, input: "\(path)/input.txt", in: path)
         #expect(output.split(separator: "\0").map(String.init) == names)
     }
 
@@ -171,17 +195,14 @@ private let widenedInteropModel: GestureModel = {
 /// A new folder holding the library's two files and, as `main.c`, `program`.
 private func folder(with library: CLibrary, main program: String = "") throws -> TemporaryFolder {
     let folder = try TemporaryFolder()
-    let files = [CLibrary.headerName: library.header, CLibrary.sourceName: library.source, "main.c": program]
-    for (name, text) in files {
-        try text.write(toFile: folder.path.appending(name).string, atomically: true, encoding: .utf8)
-    }
+    try library.write(into: folder.path.string, main: program)
     return folder
 }
 
 /// Writes `library` and the check program into a new folder and compiles them for `target`.
 private func build(_ library: CLibrary, for target: CTarget) throws -> (TemporaryFolder, String) {
     let folder = try folder(with: library, main: CLibrary.checkProgram)
-    return (folder, try target.compile(["main.c", CLibrary.sourceName], in: folder))
+    return (folder, try target.compile(["main.c", CLibrary.sourceName], in: folder.path.string))
 }
 
 /// The check program's lines for `input`, but the last: "sizes", checked against the RAM reported.
@@ -192,7 +213,7 @@ private func run(
 {
     let inputPath = folder.path.appending("input.txt").string
     try input.write(toFile: inputPath, atomically: true, encoding: .utf8)
-    let lines = try target.run(program, input: inputPath, in: folder).succeeded().output.split(separator: "\n")
+    let lines = try target.run(program, input: inputPath, in: folder.path.string).split(separator: "\n")
     let sizes = try #require(lines.last.flatMap { Int($0.split(separator: " ")[1]) }, "\(lines.suffix(1))")
     #expect(sizes <= ram, "sizeof the detector on \(target)")
     return lines.dropLast()
@@ -379,85 +400,18 @@ private func modelNaming(
     return GestureModel(untrained: description, normalization: interopModel.normalization, seed: 1)
 }
 
-/// The library alone, compiled for the Cortex-M4F: its code and constants (flash), its data and bss
-/// (RAM), and the stack of a reading that makes a prediction, by the compiler's count:
-/// `gesture_board_add`, then the deeper of the detector (`gesture_detector_add_features`, the deeper of
-/// `gesture_predict` and `gesture_is_unknown`, the dense layer and the largest function they call) and
-/// the front end (all its functions at once).
-private func cortexM4Sections(of library: CLibrary) throws -> (text: Int, ram: Int, stack: Int) {
+/// The library alone, compiled for the Cortex-M4F.
+private func cortexM4Sections(of library: CLibrary) throws -> LibrarySections {
     let folder = try folder(with: library)
-    try CTarget.cortexM4.compile([CLibrary.sourceName], in: folder, object: true)
-    let size = try runGesture(["program"], in: folder.path, executable: "/usr/bin/arm-none-eabi-size").succeeded()
-    // "text data bss dec hex filename", then the numbers.
-    let numbers = size.output.split(separator: "\n")[1].split(whereSeparator: \.isWhitespace).prefix(3).compactMap {
-        Int($0)
-    }
-    // "file:line:column:function bytes static", a line each.
-    let usage = try String(contentsOfFile: folder.path.appending("program.su").string, encoding: .utf8)
-        .split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace) }
-    var stack = Dictionary(uniqueKeysWithValues: usage.map { (String($0[0].split(separator: ":")[3]), Int($0[1])!) })
-    let chain = ["gesture_board_add", "gesture_detector_add_features", "gesture_predict"].compactMap {
-        stack.removeValue(forKey: $0)
-    }
-    #expect(chain.count == 3, "\(usage)")
-    let predicting = ["product", "product_int8", "softmax", "sigmoid"].compactMap { stack.removeValue(forKey: $0) }
-    // Each called from the one before it, if not inlined: gesture_predict or gesture_is_unknown, the dense layer.
-    let classifying = [chain[2], stack.removeValue(forKey: "gesture_is_unknown") ?? 0].max()!
-    let detector =
-        chain[1] + classifying + (stack.removeValue(forKey: "dense_embedding") ?? 0) + (predicting.max() ?? 0)
-    let frontEnd = stack.values.reduce(0, +)
-    return (numbers[0], numbers[1] + numbers[2], chain[0] + max(detector, frontEnd))
+    return try withExtendedLifetime(folder) { try CTarget.cortexM4.sections(ofLibraryIn: folder.path.string) }
 }
 
-/// Makes `PREDICTIONS` streamed predictions.
-private let predictions = """
-    #include "gesture_model.h"
-
-    int main(void) {
-        static float window[GESTURE_WINDOW * GESTURE_FEATURES];
-        float probabilities[GESTURE_CLASSES] = {0};
-        gesture_state state;
-        int k;
-        gesture_state_reset(&state);
-        for (k = 0; k < PREDICTIONS; k++) gesture_predict(window, &state, probabilities);
-        return probabilities[0] >= 0 ? 0 : 1;
-    }
-    """
-
-/// Takes `READINGS` readings of a turning, accelerating device through the front end.
-private let readings = """
-    #include "gesture_model.h"
-
-    int main(void) {
-        static gesture_board board;
-        float features[GESTURE_FEATURES];
-        int k, taken = 0;
-        if (!gesture_board_init(&board, GESTURE_RATE)) return 1;
-        for (k = 0; k < READINGS; k++) {
-            double acceleration[3] = {0.01 * k, -0.02, 0.98}, rotation_rate[3] = {0.1, -0.2 + 0.01 * k, 0.05};
-            taken += gesture_board_features(&board, 0.04 * k, acceleration, rotation_rate, features);
-        }
-        return taken == READINGS ? 0 : 1;
-    }
-    """
-
-/// The instructions one step of `program` executes on the Cortex-M4F, `macro` saying how many steps
-/// it takes: QEMU, one instruction at a time, logs each; a program taking three steps against one
-/// taking one (a first reading only levels the attitude).
+/// The instructions one step of `program` executes on the Cortex-M4F, `macro` saying how many steps it takes.
 private func cortexM4Instructions(of library: CLibrary, running program: String, macro: String) throws -> Int {
-    let counts = try [1, 3].map { count in
-        let folder = try folder(with: library, main: program)
-        let program = try CTarget.cortexM4.compile(["-D\(macro)=\(count)", "main.c", CLibrary.sourceName], in: folder)
-        let log = folder.path.appending("trace.log").string
-        try "".write(toFile: folder.path.appending("input.txt").string, atomically: true, encoding: .utf8)
-        try CTarget.cortexM4.run(
-            program, input: folder.path.appending("input.txt").string, in: folder,
-            options: ["-singlestep", "-d", "exec,nochain", "-D", log]
-        ).succeeded()
-        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-            .count { $0.hasPrefix("Trace") }
+    let folder = try folder(with: library)
+    return try withExtendedLifetime(folder) {
+        try CTarget.cortexM4.instructionsPerStep(ofLibraryIn: folder.path.string, running: program, macro: macro)
     }
-    return (counts[1] - counts[0]) / 2
 }
 
 /// The watch recordings' raw readings at `rate` (25 or 50 Hz: every other, or every one), one
