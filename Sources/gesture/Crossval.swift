@@ -40,6 +40,10 @@ struct Crossval: AsyncParsableCommand {
     var leaveGestureOut = false
     @Flag(help: "With --leave-gesture-out: each gesture with every person, not one person per gesture.")
     var everyPerson = false
+    @OptionGroup(title: "With --leave-gesture-out: the live detector, as `gesture detect` takes it")
+    var detection: DetectionSettingsOptions
+    @Option(help: "With --leave-gesture-out: off replays without the model's rejection of unknown motion.")
+    var reject = Switch.on
 
     func run() async throws {
         try model.check()
@@ -101,12 +105,14 @@ struct Crossval: AsyncParsableCommand {
     private func leavingGesturesOut(
         of data: Dataset, isCancelled: @escaping () -> Bool, signals: SignalWatch
     ) throws {
+        var settings = try detection.settings
+        settings.reject = reject == .on
         let validation = try analysing { try OpenSetValidation(data, everyPerson: everyPerson) }
         let count = validation.folds.count
         var started = 0
         let (total, done) = try learning {
             try validation.run(
-                seed: model.seed,
+                seed: model.seed, settings: settings,
                 experiment: { fold in
                     started += 1
                     Terminal.note("leaving \(fold.gesture) and \(fold.user) out (\(started) of \(count))")

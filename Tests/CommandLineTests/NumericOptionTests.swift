@@ -61,6 +61,8 @@ private let folder = SharedFixture {
         (["play", "--model", "m.model", "--device", "sim", "--fast", "--rate", "V"], "rate"),
         (["export", "m.model", "--format", "c", "-o", "c", "--threshold", "V"], "--threshold"),
         (["export", "m.model", "--format", "c", "-o", "c", "--cooldown", "V"], "--cooldown"),
+        (["crossval", "--leave-gesture-out", "--epochs", "1", "--threshold", "V"], "--threshold"),
+        (["crossval", "--leave-gesture-out", "--epochs", "1", "--cooldown", "V"], "--cooldown"),
         (["import-model", "x.mlmodel", "-o", "x.model", "--rate", "V"], "--rate"),
         (["relabel", "ID", "--from", "V", "--to", "1", "--as", "wave"], "--from"),
         (["trim", "ID", "--from", "0", "--to", "V"], "--to"),
@@ -82,6 +84,7 @@ private let folder = SharedFixture {
             "--temporal-filters"
         ),
         (["crossval", "--epochs", "1", "--runs", "V"], "--runs"),
+        (["crossval", "--leave-gesture-out", "--epochs", "1", "--averaging", "V"], "--averaging"),
         (["personalize", "--model", "m.model", "--user", "ann", "-o", "x.model", "--neighbours", "V"], "--neighbours"),
         (["personalize", "--model", "m.model", "--user", "ann", "-o", "x.model", "--prototypes", "V"], "--prototypes"),
         (

@@ -89,7 +89,11 @@ private let backgroundFolder = SharedFixture {
         #expect(summary["falseDetections"] as? Int == folds.compactMap { $0["falseDetections"] as? Int }.reduce(0, +))
 
         let every = try runGesture(
-            ["crossval", "--leave-gesture-out", "--every-person", "--epochs", "2"], in: folder.path
+            [
+                "crossval", "--leave-gesture-out", "--every-person", "--epochs", "2", "--reject", "off", "--threshold",
+                "0.5",
+            ],
+            in: folder.path
         ).succeeded().output.split(separator: "\n")
         #expect(every.filter { $0.contains(" left out: ") && $0.contains(" false detections per hour") }.count == 4)
         #expect(every.last?.hasPrefix("4 of 4 folds: ") == true, "\(every)")
