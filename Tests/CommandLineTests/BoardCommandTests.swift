@@ -72,7 +72,11 @@ import Testing
             (["25"], "time,ax,ay,az,gx,gy,gz\n0,0,0,1,0,0,0\n0.04,0,0,1,0,0\n", "line 3: expected time,ax,ay,az"),
             (["25"], "0,0,0,1,0,0,0\n0,0,0,1,0,0,0\n", "line 2: time 0 is not after the one before it"),
             (["30"], "", "RATE 30 Hz is not a whole multiple of the model's 25 Hz"),
-            (["fast"], "", "usage: gesture_detect [RATE]"),
+            (["fast"], "", "RATE fast is not a positive number"),
+            (["--rate"], "", "usage: gesture_detect [--iio NAME[+NAME] | --evdev DEVICE]"),
+            (["--iio", "nothing_3d+gyro_3d"], "", "nothing_3d+gyro_3d: no IIO device named 'nothing_3d'"),
+            (["--evdev", "/dev/input/nothing"], "", "/dev/input/nothing: cannot open it: No such file or directory"),
+            (["--iio", "a", "--evdev", "b"], "", "usage: gesture_detect"),
         ]
         for (arguments, input, message) in cases {
             let result = try runGesture(arguments, in: folder.path, executable: built, input: input)
@@ -90,6 +94,32 @@ import Testing
         let none = try runGesture(
             ["export", "m.model", "--format", "c", "-o", "x", "--profile", "mpu6050"], in: folder.path)
         #expect(none.status == 2 && none.error.contains("--profile mpu6050: no device profiles found"))
+    }
+
+    /// `--readings` writes each reading read as the CSV standard input takes, exactly: read back, they
+    /// give the same detections; `--count` stops after that many.
+    @Test func theDetectorWritesTheReadingsItReadAndStopsAtACount() throws {
+        let folder = try trained
+        try export(to: "board-readings")
+        let built = try make(in: "board-readings")
+        let readings = try readingsCSV(of: "unseen/fast-recordings.csv")
+        let all = try runGesture(
+            ["--rate", "100", "--readings", "read.csv"], in: folder.path, executable: built, input: readings
+        )
+        .succeeded()
+        let written = try String(contentsOfFile: folder.path.appending("read.csv").string, encoding: .utf8)
+        let numbers = { (text: String) in
+            text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map { Double($0)! } }
+        }
+        #expect(written.hasPrefix("time,ax,ay,az,gx,gy,gz\n") && numbers(written) == numbers(readings))
+        let again = try runGesture(["100"], in: folder.path, executable: built, input: written).succeeded()
+        #expect(!all.output.isEmpty && again.output == all.output)
+        try runGesture(
+            ["--count", "7", "--readings", "seven.csv"], in: folder.path, executable: built, input: readings
+        )
+        .succeeded()
+        let seven = try String(contentsOfFile: folder.path.appending("seven.csv").string, encoding: .utf8)
+        #expect(numbers(seven) == Array(numbers(readings).prefix(7)))
     }
 
     /// `--size board` trains the preset, whose int8 C library fits a Cortex-M4 with 256 KB of flash
