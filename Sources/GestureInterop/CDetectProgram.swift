@@ -717,7 +717,7 @@ enum CDetectProgram {
             long count = 0, readings = 0;
             int i, rate_given = 0;
             FILE *readings_file = NULL;
-            reading r;
+            reading r = {0, {0, 0, 0}, {0, 0, 0}};
             struct sigaction action;
         #ifdef __linux__
             static iio_source iio_device_source;
