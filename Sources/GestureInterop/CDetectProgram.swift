@@ -508,7 +508,9 @@ enum CDetectProgram {
             reading frame, held;
             int has_frame, has_out, has_interval, has_due;
             double last_out, last_frame, interval, due;
-            long dropped;
+            long dropped; /* SYN_DROPPED: the kernel's buffer overran */
+            struct input_event events[64];
+            int queued, next;
         } evdev_source;
 
         /* A name as GestureLab's device IDs spell it: letters and digits kept, anything else '_'. */
@@ -594,14 +596,19 @@ enum CDetectProgram {
 
         /* The next frame, delimited by SYN_REPORT; after a SYN_DROPPED the axes are read again. 0 when stopped. */
         static int evdev_frame(evdev_source *source, const char *device, reading *r) {
-            struct input_event event;
             int i, syncing = 0;
             while (!stopping) {
-                ssize_t count = read(source->fd, &event, sizeof event);
-                if (count < 0 && errno == EINTR) continue;
-                if (count != (ssize_t)sizeof event)
-                    fail(1, "%s: %s stopped delivering (%s); was it unplugged?", device, source->path,
-                         count < 0 ? strerror(errno) : "short read");
+                struct input_event event;
+                if (source->next == source->queued) {
+                    ssize_t count = read(source->fd, source->events, sizeof source->events);
+                    if (count < 0 && errno == EINTR) continue;
+                    if (count < (ssize_t)sizeof event)
+                        fail(1, "%s: %s stopped delivering (%s); was it unplugged?", device, source->path,
+                             count < 0 ? strerror(errno) : "short read");
+                    source->queued = (int)(count / (ssize_t)sizeof event);
+                    source->next = 0;
+                }
+                event = source->events[source->next++];
                 if (event.type == EV_SYN && event.code == SYN_DROPPED) {
                     source->dropped++;
                     syncing = 1;
@@ -773,12 +780,19 @@ enum CDetectProgram {
                 if (readings_file != NULL) {
                     fprintf(readings_file, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r.time, r.acceleration[0],
                             r.acceleration[1], r.acceleration[2], r.rotation_rate[0], r.rotation_rate[1], r.rotation_rate[2]);
-                    fflush(readings_file);
                 }
                 if (gesture_board_add(&board, r.time, r.acceleration, r.rotation_rate, &p) && p.detected)
                     print_detection(&p, first);
             }
             if (readings_file != NULL) fclose(readings_file);
+        #ifdef __linux__
+            if (evdev_device_source.dropped > 0)
+                fprintf(stderr, "gesture_detect: %s: readings lost %ld times: not read in time\n", evdev,
+                        evdev_device_source.dropped);
+            if (iio_device_source.lost > 0)
+                fprintf(stderr, "gesture_detect: %s: %ld readings lost: no gyroscope scan near them\n", iio,
+                        iio_device_source.lost);
+        #endif
             return 0;
         }
         """#
