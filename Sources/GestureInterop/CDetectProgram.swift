@@ -371,7 +371,8 @@ enum CDetectProgram {
                 double actual = iio_set_rate(&source->devices[i], id, *rate);
                 if (i == 0) *rate = actual;
             }
-            for (i = 0; i < source->count; i++) {
+            /* The gyroscope first: the first accelerometer scans then find their partners in its buffer. */
+            for (i = source->count - 1; i >= 0; i--) {
                 opened_iio[i] = &source->devices[i];
                 iio_start(&source->devices[i], id);
             }
