@@ -101,16 +101,24 @@ enum CDetectProgram {
             return ok;
         }
 
+        /* Writes an attribute that exists: sysfs makes none, and neither does this. */
         static int write_text(const char *path, const char *text) {
-            FILE *file = fopen(path, "w");
-            int ok = file != NULL && fputs(text, file) >= 0;
-            if (file != NULL && fclose(file) != 0) ok = 0;
+            int fd = open(path, O_WRONLY | O_TRUNC), ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+            if (fd >= 0 && close(fd) != 0) ok = 0;
             return ok;
         }
 
         /* ---- IIO ---- */
 
+        /* Where IIO devices and their nodes are; other places only for tests on a made-up sysfs. */
+        #ifndef IIO_ROOT
         #define IIO_ROOT "/sys/bus/iio/devices"
+        #endif
+        #ifndef IIO_NODES
+        #define IIO_NODES "/dev"
+        #endif
+        #define FOLDER_SIZE (sizeof IIO_ROOT + 260)
+        #define PATH_SIZE (FOLDER_SIZE + sizeof IIO_NODES + 256)
 
         /* One element of a scan, as scan_elements/in_*_type describes it: "le:s16/16>>0". */
         typedef struct {
@@ -123,7 +131,7 @@ enum CDetectProgram {
                                                           "anglvel_y", "anglvel_z", "timestamp"};
 
         typedef struct {
-            char name[128], folder[288];
+            char name[128], folder[FOLDER_SIZE];
             int fd, enabled, has_accel, has_gyro;
             iio_element element[ELEMENTS];
             double scale[6], offset[6], mount[2][9];
@@ -152,7 +160,7 @@ enum CDetectProgram {
         static void release_iio(void) {
             int i;
             for (i = 0; i < 2; i++) {
-                char path[512];
+                char path[PATH_SIZE];
                 if (opened_iio[i] == NULL || !opened_iio[i]->enabled) continue;
                 snprintf(path, sizeof path, "%s/buffer/enable", opened_iio[i]->folder);
                 write_text(path, "0");
@@ -163,7 +171,7 @@ enum CDetectProgram {
            device's scale. */
         static int iio_attribute(const iio_device *device, const char *type, const char *axis, const char *attribute,
                                  char *text, size_t size) {
-            char path[512];
+            char path[PATH_SIZE];
             snprintf(path, sizeof path, "%s/in_%s_%s_%s", device->folder, type, axis, attribute);
             if (read_text(path, text, size)) return 1;
             snprintf(path, sizeof path, "%s/in_%s_%s", device->folder, type, attribute);
@@ -190,7 +198,7 @@ enum CDetectProgram {
             int found = 0;
             if (folder == NULL) return 0;
             while (!found && (entry = readdir(folder)) != NULL) {
-                char path[512], text[64];
+                char path[PATH_SIZE], text[64];
                 if (strncmp(entry->d_name, "iio:device", 10) != 0) continue;
                 snprintf(path, sizeof path, "%s/%s/name", IIO_ROOT, entry->d_name);
                 if (read_text(path, text, sizeof text) && strcmp(text, name) == 0) {
@@ -218,7 +226,7 @@ enum CDetectProgram {
            enabled and every other element disabled. */
         static void iio_prepare(iio_device *device, const char *id, int wanted_accel, int wanted_gyro) {
             const char *axes[3] = {"x", "y", "z"};
-            char path[512], text[64];
+            char path[PATH_SIZE], text[64];
             DIR *folder;
             struct dirent *entry;
             int i, largest = 1, placed[ELEMENTS] = {0};
@@ -318,7 +326,7 @@ enum CDetectProgram {
 
         /* The device's own trigger (NAME-devN), if it takes triggers; its buffer enabled and opened. */
         static void iio_start(iio_device *device, const char *id) {
-            char path[512], text[64], trigger[64] = "";
+            char path[PATH_SIZE], text[64], trigger[64] = "";
             DIR *folder = opendir(IIO_ROOT);
             struct dirent *entry;
             size_t length = strlen(device->name);
@@ -332,14 +340,15 @@ enum CDetectProgram {
             }
             if (folder != NULL) closedir(folder);
             snprintf(path, sizeof path, "%s/trigger/current_trigger", device->folder);
-            if (read_text(path, text, sizeof text)) {
+            if (access(path, F_OK) == 0) { /* a device that takes triggers */
+                if (!read_text(path, text, sizeof text)) text[0] = '\0';
                 if (trigger[0] != '\0' && !write_text(path, trigger))
                     fail(2, "%s: cannot set %s's trigger %s: %s", id, device->name, trigger, strerror(errno));
                 if (trigger[0] == '\0' && text[0] == '\0') fail(2, "%s: %s has no trigger of its own", id, device->name);
             }
             snprintf(path, sizeof path, "%s/buffer/length", device->folder);
             write_text(path, "128");
-            snprintf(path, sizeof path, "/dev/%s", strrchr(device->folder, '/') + 1);
+            snprintf(path, sizeof path, "%s/%s", IIO_NODES, strrchr(device->folder, '/') + 1);
             device->fd = open(path, O_RDONLY | O_NONBLOCK);
             if (device->fd < 0)
                 fail(2, "%s: cannot open %s: %s%s", id, path, strerror(errno),
@@ -433,6 +442,8 @@ enum CDetectProgram {
                     continue;
                 } else if (count < 0 && (errno == EAGAIN || errno == EINTR)) {
                     continue;
+                } else if (count == 0) {
+                    errno = ENODEV;
                 }
                 fail(1, "%s: %s stopped delivering (%s); was it unplugged?", id, device->name, strerror(errno));
             }
