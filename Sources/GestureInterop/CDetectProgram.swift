@@ -455,15 +455,16 @@ enum CDetectProgram {
             return 1;
         }
 
-        /* The queued gyroscope scan nearest to `time` within a period, once one not older than that has come (waiting a
-           quarter of a second for it); it and those before it are used up. 0 when none is that near. */
+        /* The queued gyroscope scan nearest to `time` within a period, once one at or after `time` has come (waiting a
+           quarter of a second for it: until then, the nearest may be yet to come); it and those before it are used
+           up. 0 when none is that near. */
         static int iio_partner(iio_source *source, const char *id, double time, double *rotation_rate) {
             double tolerance = source->period;
             int i, best = -1;
             for (;;) {
-                int fresh = 0;
-                for (i = 0; i < source->queued; i++) fresh = fresh || source->queue[i].time >= time - tolerance;
-                if (fresh || stopping) break;
+                int later = 0;
+                for (i = 0; i < source->queued; i++) later = later || source->queue[i].time >= time;
+                if (later || stopping) break;
                 if (source->queued == 64) memmove(source->queue, source->queue + 1, --source->queued * sizeof(iio_scan));
                 if (!iio_next(&source->devices[1], id, 0.25, &source->queue[source->queued])) break;
                 source->queued++;
