@@ -302,9 +302,9 @@ enum CBoardTemplates {
     static let makefile = """
         # Builds gesture_detect: `make`, or for a Raspberry Pi from a PC, `make CC=aarch64-linux-gnu-gcc`
         # (add LDFLAGS=-static to copy it to a board without matching libraries). Run it on the sensor:
-        #   ./gesture_detect --iio mpu6050            an IIO device (NAME+NAME for an accelerometer and a gyroscope)
+        #   ./gesture_detect --iio mpu6050              an IIO device (NAME+NAME: an accelerometer and a gyroscope)
         #   ./gesture_detect --evdev /dev/input/event5  an input device, by path or name
-        #   ./gesture_detect < readings.csv           time,ax,ay,az,gx,gy,gz lines (g, rad/s)
+        #   ./gesture_detect < readings.csv             time,ax,ay,az,gx,gy,gz lines (g, rad/s)
         # gesture_detect.c's opening comment has the options. Without make:
         #   cc -std=c99 -O2 -o gesture_detect gesture_detect.c gesture_model.c -lm
         CFLAGS = -std=c99 -O2
