@@ -8,6 +8,8 @@ extension CLibrary {
         public var name: String
         /// Applied first, rows first: the profile's mount matrix, the identity without one.
         public var mountMatrix: [[Double]]
+        /// Whether the profile gives a mount matrix, which replaces the one the kernel reports.
+        public var replacesKernelMounting: Bool
         /// For each of GestureLab's axes, the sensor axis it takes (0, 1, 2) and the sign.
         public var axes: [(axis: Int, sign: Double)]
         public var accelerationScale: Double
@@ -21,6 +23,7 @@ extension CLibrary {
         ) {
             self.name = name
             self.mountMatrix = mountMatrix ?? [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+            replacesKernelMounting = mountMatrix != nil
             self.axes = axes
             self.accelerationScale = accelerationScale
             self.rotationScale = rotationScale
@@ -50,6 +53,9 @@ extension CLibrary {
             /* Raw readings in: the profile's axis mapping, GestureLab's attitude filter and features, every
                reading in GESTURE_RATE's multiple taken, then the detector. \(board.name.cLiteral) axes. */
             #define GESTURE_BOARD_RATE \(board.rate.cLiteral)
+            /* 1 when the profile's mount matrix replaces the one a Linux driver reports (gesture_detect.c
+               applies the driver's otherwise, as GestureLab does). */
+            #define GESTURE_BOARD_OWN_MOUNTING \(board.replacesKernelMounting ? 1 : 0)
 
             typedef struct {
                 gesture_detector detector;
@@ -93,9 +99,9 @@ extension CLibrary {
             """
     }
 
-    /// `gesture_detect.c`: raw readings as CSV on standard input, detections out as `gesture detect`
-    /// prints them.
-    public var detectProgram: String? { featureCodes.map { _ in CBoardTemplates.detectProgram } }
+    /// `gesture_detect.c`: raw readings from an IIO or input device, or as CSV on standard input,
+    /// detections out as `gesture detect` prints them.
+    public var detectProgram: String? { featureCodes.map { _ in CDetectProgram.source } }
 
     public var makefile: String { CBoardTemplates.makefile }
 }
@@ -293,80 +299,18 @@ enum CBoardTemplates {
         }
         """
 
-    static let detectProgram = """
-        /* gesture_detect [RATE]: a sensor's readings as CSV lines on standard input, detections on standard
-           output as `gesture detect` prints them. Each line: time in seconds, acceleration x, y, z in g
-           (gravity included), rotation rate x, y, z in rad/s, on the sensor's axes, e.g.
-               12.340,0.012,-0.998,0.031,0.104,-0.020,0.003
-           RATE is the readings a second (default GESTURE_BOARD_RATE), a whole multiple of GESTURE_RATE.
-           A first line that does not start with a number (a header) is skipped. */
-        #include "gesture_model.h"
-
-        #include <math.h>
-        #include <stdio.h>
-        #include <stdlib.h>
-
-        /* `value` rounded half away from zero to `digits` decimals, as GestureLab prints it. */
-        static void print_fixed(double value, int digits, int width) {
-            char text[64];
-            double scale = digits == 3 ? 1000 : 100, units = floor(fabs(value) * scale + 0.5);
-            sprintf(text, "%s%.0f.%0*.0f", value < 0 && units > 0 ? "-" : "", floor(units / scale), digits,
-                    fmod(units, scale));
-            printf("%*s", width, text);
-        }
-
-        int main(int argc, char **argv) {
-            static gesture_board board;
-            char line[1024], *end = NULL;
-            double rate = argc > 1 ? strtod(argv[1], &end) : GESTURE_BOARD_RATE, first = 0, last = 0;
-            long number = 0, readings = 0;
-            if (argc > 2 || (end != NULL && (end == argv[1] || *end != '\\0'))) {
-                fprintf(stderr, "usage: gesture_detect [RATE] < readings.csv\\n");
-                return 2;
-            }
-            if (!gesture_board_init(&board, rate)) {
-                fprintf(stderr, "gesture_detect: %s %g Hz is not a whole multiple of the model's %g Hz\\n",
-                        argc > 1 ? "RATE" : "GESTURE_BOARD_RATE", rate, (double)GESTURE_RATE);
-                return 2;
-            }
-            while (fgets(line, sizeof line, stdin) != NULL) {
-                double time, a[3], g[3];
-                gesture_prediction p;
-                number++;
-                if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &time, &a[0], &a[1], &a[2], &g[0], &g[1], &g[2]) != 7) {
-                    if (number == 1 && sscanf(line, "%lf", &time) != 1) continue;
-                    fprintf(stderr, "gesture_detect: line %ld: expected time,ax,ay,az,gx,gy,gz\\n", number);
-                    return 2;
-                }
-                if (readings > 0 && !(time > last)) {
-                    fprintf(stderr, "gesture_detect: line %ld: time %.9g is not after the one before it\\n", number, time);
-                    return 2;
-                }
-                if (readings++ == 0) first = time;
-                last = time;
-                if (gesture_board_add(&board, time, a, g, &p) && p.detected) {
-                    int i, second = p.gesture == 0 && GESTURE_CLASSES > 1 ? 1 : 0;
-                    for (i = 0; i < GESTURE_CLASSES; i++)
-                        if (i != p.gesture && p.probabilities[i] > p.probabilities[second]) second = i;
-                    print_fixed(p.time - first, 2, 8);
-                    printf(" s  %s  ", gesture_class_names[p.gesture]);
-                    print_fixed(p.probability, 3, 0);
-                    printf("  (runner-up %s ", gesture_class_names[second]);
-                    print_fixed(p.probabilities[second], 3, 0);
-                    printf(")\\n");
-                    fflush(stdout);
-                }
-            }
-            return 0;
-        }
-        """
-
     static let makefile = """
-        # Builds gesture_detect: `make`, or for a Raspberry Pi from a PC, `make CC=aarch64-linux-gnu-gcc`.
+        # Builds gesture_detect: `make`, or for a Raspberry Pi from a PC, `make CC=aarch64-linux-gnu-gcc`
+        # (add LDFLAGS=-static to copy it to a board without matching libraries). Run it on the sensor:
+        #   ./gesture_detect --iio mpu6050              an IIO device (NAME+NAME: an accelerometer and a gyroscope)
+        #   ./gesture_detect --evdev /dev/input/event5  an input device, by path or name
+        #   ./gesture_detect < readings.csv             time,ax,ay,az,gx,gy,gz lines (g, rad/s)
+        # gesture_detect.c's opening comment has the options. Without make:
+        #   cc -std=c99 -O2 -o gesture_detect gesture_detect.c gesture_model.c -lm
         CFLAGS = -std=c99 -O2
 
         gesture_detect: gesture_detect.c gesture_model.c gesture_model.h
-        \t$(CC) $(CFLAGS) -o $@ gesture_detect.c gesture_model.c -lm
+        \t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ gesture_detect.c gesture_model.c -lm
 
         """
 }

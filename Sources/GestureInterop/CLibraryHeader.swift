@@ -92,7 +92,8 @@ extension CLibrary {
         ] + axesSentence + [
             "   It runs GestureLab's attitude filter on every reading (Sources/GestureMotion/AttitudeFilter.swift)",
             "   and computes the features, in double, as `gesture record` and `gesture detect` do. For data",
-            "   already fused, gesture_detector_add_features takes the features themselves.",
+            "   already fused, gesture_detector_add_features takes the features themselves. On Linux, gesture_detect.c",
+            "   (built by the Makefile beside it) feeds it from an IIO or input device, or CSV on standard input.",
         ]
     }
 

@@ -240,7 +240,7 @@ struct Compare: ParsableCommand {
 
     @Option var kind: String
     @Option var injected: String
-    @Option var recorded: String
+    @Option(help: "A recording, or the readings an exported gesture_detect wrote (--readings).") var recorded: String
     @Option(help: "The device's acceleration step, g; readings within half a step are equal.")
     var accelerationStep: Double
     @Option(help: "The device's rotation step, °/s.") var rotationStep: Double
@@ -256,7 +256,7 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let sent = try InjectedFrames(file: injected)
-        let rows = try RecordingCSV.rows(atPath: recorded)
+        let rows = try recordedRows()
         var matches = try match(rows, to: sent.readings)
         if deviceTimes, startsInASilence(matches, stamps: sent.stamps) { matches[0].held = true }
         let frames = matches.filter { !$0.held }
@@ -339,6 +339,21 @@ struct Compare: ParsableCommand {
             guard !a.held, !b.held, a.row.session == b.row.session else { return nil }
             let stamped = Double(stamps[b.frame] - stamps[a.frame]) * 1e-6
             return (b.row, abs((b.row.timestamp - a.row.timestamp) - stamped))
+        }
+    }
+
+    /// The recording's rows; the readings of gesture_detect as the rows of one session.
+    private func recordedRows() throws -> [RecordingRow] {
+        let lines = try String(contentsOfFile: recorded, encoding: .utf8).split(separator: "\n")
+        guard lines.first == "time,ax,ay,az,gx,gy,gz" else { return try RecordingCSV.rows(atPath: recorded) }
+        return try lines.dropFirst().enumerated().map { number, line in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            guard fields.count == 7 else { throw ValidationError("\(recorded):\(number + 2): expected seven numbers") }
+            return RecordingRow(
+                session: SessionID(rawValue: "gesture_detect"), activity: .rest, timestamp: fields[0],
+                motion: DeviceMotion(values: [Double](repeating: 0, count: DeviceMotion.featureNames.count)),
+                rawAcceleration: Vector3(fields[1], fields[2], fields[3]),
+                rawRotationRate: Vector3(fields[4], fields[5], fields[6]))
         }
     }
 

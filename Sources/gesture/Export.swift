@@ -41,6 +41,8 @@ struct Export: AsyncParsableCommand {
     var profile: String?
     @OptionGroup var profiles: ProfileOptions
     @OptionGroup(title: "Detection (c)") var detection: DetectionSettingsOptions
+    @Option(help: "c: off: the detector reports every window's class, as `gesture detect --reject off` does.")
+    var reject = Switch.on
 
     func run() async throws {
         let loaded = try loadModel(model)
@@ -52,6 +54,9 @@ struct Export: AsyncParsableCommand {
         }
         if profile != nil, format != .c {
             throw Failure.usage("--profile is for --format c only")
+        }
+        if reject == .off, format != .c {
+            throw Failure.usage("--reject is for --format c only: the other formats give the rejection as outputs")
         }
         switch format {
         case .coreml:
@@ -69,7 +74,8 @@ struct Export: AsyncParsableCommand {
     }
 
     private func writeLibrary(_ model: GestureModel) throws {
-        let settings = try detection.settings
+        var settings = try detection.settings
+        settings.reject = reject == .on
         let board = try profile.map { name in CLibrary.Board(try profiles.profile(named: name), model: model) }
         let library = try exporting { () throws(InteropError) in
             try CLibrary(model: model, weights: weights ?? .float32, settings: settings, board: board)

@@ -31,6 +31,27 @@ inject() { # INJECTOR NAME [OPTIONS]: send the motion at 50 Hz until $out/NAME.s
   wait_for "$out/$2.ready"
 }
 
+detect() { # KIND OPTION DEVICE INJECTOR [OPTIONS]: the exported C detector reads 400 readings (8 s)
+  # while the injector sends its motion
+  inject "$4" "$1-detect" "${@:5}"
+  set +e
+  .cache/vm/detect/c/gesture_detect "$2" "$3" --rate 50 --count 400 --readings "$out/$1-detect-readings.csv" \
+    > "$out/$1-detect.txt" 2> "$out/$1-detect.log"
+  echo $? > "$out/$1-detect.status"
+  set -e
+  touch "$out/$1-detect.stop" && wait "$injector"
+}
+detect_error() { # NAME OPTION DEVICE [NODE…]: gesture_detect as a user without access to the nodes
+  [ $# -gt 3 ] && chown 1000:1000 "${@:4}" && chmod 600 "${@:4}"
+  set +e
+  setpriv --inh-caps=-all --bounding-set=-all .cache/vm/detect/c/gesture_detect "$2" "$3" --count 1 \
+    > /dev/null 2> "$out/detect-$1.log"
+  echo $? > "$out/detect-$1.status"
+  set -e
+  [ $# -gt 3 ] && chown 0:0 "${@:4}"
+  return 0
+}
+
 # evdev: a uinput accelerometer + gyroscope, silent for a second after 6 s, as a device holding still.
 inject uinput evdev --silence-after 300
 "$bin/gesture" devices --json > "$out/devices.json"
@@ -43,6 +64,12 @@ denied evdev:GestureLab_VM_IMU evdev /dev/input/event*
 echo $? > "$out/auto-record.status"
 touch "$out/evdev.stop" && wait "$injector"
 
+# The exported C detector on the input device, by its name, through a silence after 2 s.
+detect evdev --evdev GestureLab_VM_IMU uinput --silence-after 100
+inject uinput evdev-denied
+detect_error evdev-denied --evdev GestureLab_VM_IMU /dev/input/event*
+touch "$out/evdev-denied.stop" && wait "$injector"
+
 # IIO: a HID sensor hub through uhid; the kernel's hid-sensor drivers make accel_3d and gyro_3d.
 inject sensorhub iio
 "$bin/gesture" devices --json > "$out/devices-iio.json"
@@ -50,6 +77,12 @@ record iio:accel_3d+gyro_3d vmiio > "$out/iio-record.log" 2>&1
 denied iio:accel_3d+gyro_3d iio /dev/iio:device*
 "$bin/gesture" monitor --device iio:accel_3d+gyro_3d --rate 50 --seconds 2 > "$out/iio-monitor.log" 2>&1
 touch "$out/iio.stop" && wait "$injector"
+detect iio --iio accel_3d+gyro_3d sensorhub
+inject sensorhub iio-errors
+detect_error unknown --iio nothing_3d
+detect_error no-gyroscope --iio accel_3d
+detect_error iio-denied --iio accel_3d+gyro_3d /dev/iio:device*
+touch "$out/iio-errors.stop" && wait "$injector"
 
 # Unplugged mid-take: each device disappears once its take has rows on disk.
 unplug() { # KIND INJECTOR DEVICE USER
