@@ -21,7 +21,7 @@ public struct OpenSetValidation: Sendable {
     public let folds: [Fold]
 
     /// Each gesture with one person (the first gesture with the first person, the second with the
-    /// second, …), or with every person who is not the only one to have recorded it.
+    /// second, …), or with every person.
     public init(_ dataset: Dataset, everyPerson: Bool = false) throws(AnalysisError) {
         let users = Set(dataset.sessions.map(\.user)).sorted()
         let gestures = Set(dataset.sessions.map(\.gesture)).filter { !$0.isBackground }.sorted()
