@@ -38,6 +38,8 @@ extension GestureModel {
         var labels: [Int]
         var limits: [Float]
         var falseRejectRate: Double
+        /// Absent from files written before the motion's statistics were tested.
+        var motion: MotionRejection?
     }
 
     fileprivate struct Neighbours: Codable {
@@ -54,7 +56,8 @@ extension GestureModel {
             neighbours: neighbours.map { Neighbours(embedding: $0.embedding, k: $0.k, labels: $0.labels) },
             rejection: rejection.map {
                 RejectionHeader(
-                    embedding: $0.embedding, labels: $0.labels, limits: $0.limits, falseRejectRate: $0.falseRejectRate)
+                    embedding: $0.embedding, labels: $0.labels, limits: $0.limits, falseRejectRate: $0.falseRejectRate,
+                    motion: $0.motion)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -130,7 +133,7 @@ extension GestureModel {
                 Rejection(
                     embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
                     prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
-                    limits: rejection.limits, falseRejectRate: rejection.falseRejectRate)
+                    limits: rejection.limits, falseRejectRate: rejection.falseRejectRate, motion: rejection.motion)
             })
     }
 
@@ -216,6 +219,20 @@ extension GestureModel.Header {
             throw inconsistent(
                 "rejection with limits \(rejection.limits) and prototypes of classes \(Set(rejection.labels).sorted())"
             )
+        }
+        if let motion = rejection.motion { try validate(motion) }
+    }
+
+    private func validate(_ motion: MotionRejection) throws(ModelFileError) {
+        let dimension = MotionRejection.dimension(features: featureNames.count)
+        let values = motion.center + motion.scale + motion.prototypes + motion.limits
+        guard motion.decay > 0, motion.decay < 1, motion.center.count == dimension, motion.scale.count == dimension,
+            motion.scale.allSatisfy({ $0 > 0 }), motion.prototypes.count == motion.labels.count * dimension,
+            motion.labels.allSatisfy((0..<classNames.count).contains), motion.limits.count <= classNames.count,
+            values.allSatisfy(\.isFinite), (0...1).contains(motion.falseRejectRate)
+        else {
+            throw inconsistent(
+                "motion rejection of \(motion.center.count) statistics, decay \(motion.decay), limits \(motion.limits)")
         }
     }
 

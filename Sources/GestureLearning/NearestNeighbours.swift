@@ -138,28 +138,36 @@ func unitLength(_ values: some Collection<Float>) -> [Float] {
     return length > 0 ? values.map { $0 / length } : Array(values)
 }
 
-/// At most `clusters` centres of `points` (rows of `dimension`, of unit length), each of unit
-/// length: the points themselves when there are few enough, otherwise spherical k-means from
-/// points spread evenly through them, so the same points always give the same centres.
-func kMeans(_ points: [Float], dimension: Int, clusters: Int, iterations: Int = 10) -> [Float] {
+/// At most `clusters` centres of `points` (rows of `dimension`): the points themselves when there
+/// are few enough, otherwise k-means from points spread evenly through them, so the same points
+/// always give the same centres. `spherical`: the points are of unit length, and so are the
+/// centres, nearest by cosine; otherwise nearest by Euclidean distance, each centre its points' mean.
+func kMeans(
+    _ points: [Float], dimension: Int, clusters: Int, iterations: Int = 10, spherical: Bool = true
+) -> [Float] {
     let count = points.count / dimension
     guard count > clusters else { return points }
     func point(_ index: Int) -> ArraySlice<Float> { points[index * dimension..<(index + 1) * dimension] }
     var centres = (0..<clusters).flatMap { point($0 * count / clusters) }
+    func closeness(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
+        spherical ? dot(a, b) : negativeSquaredDistance(a, b)
+    }
     for _ in 0..<iterations {
         var sums = [Float](repeating: 0, count: clusters * dimension)
+        var members = [Int](repeating: 0, count: clusters)
         for index in 0..<count {
             let values = point(index)
             let nearest = (0..<clusters).max { a, b in
-                dot(values, centres[a * dimension..<(a + 1) * dimension])
-                    < dot(values, centres[b * dimension..<(b + 1) * dimension])
+                closeness(values, centres[a * dimension..<(a + 1) * dimension])
+                    < closeness(values, centres[b * dimension..<(b + 1) * dimension])
             }!
             for (offset, value) in values.enumerated() { sums[nearest * dimension + offset] += value }
+            members[nearest] += 1
         }
-        centres = (0..<clusters).flatMap { cluster in
+        centres = (0..<clusters).flatMap { cluster -> [Float] in
             let sum = sums[cluster * dimension..<(cluster + 1) * dimension]
-            return sum.allSatisfy { $0 == 0 }
-                ? Array(centres[cluster * dimension..<(cluster + 1) * dimension]) : unitLength(sum)
+            guard members[cluster] > 0 else { return Array(centres[cluster * dimension..<(cluster + 1) * dimension]) }
+            return spherical ? unitLength(sum) : sum.map { $0 / Float(members[cluster]) }
         }
     }
     return centres
@@ -167,6 +175,10 @@ func kMeans(_ points: [Float], dimension: Int, clusters: Int, iterations: Int = 
 
 private func dot(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
     zip(a, b).reduce(0) { $0 + $1.0 * $1.1 }
+}
+
+private func negativeSquaredDistance(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
+    -zip(a, b).reduce(0) { sum, pair in sum + (pair.0 - pair.1) * (pair.0 - pair.1) }
 }
 
 extension ChunkSet {

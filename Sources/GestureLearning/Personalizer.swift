@@ -95,7 +95,8 @@ public struct Personalizer: Sendable {
 
     /// Every real window's embedding (`count × width`) and class.
     func embeddings(of sessions: [LabeledSequence], _ embedding: Embedding) -> (embeddings: [Float], labels: [Int]) {
-        base.embeddings(of: sessions, embedding, classCount: classNames.count)
+        let windows = base.embeddings(of: sessions, embedding, classCount: classNames.count)
+        return (windows.embeddings, windows.labels)
     }
 
     /// The base model with an output for each new class: its weights the mean of the class's

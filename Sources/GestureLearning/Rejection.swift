@@ -19,6 +19,8 @@ public struct Rejection: Sendable, Equatable {
     public let limits: [Float]
     /// The share of the training windows of a gesture that the limit rejects.
     public let falseRejectRate: Double
+    /// The test of the motion's statistics; nil in models from before it.
+    public let motion: MotionRejection?
 
     public static let prototypesPerClass = 16
     /// The share of a gesture's training windows left beyond the limit, chosen by
@@ -27,7 +29,7 @@ public struct Rejection: Sendable, Equatable {
 
     init(
         embedding: Embedding, dimension: Int, prototypes: [Float], labels: [Int], limits: [Float],
-        falseRejectRate: Double
+        falseRejectRate: Double, motion: MotionRejection? = nil
     ) {
         precondition(prototypes.count == labels.count * dimension)
         self.embedding = embedding
@@ -36,6 +38,7 @@ public struct Rejection: Sendable, Equatable {
         self.labels = labels
         self.limits = limits
         self.falseRejectRate = falseRejectRate
+        self.motion = motion
     }
 
     /// Prototypes of each of `gestures`' windows, and the limits that reject `falseRejectRate` of
@@ -44,7 +47,7 @@ public struct Rejection: Sendable, Equatable {
     /// windows lie closer to prototypes made from themselves than a new person's do.
     init(
         embedding: Embedding, dimension: Int, windows: EmbeddedWindows, halves: [EmbeddedWindows], gestures: [Int],
-        classes: Int, falseRejectRate: Double
+        classes: Int, falseRejectRate: Double, motion: MotionRejection?
     ) {
         let (prototypes, labels) = windows.prototypes(of: gestures, dimension: dimension)
         let limits = (0..<classes).map { label -> Float in
@@ -67,7 +70,7 @@ public struct Rejection: Sendable, Equatable {
         }
         self.init(
             embedding: embedding, dimension: dimension, prototypes: prototypes, labels: labels, limits: limits,
-            falseRejectRate: falseRejectRate)
+            falseRejectRate: falseRejectRate, motion: motion)
     }
 
     /// Whether a window whose top class is `label` and whose embedding is `activations` is unknown motion.
@@ -96,6 +99,20 @@ public struct Rejection: Sendable, Equatable {
 struct EmbeddedWindows {
     var embeddings: [Float]
     var labels: [Int]
+    /// Each window's take: a run of consecutive windows of one sequence with one label.
+    var takes: [Int]
+    /// Whether the network alone would detect each window as its label: its top class at 0.9.
+    var detected: [Bool]
+    /// Each window's motion statistics, not standardized (`GestureModel.motionStatistics`).
+    var motion: [Float]
+    /// Each window's sequence, an index into those embedded.
+    var sequences: [Int]
+
+    var motionDimension: Int { labels.isEmpty ? 0 : motion.count / labels.count }
+
+    func motion(of window: Int) -> ArraySlice<Float> {
+        motion[window * motionDimension..<(window + 1) * motionDimension]
+    }
 
     /// At most `Rejection.prototypesPerClass` prototypes of each of `classes`, and their classes.
     func prototypes(of classes: [Int], dimension: Int) -> (prototypes: [Float], labels: [Int]) {
@@ -114,46 +131,84 @@ struct EmbeddedWindows {
 
 extension GestureModel {
     /// This model with a rejection calibrated on the windows of its gestures in `sequences`
-    /// (rest and background motion are not gestures).
+    /// (rest and background motion are not gestures): the embedding's distance, and with `motion`
+    /// the motion's statistics too.
     public func calibratingRejection(
         on sequences: [LabeledSequence], embedding: Embedding = .lstm,
-        falseRejectRate: Double = Rejection.defaultFalseRejectRate
+        falseRejectRate: Double = Rejection.defaultFalseRejectRate,
+        motion: MotionCalibration? = nil
     ) -> GestureModel {
+        let decay = MotionRejection.decay(window: windowing.window, rate: samplingRate)
         let embed = { (sequences: [LabeledSequence]) in
-            let windows = embeddings(of: sequences, embedding, classCount: classNames.count)
-            return EmbeddedWindows(embeddings: windows.embeddings, labels: windows.labels)
+            embeddings(of: sequences, embedding, classCount: classNames.count, decay: decay)
         }
+        let windows = embed(sequences), groups = Self.groups(sequences)
+        let gestures = classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true }
         var model = self
         model.rejection = Rejection(
-            embedding: embedding, dimension: embedding.width(architecture), windows: embed(sequences),
-            halves: Self.halves(sequences).map(embed),
-            gestures: classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true },
-            classes: classNames.count, falseRejectRate: falseRejectRate)
+            embedding: embedding, dimension: embedding.width(architecture), windows: windows,
+            halves: Self.halves(sequences).map(embed), gestures: gestures, classes: classNames.count,
+            falseRejectRate: falseRejectRate,
+            motion: motion.flatMap {
+                MotionRejection(
+                    windows: windows, groups: windows.sequences.map { groups[$0] }, gestures: gestures,
+                    classes: classNames.count, decay: decay, calibration: $0)
+            })
         return model
     }
 
     /// `sequences` in two halves by person, alternately in the order of their names (by recording
     /// when all are one person's), so that neither half has any of the other's people or takes.
     static func halves(_ sequences: [LabeledSequence]) -> [[LabeledSequence]] {
+        let groups = Self.groups(sequences)
+        return [0, 1].map { half in sequences.indices.filter { groups[$0] % 2 == half }.map { sequences[$0] } }
+    }
+
+    /// Each sequence's person, numbered in the order of their names, or its recording's when all
+    /// are one person's: the groups calibration leaves out in turn.
+    static func groups(_ sequences: [LabeledSequence]) -> [Int] {
         let people = Set(sequences.map(\.user)).sorted()
         let key: (LabeledSequence) -> String =
             people.count > 1 ? { $0.user.rawValue } : { $0.recordedSession.rawValue }
         let keys = Set(sequences.map(key)).sorted()
-        let first = Set(keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
-        return [sequences.filter { first.contains(key($0)) }, sequences.filter { !first.contains(key($0)) }]
+        return sequences.map { keys.firstIndex(of: key($0))! }
     }
 
-    /// Every real window's embedding (`count × width`) and class, `classCount` classes labeling them.
+    /// Every real window's embedding, class, take and whether the network detects it, `classCount`
+    /// classes labeling them.
     func embeddings(
-        of sequences: [LabeledSequence], _ embedding: Embedding, classCount: Int
-    ) -> (embeddings: [Float], labels: [Int]) {
-        let width = embedding.width(architecture)
+        of sequences: [LabeledSequence], _ embedding: Embedding, classCount: Int, decay: Float = 0
+    ) -> EmbeddedWindows {
+        let width = embedding.width(architecture), classes = architecture.classes
         let chunks = ChunkSet(sequences, windowing: windowing, classCount: classCount, normalization: normalization)
-        let rows = chunks.inferenceRows(network, parameters: parameters, batchSize: 32, width: width) {
+        let rows = chunks.inferenceRows(network, parameters: parameters, batchSize: 32, width: width + classes) {
             workspace, row, into in
             into.update(from: embedding.activations(workspace, row: row, width: width), count: width)
+            (into + width).update(from: workspace.probabilities + row * classes, count: classes)
         }
         let real = chunks.labels.indices.filter { chunks.lossWeights[$0] > 0 }
-        return (real.flatMap { rows[$0 * width..<($0 + 1) * width] }, real.map { chunks.labels[$0] })
+        var takes: [Int] = [], take = 0
+        for (index, window) in real.enumerated() where index > 0 {
+            let previous = real[index - 1]
+            if chunks.labels[window] != chunks.labels[previous]
+                || chunks.sequenceOfChunk[window / chunks.windowsPerChunk]
+                    != chunks.sequenceOfChunk[previous / chunks.windowsPerChunk]
+            {
+                take += 1
+            }
+            takes.append(take)
+        }
+        let stride = width + classes
+        return EmbeddedWindows(
+            embeddings: real.flatMap { rows[$0 * stride..<$0 * stride + width] },
+            labels: real.map { chunks.labels[$0] },
+            takes: real.isEmpty ? [] : [0] + takes,
+            detected: real.map { window in
+                let probabilities = rows[window * stride + width..<(window + 1) * stride]
+                let top = argmax(probabilities)
+                return top == chunks.labels[window] && probabilities[probabilities.startIndex + top] >= 0.9
+            },
+            motion: motionStatistics(of: sequences, decay: decay),
+            sequences: real.map { chunks.sequenceOfChunk[$0 / chunks.windowsPerChunk] })
     }
 }

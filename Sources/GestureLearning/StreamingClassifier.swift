@@ -4,11 +4,14 @@ import CLearningKernels
 public struct StreamState: Sendable, Equatable {
     public var hidden: [Float]
     public var cell: [Float]
+    /// The moving averages the rejection's test of the motion's statistics reads.
+    public var motion: MotionAverages
 
     /// The state at the start of a stream (and of every chunk in training): zeros.
-    public init(units: Int) {
+    public init(units: Int, features: Int = 0) {
         hidden = [Float](repeating: 0, count: units)
         cell = hidden
+        motion = MotionAverages(features: features)
     }
 }
 
@@ -48,7 +51,9 @@ public final class StreamingClassifier {
 
     deinit { lstmInput.deallocate() }
 
-    public var initialState: StreamState { StreamState(units: model.architecture.lstmUnits) }
+    public var initialState: StreamState {
+        StreamState(units: model.architecture.lstmUnits, features: model.featureNames.count)
+    }
 
     /// The class probabilities of one window of raw (unnormalized) features, `window ×
     /// featureCount` row-major; `state` becomes the state after it.
@@ -59,6 +64,9 @@ public final class StreamingClassifier {
             state.hidden.count == model.architecture.lstmUnits && state.cell.count == model.architecture.lstmUnits)
         workspace.input.update(from: window, count: size)
         model.normalization.apply(to: UnsafeMutableBufferPointer(start: workspace.input, count: size))
+        if let motion = model.rejection?.motion {
+            state.motion.add(UnsafeBufferPointer(start: workspace.input, count: size), decay: motion.decay)
+        }
         model.parameters.withUnsafeBufferPointer { parameters in
             state.hidden.withUnsafeMutableBufferPointer { hidden in
                 state.cell.withUnsafeMutableBufferPointer { cell in
@@ -86,6 +94,7 @@ public final class StreamingClassifier {
         guard let rejection = model.rejection,
             let top = probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] })
         else { return false }
+        if rejection.motion?.rejects(state.motion, as: top) == true { return true }
         switch rejection.embedding {
         case .dense: return rejection.rejects(workspace.dense, as: top)
         case .lstm: return state.hidden.withUnsafeBufferPointer { rejection.rejects($0.baseAddress!, as: top) }

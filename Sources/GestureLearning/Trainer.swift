@@ -9,16 +9,19 @@ public struct TrainingOptions: Sendable, Equatable {
     public var learningRate: Float
     public var schedule: LearningRateSchedule
     public var seed: UInt64
+    /// How the rejection's test of the motion's statistics is calibrated; nil leaves it out.
+    public var motionRejection: MotionCalibration?
 
     public init(
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
-        seed: UInt64 = 1
+        seed: UInt64 = 1, motionRejection: MotionCalibration? = nil
     ) {
         self.epochs = epochs
         self.batchSize = batchSize
         self.learningRate = learningRate
         self.schedule = schedule
         self.seed = seed
+        self.motionRejection = motionRejection
     }
 }
 
@@ -104,7 +107,7 @@ public struct Trainer: Sendable {
         untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
-        result.model = result.model.calibratingRejection(on: training)
+        result.model = result.model.calibratingRejection(on: training, motion: options.motionRejection)
         return result
     }
 

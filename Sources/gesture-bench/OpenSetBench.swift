@@ -50,6 +50,14 @@ struct OpenSetBench: AsyncParsableCommand {
         help: "Shares of a gesture's training windows the distance rejection may reject, to calibrate its limit.")
     var falseRejectRates = [0.005, 0.01, 0.02]
 
+    @Option(
+        parsing: .upToNextOption,
+        help: "Shares of a gesture's takes the motion statistics' limit may leave, each with the LSTM distance at 1 %.")
+    var motionRejectRates = [0.1, 0.2, 0.3]
+
+    @Flag(help: "The motion statistics' limit set for each gesture, not one for all.")
+    var motionLimitPerGesture = false
+
     @Option(help: "Epochs of training (`gesture train`'s default: 30).")
     var epochs = TrainingOptions().epochs
 
@@ -65,7 +73,9 @@ struct OpenSetBench: AsyncParsableCommand {
         try await EverydayRecordings(users: crowd, minutes: backgroundMinutes, seed: 1_000, rate: 25)
             .record(into: RecordingsFolder(folder))
         let loaded = try DatasetLoader(folder: RecordingsFolder(folder)).load()
-        let methods = RejectionMethod.compared(falseRejectRates: falseRejectRates)
+        let methods = RejectionMethod.compared(
+            falseRejectRates: falseRejectRates,
+            motion: motionRejectRates.map { MotionCalibration(falseRejectRate: $0, pooled: !motionLimitPerGesture) })
         var totals = Array(repeating: OpenSetScore(), count: methods.count)
         for fold in folds(gestures: gestures, crowd: crowd) {
             for seed in seeds {
@@ -103,7 +113,8 @@ struct OpenSetBench: AsyncParsableCommand {
             let trained = method.background ? background : plain
             let model = method.rejection.map {
                 trained.model.calibratingRejection(
-                    on: trained.sequences, embedding: $0.embedding, falseRejectRate: $0.falseRejectRate)
+                    on: trained.sequences, embedding: $0.embedding, falseRejectRate: $0.falseRejectRate,
+                    motion: method.motion)
             }
             let settings = DetectionSettings(threshold: method.threshold, reject: model != nil)
             let detector = model ?? trained.model
@@ -137,9 +148,12 @@ private struct RejectionMethod: CustomStringConvertible {
     var threshold = DetectionSettings().threshold
     /// The distance rejection's embedding and calibration; nil for none.
     var rejection: (embedding: Embedding, falseRejectRate: Double)?
+    /// With `rejection`, the motion statistics' test too.
+    var motion: MotionCalibration?
 
-    /// Today's baseline, each method alone, and the distances with a background class.
-    static func compared(falseRejectRates: [Double]) -> [RejectionMethod] {
+    /// No rejection, each method alone, the motion statistics beside the LSTM's distance at 1 %,
+    /// each with and without a background class.
+    static func compared(falseRejectRates: [Double], motion: [MotionCalibration]) -> [RejectionMethod] {
         let bars = [false, true].flatMap { background in
             [RejectionMethod(background: background), RejectionMethod(background: background, threshold: 0.99)]
         }
@@ -148,7 +162,13 @@ private struct RejectionMethod: CustomStringConvertible {
                 [false, true].map { RejectionMethod(background: $0, rejection: (embedding, rate)) }
             }
         }
-        return bars + distances
+        let motions = motion.flatMap { calibration in
+            [false, true].map {
+                RejectionMethod(
+                    background: $0, rejection: (.lstm, Rejection.defaultFalseRejectRate), motion: calibration)
+            }
+        }
+        return bars + distances + motions
     }
 
     var description: String {
@@ -156,6 +176,11 @@ private struct RejectionMethod: CustomStringConvertible {
         if background { parts.append("background class") }
         if let rejection {
             parts.append("\(rejection.embedding) distance at \(rejection.falseRejectRate) false rejects")
+        }
+        if let motion {
+            parts.append(
+                "motion statistics at \(motion.falseRejectRate) of takes\(motion.pooled ? "" : ", a limit per gesture")"
+            )
         }
         if threshold != DetectionSettings().threshold || parts.isEmpty {
             parts.append("threshold \(threshold)")

@@ -58,6 +58,11 @@ struct Export: AsyncParsableCommand {
         if reject == .off, format != .c {
             throw Failure.usage("--reject is for --format c only: the other formats give the rejection as outputs")
         }
+        if loaded.rejection?.motion != nil, format != .c || reject == .on {
+            Terminal.warn(
+                "the export rejects by the embedding's distance only, not yet by the motion's statistics "
+                    + "(train --motion-rejection): it may report motion `gesture detect` rejects")
+        }
         switch format {
         case .coreml:
             let export = try exporting { () throws(InteropError) in

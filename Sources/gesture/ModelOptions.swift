@@ -47,6 +47,13 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
     @Option(help: "The largest factor --augment warp makes a copy faster or slower by.") var warp = 1.25
     @Option(help: "The largest factor --augment scale makes a copy's motion stronger or weaker by.") var scale = 1.25
+    @Option(
+        help: """
+            off, or the rejection's test of the motion's statistics too, with the share of a gesture's takes its \
+            limit may leave unfound (each person's takes measured against the others'): 0 keeps the farthest; \
+            more rejects more motion the model was not taught, and more of your takes.
+            """)
+    var motionRejection = MotionRejectionSetting.off
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -72,6 +79,9 @@ struct ModelOptions: ParsableArguments {
         }
         for (name, value) in [("--warp", warp), ("--scale", scale)] where !(1...4).contains(value) {
             throw Failure.usage("\(name) \(value) is not a factor from 1 to 4")
+        }
+        if case .share(let share) = motionRejection {
+            try Failure.check("--motion-rejection", share, in: 0...1, being: "off or a share")
         }
     }
 
@@ -113,7 +123,39 @@ struct ModelOptions: ParsableArguments {
     }
 
     var training: TrainingOptions {
-        TrainingOptions(epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed)
+        TrainingOptions(
+            epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
+            motionRejection: motionRejection.calibration)
+    }
+}
+
+/// `--motion-rejection`: off, or the share of takes its limit may leave.
+enum MotionRejectionSetting: ExpressibleByArgument, Equatable {
+    case off
+    case share(Double)
+
+    init?(argument: String) {
+        if argument == "off" {
+            self = .off
+        } else if let share = Double(argument) {
+            self = .share(share)
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String {
+        switch self {
+        case .off: "off"
+        case .share(let share): share.shortText
+        }
+    }
+
+    var calibration: MotionCalibration? {
+        switch self {
+        case .off: nil
+        case .share(let share): MotionCalibration(falseRejectRate: share)
+        }
     }
 }
 

@@ -53,6 +53,33 @@ private let backgroundFolder = SharedFixture {
         #expect(!detectedOn.contains { $0.hasSuffix("  unknown motion") })
     }
 
+    /// `train --motion-rejection` adds the test of the motion's statistics to the model: it marks
+    /// windows unknown that the embedding's distance alone lets through, `--reject off` still shows
+    /// every class, and an export says it leaves the test out.
+    @Test func trainingWithTheMotionTestMarksMoreUnknownMotionAndExportsSaySo() throws {
+        let folder = try trained
+        try runGesture(
+            ["train", "--epochs", "40", "--motion-rejection", "0.2", "--output", "motion.model"], in: folder.path
+        ).succeeded()
+        let file = try #require(FileManager.default.contents(atPath: folder.path.appending("motion.model").string))
+        let header = String(decoding: file, as: UTF8.self)
+        #expect(header.contains("\"motion\":{\"center\""))
+        let eager = ["--model", "motion.model", "--device", try everyday("wanderer"), "--threshold", "0.3"]
+        let on = try lines(eager + ["--predictions"], in: folder)
+        let off = try lines(eager + ["--predictions", "--reject", "off"], in: folder)
+        #expect(on.contains { $0.hasSuffix("  unknown motion") })
+        #expect(off.allSatisfy { !$0.hasSuffix("  unknown motion") })
+        let detectedOn = try lines(eager, in: folder), detectedOff = try lines(eager + ["--reject", "off"], in: folder)
+        #expect(detectedOn.count < detectedOff.count, "\(detectedOn.count) against \(detectedOff.count)")
+        let export = try runGesture(
+            ["export", "motion.model", "--format", "onnx", "-o", "motion.onnx"], in: folder.path
+        )
+        .succeeded()
+        #expect(export.error.contains("not yet by the motion's statistics (train --motion-rejection)"))
+        let bad = try runGesture(["train", "--motion-rejection", "1.5"], in: folder.path)
+        #expect(bad.status == 2 && bad.error.contains("--motion-rejection 1.5 is not off or a share from 0 to 1"))
+    }
+
     @Test func aRejectValueOtherThanOnOrOffIsAUsageError() throws {
         let result = try runGesture(
             ["detect", "--model", "m.model", "--device", "sim", "--reject", "maybe"], in: trained.path)
