@@ -143,6 +143,7 @@ public struct CLibrary {
     /// Bytes of one `gesture_detector`, at most.
     var detectorBytes: Int {
         4 * (2 * windowValues + slots * 2 * units + settings.averaging * model.classNames.count) + 64
+            + slots * motionStateBytes
     }
 
     /// Bytes of one `gesture_board`, at most: its detector, the attitude and the reading count.
@@ -154,7 +155,7 @@ public struct CLibrary {
     var stackBytes: Int {
         let arrays =
             2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
-            + 2 * model.classNames.count + model.featureNames.count
+            + 2 * model.classNames.count + model.featureNames.count + (motion?.center.count ?? 0)
         return 4 * arrays + 256
     }
 
@@ -184,7 +185,7 @@ public struct CLibrary {
             /* The LSTM's memory from one window to the next; zeros (gesture_state_reset) to start. */
             typedef struct {
                 float hidden[GESTURE_UNITS];
-                float cell[GESTURE_UNITS];
+                float cell[GESTURE_UNITS];\(motionStateFields)
             } gesture_state;
 
             void gesture_state_reset(gesture_state *state);
@@ -234,7 +235,9 @@ public struct CLibrary {
     }
 
     public var source: String {
-        var lines = ["#include \"\(Self.headerName)\"", "", "#include <math.h>", "#include <string.h>", ""]
+        var lines = [
+            "#include \"\(Self.headerName)\"", "", "#include <float.h>", "#include <math.h>", "#include <string.h>", "",
+        ]
         let names = { (list: [String]) in list.map(\.cLiteral).joined(separator: ", ") }
         lines.append("const char *const gesture_class_names[GESTURE_CLASSES] = {\(names(model.classNames))};")
         lines.append("const char *const gesture_feature_names[GESTURE_FEATURES] = {\(names(model.featureNames))};")
@@ -305,12 +308,14 @@ public struct CLibrary {
                 }
             }
 
+            \(motionSource)
             void gesture_predict(const float *window, gesture_state *state, float *probabilities) {
                 float normalized[WINDOW_VALUES], lstm_input[FILTERS + GESTURE_UNITS], gates[4 * GESTURE_UNITS];
                 float hidden[DENSE];
                 int i;
                 for (i = 0; i < WINDOW_VALUES; i++)
                     normalized[i] = (window[i] - feature_mean[i % GESTURE_FEATURES]) / feature_deviation[i % GESTURE_FEATURES];
+                \(motionUpdate)
                 \(product)(\(CMatrix.arguments("convolution", weights)), FILTERS, WINDOW_VALUES, normalized, convolution_bias, lstm_input);
                 for (i = 0; i < FILTERS; i++) lstm_input[i] = lstm_input[i] > 0 ? lstm_input[i] : 0;
                 memcpy(lstm_input + FILTERS, state->hidden, sizeof state->hidden);

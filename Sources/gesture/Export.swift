@@ -58,10 +58,11 @@ struct Export: AsyncParsableCommand {
         if reject == .off, format != .c {
             throw Failure.usage("--reject is for --format c only: the other formats give the rejection as outputs")
         }
-        if loaded.rejection?.motion != nil, format != .c || reject == .on {
+        if loaded.rejection?.motion != nil, format != .c {
             Terminal.warn(
-                "the export rejects by the embedding's distance only, not yet by the motion's statistics "
-                    + "(train --motion-rejection): it may report motion `gesture detect` rejects")
+                "\(format.rawValue) exports reject by the embedding's distance only, not yet by the motion's "
+                    + "statistics (train --motion-rejection; the C library has both): they may report motion "
+                    + "`gesture detect` rejects")
         }
         switch format {
         case .coreml:

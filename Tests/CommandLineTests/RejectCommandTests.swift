@@ -75,7 +75,7 @@ private let backgroundFolder = SharedFixture {
             ["export", "motion.model", "--format", "onnx", "-o", "motion.onnx"], in: folder.path
         )
         .succeeded()
-        #expect(export.error.contains("not yet by the motion's statistics (train --motion-rejection)"))
+        #expect(export.error.contains("onnx exports reject by the embedding's distance only, not yet by the motion's"))
         let bad = try runGesture(["train", "--motion-rejection", "1.5"], in: folder.path)
         #expect(bad.status == 2 && bad.error.contains("--motion-rejection 1.5 is not off or a share from 0 to 1"))
     }

@@ -25,6 +25,23 @@ import Testing
         try checkPredictions(of: model, weights: .float32, windows: 200, on: .host)
     }
 
+    /// The motion's statistics too: the slots' moving averages kept in C decide as GestureLab's.
+    @Test func aRejectionByTheMotionsStatisticsDecidesAsGestureLab() throws {
+        let model = interopModel.calibratingRejection(
+            on: interopSessions, falseRejectRate: 0.25, motion: MotionCalibration(falseRejectRate: 0.25))
+        let library = try CLibrary(model: model, weights: .float32)
+        #expect(library.source.contains("motion_add(normalized, state);"))
+        let without = try CLibrary(model: rejectingModel, weights: .float32)
+        #expect(library.ramBytes == without.ramBytes + library.slots * 4 * (2 * 6 + 1) + 4 * 2 * 6)
+        let rejected = try #require(stream(of: model, windows: 200).unknown)
+        let byEmbedding = try #require(stream(of: rejectingModel, windows: 200).unknown)
+        #expect(zip(rejected, byEmbedding).contains { $0 && !$1 }, "the motion's test rejects windows of its own")
+        try checkPredictions(of: model, weights: .float32, windows: 200, on: .host)
+        if CTarget.aarch64.isInstalled {
+            try checkPredictions(of: model, weights: .float32, windows: 200, on: .aarch64)
+        }
+    }
+
     @Test func theDetectorFindsWhatGestureLabsDetectorFinds() throws {
         try checkDetections(of: syntheticSamples(), by: widenedInteropModel, on: .host)
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .host)
