@@ -75,6 +75,38 @@ import Testing
         #expect(try String(contentsOfFile: damaged.string, encoding: .utf8) == "not,a,row\n")
     }
 
+    /// A trim and its undo on a file of several blocks, streamed: the rows come back in time order,
+    /// byte for byte. A move cut short, leaving rows in both files either way, is finished without
+    /// a row twice.
+    @Test func rowsMovedOverSeveralBlocksComeBackInTimeOrderOnceEach() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2, take: 100), in: folder.recordings)
+        let live = outcome.file.string, discarded = folder.recordings.discardedFile(for: outcome.file).string
+        let original = try String(contentsOfFile: live, encoding: .utf8)
+        #expect(original.utf8.count > 4 << 20)
+        let archive = try Archive(folder: folder.recordings)
+        let id = outcome.sessions[1].id
+        _ = try archive.trim(id, from: 20, to: 60)
+        let trimmed = try String(contentsOfFile: live, encoding: .utf8)
+        let trimmedOff = try String(contentsOfFile: discarded, encoding: .utf8)
+        #expect(try readRows(outcome.file).filter { $0.session == id }.allSatisfy { (20...60).contains($0.timestamp) })
+
+        // Cut short after adding the trimmed-off rows to discarded/: they are in the user's file too.
+        try (trimmed + trimmedOff.dropFirst(RecordingCSV.header.count + 1)).write(
+            toFile: live, atomically: true, encoding: .utf8)
+        #expect(try archive.repair().after.isConsistent)
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == trimmed)
+        #expect(try String(contentsOfFile: discarded, encoding: .utf8) == trimmedOff)
+
+        _ = try archive.undo([id])
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == original)
+        // Cut short after bringing them back: they are still in discarded/ too.
+        try trimmedOff.write(toFile: discarded, atomically: true, encoding: .utf8)
+        #expect(try archive.repair().after.isConsistent)
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == original)
+        #expect(try String(contentsOfFile: discarded, encoding: .utf8) == RecordingCSV.header + "\n")
+    }
+
     @Test func discardingTwiceChangesNothing() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
