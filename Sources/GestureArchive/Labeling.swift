@@ -20,7 +20,8 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
-        return try changeLabels([id], action: "relabeled", asking: from...to) { record, before, kept throws(StoreError) in
+        return try changeLabels([id], action: "relabeled", asking: from...to) {
+            record, before, kept throws(StoreError) in
             try Self.checkHoldsRows(record, kept, from: from, to: to)
             return before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
         }[0]
@@ -46,7 +47,8 @@ extension Archive {
         _ id: SessionID, labeling label: (ClosedRange<Double>, Int, Int) throws(StoreError) -> ActivityLabel?
     ) throws(StoreError) -> (record: SessionRecord, bursts: [ClosedRange<Double>]) {
         var found: [ClosedRange<Double>] = []
-        let record = try changeLabels([id], action: "segmented", holdingRows: true) { _, before, kept throws(StoreError) in
+        let record = try changeLabels([id], action: "segmented", holdingRows: true) {
+            _, before, kept throws(StoreError) in
             found = MotionAlignment().bursts(in: kept.rows)
             var spans: [LabelSpan] = []
             for (index, burst) in found.enumerated() {

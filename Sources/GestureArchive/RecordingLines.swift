@@ -83,7 +83,8 @@ struct RecordingLines {
     }
 
     /// The lines of the rows of these sessions that `picks` picks.
-    func lines(ofRowsOf sessions: Set<SessionID>, where picks: (RecordingRow) -> Bool) throws(StoreError) -> Set<String> {
+    func lines(ofRowsOf sessions: Set<SessionID>, where picks: (RecordingRow) -> Bool) throws(StoreError) -> Set<String>
+    {
         var lines = Set<String>()
         try forEachRow(of: sessions, skippingOverlong: true) { line, row in
             if let row, picks(row) { lines.insert(String(decoding: line, as: UTF8.self)) }
@@ -109,7 +110,8 @@ struct RecordingLines {
             case (let mine?, let theirs?) where theirs.row.timestamp < mine.row.timestamp:
                 Self.write(theirs.line, to: &output)
                 try others.advance()
-            case (let mine?, let theirs?) where theirs.row.timestamp == mine.row.timestamp
+            case (let mine?, let theirs?)
+            where theirs.row.timestamp == mine.row.timestamp
                 && theirs.line.elementsEqual(mine.line):
                 try others.advance()
             case (let mine?, _):

@@ -62,7 +62,8 @@ public final class ReplaySensor: MotionSensor {
     /// Replays at the recorded rate, whatever rate was asked for.
     public func start(rate: Double) throws(SensorError) -> Double {
         try state.withLock { state throws(SensorError) in
-            state = Playback(rows: try Self.rows(of: file, device: info.id), offsets: ReplayOffsets(period: 1 / recordedRate))
+            state = Playback(
+                rows: try Self.rows(of: file, device: info.id), offsets: ReplayOffsets(period: 1 / recordedRate))
         }
         return recordedRate
     }
@@ -90,10 +91,13 @@ public final class ReplaySensor: MotionSensor {
     public static let longestPause = 60.0
 
     private static func rows(of file: String, device: String) throws(SensorError) -> RecordingCSV.RowReader {
-        do { return try RecordingCSV.RowReader(path: file) } catch { throw SensorError(device: device, reason: "\(error)") }
+        do { return try RecordingCSV.RowReader(path: file) } catch {
+            throw SensorError(device: device, reason: "\(error)")
+        }
     }
 
-    private static func next(of rows: inout RecordingCSV.RowReader, device: String) throws(SensorError) -> RecordingRow? {
+    private static func next(of rows: inout RecordingCSV.RowReader, device: String) throws(SensorError) -> RecordingRow?
+    {
         do { return try rows.next() } catch .malformed(let error) {
             throw SensorError(device: device, reason: "not a recording: \(error)")
         } catch {

@@ -29,7 +29,8 @@ struct LargeFileBench: ParsableCommand {
         print("CPU: \(cpuModel()); each command changes or reads the last take, \(id)")
         print("command                       wall s   peak MiB")
         for command in [
-            ["check"], ["stats"], ["detect", "--model", root + "/model/m.model", "--device", "replay:" + file, "--fast"],
+            ["check"], ["stats"],
+            ["detect", "--model", root + "/model/m.model", "--device", "replay:" + file, "--fast"],
             ["relabel", id, "--from", "100", "--to", "200", "--as", "wave"], ["undo", id],
             ["trim", id, "--from", "10", "--to", "3000"], ["undo", id], ["discard", id, "--reason", "bench"],
             ["restore", id], ["check"],
@@ -85,7 +86,8 @@ struct LargeFileBench: ParsableCommand {
     private func measure(
         _ arguments: [String], in folder: String?, output: String = "/dev/null"
     ) throws -> (Double, Double) {
-        let argv = [siblingExecutable("gesture")] + arguments + (folder.map { ["--recordings", $0 + "/recordings"] } ?? [])
+        let argv =
+            [siblingExecutable("gesture")] + arguments + (folder.map { ["--recordings", $0 + "/recordings"] } ?? [])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
