@@ -107,6 +107,27 @@ import Testing
         #expect(try String(contentsOfFile: discarded, encoding: .utf8) == RecordingCSV.header + "\n")
     }
 
+    /// A session's labels come from its runs of rows in time order, learnt while streaming the file:
+    /// a file holding them out of order gives the labels one in order gives.
+    @Test func aRelabelOfRowsOutOfTimeOrderLabelsAsInOrder() async throws {
+        var relabeled: [SessionRecord] = []
+        for reversed in [false, true] {
+            let folder = try TemporaryFolder()
+            let outcome = try await recordFast(try plan(takes: 1), in: folder.recordings)
+            if reversed {
+                let lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+                try ([lines[0]] + lines.dropFirst().reversed()).joined(separator: "\n").appending("\n").write(
+                    toFile: outcome.file.string, atomically: true, encoding: .utf8)
+            }
+            let archive = try Archive(folder: folder.recordings)
+            relabeled.append(
+                try archive.relabel(outcome.sessions[0].id, from: 0.5, to: 1, as: try ActivityLabel("wave")))
+        }
+        #expect(relabeled[0].labels?.count == 2)
+        #expect(relabeled[1].labels == relabeled[0].labels)
+        #expect(relabeled[1].gesture == relabeled[0].gesture)
+    }
+
     @Test func discardingTwiceChangesNothing() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)
