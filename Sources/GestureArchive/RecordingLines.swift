@@ -217,7 +217,6 @@ private func next(of blocks: inout LineBlocks) throws(StoreError) -> LineBlocks.
 /// The rows of one session in a file that a test picks, one at a time (`advance` to the first),
 /// each with its line, valid until the next; lines too long to move are passed over.
 private struct RowCursor: ~Copyable {
-    let lines: RecordingLines
     let picks: (RecordingRow) -> Bool
     var blocks: LineBlocks?
     var block = Lines(UnsafeBufferPointer(start: nil, count: 0))
@@ -228,7 +227,6 @@ private struct RowCursor: ~Copyable {
 
     init(_ lines: RecordingLines, session: SessionID, picks: @escaping (RecordingRow) -> Bool) throws(StoreError) {
         let opened = try lines.openBlocks()
-        self.lines = lines
         self.picks = picks
         blocks = opened
         reader = RecordingCSV.Reader(file: lines.path.string)
