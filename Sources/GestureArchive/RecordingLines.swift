@@ -93,9 +93,9 @@ struct RecordingLines {
     }
 
     /// Writes the rows of `session` in this file and those of it in `other` that `picks` picks,
-    /// merged in time order (this file's first at equal times), each line once when both files
-    /// hold it at the same time: in time order when each file holds them in time order, as
-    /// gesture writes them. Holds a line of each file.
+    /// merged in time order (this file's first at equal times), a line both files hold once: in
+    /// time order when each file holds them in time order, as gesture writes them. Holds a line
+    /// of each file, and the lines of one time.
     func writeMerged(
         _ session: SessionID, with other: RecordingLines, where picks: @escaping (RecordingRow) -> Bool,
         to output: inout FileOutput
@@ -110,10 +110,18 @@ struct RecordingLines {
             case (let mine?, let theirs?) where theirs.row.timestamp < mine.row.timestamp:
                 Self.write(theirs.line, to: &output)
                 try others.advance()
-            case (let mine?, let theirs?)
-            where theirs.row.timestamp == mine.row.timestamp
-                && theirs.line.elementsEqual(mine.line):
-                try others.advance()
+            case (let mine?, let theirs?) where theirs.row.timestamp == mine.row.timestamp:
+                // This file's lines at this time, then the other's that are not among them.
+                var written = Set<[UInt8]>()
+                while let mine = own.current, mine.row.timestamp == theirs.row.timestamp {
+                    written.insert(Array(mine.line))
+                    Self.write(mine.line, to: &output)
+                    try own.advance()
+                }
+                while let other = others.current, other.row.timestamp == theirs.row.timestamp {
+                    if !written.contains(Array(other.line)) { Self.write(other.line, to: &output) }
+                    try others.advance()
+                }
             case (let mine?, _):
                 Self.write(mine.line, to: &output)
                 try own.advance()
