@@ -79,35 +79,47 @@ public struct Archive: Sendable {
     /// or the row is trimmed off, else the user's own; the caller holds the users' locks. Rows are
     /// added to the file they belong in (those not in it already) before they are taken out of the
     /// other, so every row is in one file at least. Rows that come back join their session's rows
-    /// in time order, the session at the end of the file.
+    /// in time order, the session at the end of the file. Each file is streamed a block at a time:
+    /// what is held is the lines of a move that was cut short, to add none of them twice.
     func placeRows(of records: [SessionRecord]) throws(StoreError) {
         for (file, sessions) in Dictionary(grouping: records, by: \.file).sorted(by: { $0.key < $1.key }) {
             let byID = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0) })
             let ids = Set(byID.keys)
             let keeps = { (row: RecordingRow) in byID[row.session]!.keepsRow(at: row.timestamp) }
+            let leaves = { (row: RecordingRow) in !keeps(row) }
             let live = RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove)
             let discarded = RecordingLines(
                 path: folder.discardedFile(for: folder.absolute(file)), longestLine: longestLineToMove)
-            let liveRows = try live.rows(of: ids), discardedRows = try discarded.rows(of: ids)
-            let leaving = liveRows.filter { !keeps($0.row) }, returning = discardedRows.filter { keeps($0.row) }
-            let inDiscarded = Set(discardedRows.map(\.line)), inLive = Set(liveRows.map(\.line))
-            let toDiscarded = leaving.filter { !inDiscarded.contains($0.line) }
-            let toLive = returning.filter { !inLive.contains($0.line) }
-            if !toDiscarded.isEmpty {
+            let leaving = try live.count(rowsOf: ids, where: leaves) > 0
+            let returning = try returningSessions(ids, from: discarded, where: keeps)
+            if leaving {
                 try FileManager.default.createDirectoryIfNeeded(folder.discardedFolder)
-                try discarded.rewrite(adding: toDiscarded.map(\.line))
-            }
-            if !toLive.isEmpty {
-                let joining = Set(toLive.map(\.row.session))
-                let merged = (liveRows.filter { joining.contains($0.row.session) } + toLive).enumerated().sorted {
-                    ($0.element.row.session.rawValue, $0.element.row.timestamp, $0.offset)
-                        < ($1.element.row.session.rawValue, $1.element.row.timestamp, $1.offset)
+                let present = try discarded.lines(ofRowsOf: ids, where: leaves)
+                try discarded.rewrite { output throws(StoreError) in
+                    try live.copyRows(of: ids, where: leaves, except: present, to: &output)
                 }
-                try live.rewrite(removing: joining, adding: merged.map(\.element.line))
             }
-            if !leaving.isEmpty { try live.rewrite(removingRowsOf: ids, where: { !keeps($0) }) }
+            if !returning.isEmpty {
+                try live.rewrite(removing: returning) { output throws(StoreError) in
+                    for session in returning.sorted() {
+                        try live.writeMerged(session, with: discarded, where: keeps, to: &output)
+                    }
+                }
+            }
+            if leaving { try live.rewrite(removingRowsOf: ids, where: leaves) }
             if !returning.isEmpty { try discarded.rewrite(removingRowsOf: ids, where: keeps) }
         }
+    }
+
+    /// The sessions with rows in `discarded` that `keeps` puts back in their own file.
+    private func returningSessions(
+        _ ids: Set<SessionID>, from discarded: RecordingLines, where keeps: (RecordingRow) -> Bool
+    ) throws(StoreError) -> Set<SessionID> {
+        var returning = Set<SessionID>()
+        try discarded.forEachRow(of: ids, skippingOverlong: true) { _, row in
+            if let row, keeps(row) { returning.insert(row.session) }
+        }
+        return returning
     }
 }
 

@@ -20,8 +20,9 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
-        return try changeLabels([id], action: "relabeled") { record, before, rows throws(StoreError) in
-            try Self.checkHoldsRows(record, rows, from: from, to: to)
+        return try changeLabels([id], action: "relabeled", asking: from...to) {
+            record, before, kept throws(StoreError) in
+            try Self.checkHoldsRows(record, kept, from: from, to: to)
             return before.overlaid(with: [LabelSpan(from: from, to: to, label: label)])
         }[0]
     }
@@ -29,10 +30,10 @@ extension Archive {
     /// A stretch that holds none of the session's rows would change nothing but what the catalog
     /// says of them: refused, naming the stretch the rows cover.
     private static func checkHoldsRows(
-        _ record: SessionRecord, _ rows: [RecordingRow], from: Double, to: Double
+        _ record: SessionRecord, _ kept: KeptRows, from: Double, to: Double
     ) throws(StoreError) {
-        guard !rows.contains(where: { (from...to).contains($0.timestamp) }) else { return }
-        let held = rows.first.map { "its rows run from \($0.timestamp.fixed(2)) to \(rows.last!.timestamp.fixed(2)) s" }
+        guard kept.inStretch == 0 else { return }
+        let held = kept.first.map { "its rows run from \($0.fixed(2)) to \(kept.last!.fixed(2)) s" }
         throw StoreError(
             "session \(record.id) has no rows from \(from.fixed(2)) to \(to.fixed(2)) s (\(held ?? "it has no rows")); "
                 + "nothing changed",
@@ -46,8 +47,9 @@ extension Archive {
         _ id: SessionID, labeling label: (ClosedRange<Double>, Int, Int) throws(StoreError) -> ActivityLabel?
     ) throws(StoreError) -> (record: SessionRecord, bursts: [ClosedRange<Double>]) {
         var found: [ClosedRange<Double>] = []
-        let record = try changeLabels([id], action: "segmented") { _, before, rows throws(StoreError) in
-            found = MotionAlignment().bursts(in: rows)
+        let record = try changeLabels([id], action: "segmented", holdingRows: true) {
+            _, before, kept throws(StoreError) in
+            found = MotionAlignment().bursts(in: kept.rows)
             var spans: [LabelSpan] = []
             for (index, burst) in found.enumerated() {
                 guard let label = try label(burst, index + 1, found.count) else { continue }
@@ -63,8 +65,9 @@ extension Archive {
     /// `prompted`, labels the gesture over the prompt instead, as it was recorded.
     public func align(_ ids: [SessionID], prompted: Bool = false) throws(StoreError) -> [AlignedSession] {
         var prompts: [SessionID: ClosedRange<Double>] = [:]
-        let records = try changeLabels(ids, action: prompted ? "prompted" : "aligned") { record, before, rows in
-            guard let prompt = Self.prompt(of: record, rows) else {
+        let records = try changeLabels(ids, action: prompted ? "prompted" : "aligned", holdingRows: true) {
+            record, before, kept in
+            guard let prompt = Self.prompt(of: record, kept.rows) else {
                 return SessionLabels(gesture: record.gesture, labels: before.labels, alignment: .noMotion)
             }
             prompts[record.id] = prompt
@@ -72,7 +75,7 @@ extension Archive {
                 let span = LabelSpan(from: prompt.lowerBound, to: prompt.upperBound, label: record.gesture)
                 return SessionLabels(gesture: record.gesture, labels: [span], alignment: nil)
             }
-            switch MotionAlignment().align(rows, prompt: prompt) {
+            switch MotionAlignment().align(kept.rows, prompt: prompt) {
             case .motion(let found):
                 let span = LabelSpan(from: found.lowerBound, to: found.upperBound, label: record.gesture)
                 return SessionLabels(gesture: record.gesture, labels: [span], alignment: .aligned)
@@ -89,8 +92,8 @@ extension Archive {
         guard from.isFinite, to.isFinite, from <= to else {
             throw StoreError("--from \(from) must be a number of seconds no later than --to \(to)", badRequest: true)
         }
-        return try changeLabels([id], action: "trimmed") { record, before, rows throws(StoreError) in
-            try Self.checkHoldsRows(record, rows, from: from, to: to)
+        return try changeLabels([id], action: "trimmed", asking: from...to) { record, before, kept throws(StoreError) in
+            try Self.checkHoldsRows(record, kept, from: from, to: to)
             var after = before
             after.kept = from...to
             return after
@@ -124,23 +127,30 @@ extension Archive {
     /// Holding the users' locks, commits the sessions' new labels to the catalog, then moves their
     /// rows to where their kept stretch puts them (`placeRows`) and rewrites their labels in their
     /// files (`placeLabels`). `relabel` is given each session's record, its labels (spans made from
-    /// its rows if the catalog had none) and its rows in its kept stretch, and returns the new
-    /// labels, or nil to undo its last change. A crash leaves the catalog ahead of the files:
-    /// `check` says where, and `check --repair` finishes the change.
+    /// its rows if the catalog had none) and what its rows in its kept stretch are (those rows
+    /// themselves only if `holdingRows`; how many fall `asking` a stretch), and returns the new
+    /// labels, or nil to undo its last change. The files are read a block at a time. A crash
+    /// leaves the catalog ahead of the files: `check` says where, and `check --repair` finishes
+    /// the change.
     private func changeLabels(
-        _ ids: [SessionID], action: String,
-        _ relabel: (SessionRecord, SessionLabels, [RecordingRow]) throws(StoreError) -> SessionLabels?
+        _ ids: [SessionID], action: String, asking stretch: ClosedRange<Double>? = nil, holdingRows: Bool = false,
+        _ relabel: (SessionRecord, SessionLabels, KeptRows) throws(StoreError) -> SessionLabels?
     ) throws(StoreError) -> [SessionRecord] {
         let locks = try UserLock.all(try sessions(ids).map(\.user), in: folder, for: "relabeling", wait: waiting)
         defer { withExtendedLifetime(locks) {} }
         let records = try sessions(ids)
-        let rows = try self.rows(of: records)
+        let gathered = try keptRows(of: records, asking: stretch)
         var changes: [LabelChange] = []
         for record in records {
-            let all = rows[record.id] ?? []
-            let kept = all.filter { record.kept?.contains($0.timestamp) != false }
+            var kept = gathered[record.id] ?? KeptRows()
             var before = record.sessionLabels
-            before.labels = before.labels ?? [LabelSpan](runsOf: kept)
+            if holdingRows || (before.labels == nil && !kept.inTimeOrder) {
+                kept.rows = try rows(of: [record])[record.id, default: []].filter {
+                    record.kept?.contains($0.timestamp) != false
+                }
+                kept.runs = [LabelSpan](runsOf: kept.rows)
+            }
+            before.labels = before.labels ?? kept.runs
             var change: LabelChange
             if let after = try relabel(record, before, kept) {
                 guard after != before else { continue }
@@ -151,7 +161,7 @@ extension Archive {
                 continue
             }
             if change.after.kept != before.kept {
-                let count = all.filter { change.after.kept?.contains($0.timestamp) != false }.count
+                let count = try rowCount(of: record, in: change.after.kept)
                 guard count > 0 else {
                     throw StoreError("trimming session \(record.id) to that stretch would keep none of its rows")
                 }
@@ -170,6 +180,39 @@ extension Archive {
             )
         }
         return changed
+    }
+
+    /// What each session's rows in its kept stretch are, in its own file and in discarded/, read a
+    /// block at a time.
+    private func keptRows(
+        of records: [SessionRecord], asking stretch: ClosedRange<Double>?
+    ) throws(StoreError) -> [SessionID: KeptRows] {
+        var kept: [SessionID: KeptRows] = [:]
+        for (file, sessions) in Dictionary(grouping: records, by: \.file) {
+            let byID = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0) })
+            let live = folder.absolute(file)
+            for path in [live, folder.discardedFile(for: live)] {
+                let lines = RecordingLines(path: path, longestLine: longestLineToMove)
+                try lines.forEachRow(of: Set(byID.keys), skippingOverlong: true) { _, row in
+                    guard let row, byID[row.session]!.kept?.contains(row.timestamp) != false else { return }
+                    kept[row.session, default: KeptRows()].add(row, asking: stretch)
+                }
+            }
+        }
+        return kept
+    }
+
+    /// How many of the session's rows, in its own file and in discarded/, fall in `stretch`; all of
+    /// them if nil.
+    private func rowCount(of record: SessionRecord, in stretch: ClosedRange<Double>?) throws(StoreError) -> Int {
+        let live = folder.absolute(record.file)
+        var count = 0
+        for path in [live, folder.discardedFile(for: live)] {
+            count += try RecordingLines(path: path, longestLine: longestLineToMove).count(rowsOf: [record.id]) {
+                stretch?.contains($0.timestamp) != false
+            }
+        }
+        return count
     }
 
     /// Each session's rows, in its own file and in discarded/, in time order.
@@ -194,6 +237,30 @@ extension Archive {
             let labels = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0.labels!) })
             try RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove).rewrite(relabeling: labels)
         }
+    }
+}
+
+/// What a change of labels knows of a session's rows in its kept stretch, gathered a row at a time
+/// in file order (its own file's, then discarded/'s).
+struct KeptRows {
+    var first: Double?
+    var last: Double?
+    /// How many fall in the stretch the change asks about.
+    var inStretch = 0
+    /// Their runs of labels: right when `inTimeOrder`, as the file order is then the time order.
+    var runs: [LabelSpan] = []
+    var inTimeOrder = true
+    /// The rows themselves in time order, when the change analyses them.
+    var rows: [RecordingRow] = []
+    private var previous: (time: Double, label: ActivityLabel)?
+
+    mutating func add(_ row: RecordingRow, asking stretch: ClosedRange<Double>?) {
+        first = min(first ?? row.timestamp, row.timestamp)
+        last = max(last ?? row.timestamp, row.timestamp)
+        if stretch?.contains(row.timestamp) == true { inStretch += 1 }
+        if let previous, row.timestamp < previous.time { inTimeOrder = false }
+        runs.extend(with: row, after: previous?.label)
+        previous = (row.timestamp, row.activity)
     }
 }
 

@@ -37,6 +37,17 @@ struct RecordingLines {
     func rewrite(
         removing sessions: Set<SessionID> = [], numbered numbers: Set<Int> = [], adding: [String] = []
     ) throws(StoreError) {
+        try rewrite(removing: sessions, numbered: numbers) { output in
+            for line in adding { Self.write(line.utf8, to: &output) }
+        }
+    }
+
+    /// Writes the file anew as `rewrite(removing:numbered:adding:)` does, with what `appending`
+    /// writes in place of `adding`, so that the lines added need not be held.
+    func rewrite(
+        removing sessions: Set<SessionID> = [], numbered numbers: Set<Int> = [],
+        appending: (inout FileOutput) throws(StoreError) -> Void
+    ) throws(StoreError) {
         var status = stat()
         let isNew = stat(path.string, &status) != 0 || status.st_size == 0
         try replaceContents(of: path) { output throws(StoreError) in
@@ -45,7 +56,79 @@ struct RecordingLines {
             try forEachLine { number, line in
                 if !numbers.contains(number), !member.contains(line) { Self.write(line, to: &output) }
             }
-            for line in adding { Self.write(line.utf8, to: &output) }
+            try appending(&output)
+        }
+    }
+
+    /// Writes the lines of the rows of these sessions that `picks` picks, in file order, to `output`,
+    /// but those in `except`.
+    func copyRows(
+        of sessions: Set<SessionID>, where picks: (RecordingRow) -> Bool, except: Set<String> = [],
+        to output: inout FileOutput
+    ) throws(StoreError) {
+        try forEachRow(of: sessions, skippingOverlong: true) { line, row in
+            guard let row, picks(row), except.isEmpty || !except.contains(String(decoding: line, as: UTF8.self))
+            else { return }
+            Self.write(line, to: &output)
+        }
+    }
+
+    /// How many rows of these sessions `picks` picks.
+    func count(rowsOf sessions: Set<SessionID>, where picks: (RecordingRow) -> Bool) throws(StoreError) -> Int {
+        var count = 0
+        try forEachRow(of: sessions, skippingOverlong: true) { _, row in
+            if let row, picks(row) { count += 1 }
+        }
+        return count
+    }
+
+    /// The lines of the rows of these sessions that `picks` picks.
+    func lines(ofRowsOf sessions: Set<SessionID>, where picks: (RecordingRow) -> Bool) throws(StoreError) -> Set<String>
+    {
+        var lines = Set<String>()
+        try forEachRow(of: sessions, skippingOverlong: true) { line, row in
+            if let row, picks(row) { lines.insert(String(decoding: line, as: UTF8.self)) }
+        }
+        return lines
+    }
+
+    /// Writes the rows of `session` in this file and those of it in `other` that `picks` picks,
+    /// merged in time order (this file's first at equal times), a line both files hold once: in
+    /// time order when each file holds them in time order, as gesture writes them. Holds a line
+    /// of each file, and the lines of one time.
+    func writeMerged(
+        _ session: SessionID, with other: RecordingLines, where picks: @escaping (RecordingRow) -> Bool,
+        to output: inout FileOutput
+    ) throws(StoreError) {
+        var own = try RowCursor(self, session: session) { _ in true }
+        var others = try RowCursor(other, session: session, picks: picks)
+        try own.advance()
+        try others.advance()
+        while true {
+            switch (own.current, others.current) {
+            case (nil, nil): return
+            case (let mine?, let theirs?) where theirs.row.timestamp < mine.row.timestamp:
+                Self.write(theirs.line, to: &output)
+                try others.advance()
+            case (let mine?, let theirs?) where theirs.row.timestamp == mine.row.timestamp:
+                // This file's lines at this time, then the other's that are not among them.
+                var written = Set<[UInt8]>()
+                while let mine = own.current, mine.row.timestamp == theirs.row.timestamp {
+                    written.insert(Array(mine.line))
+                    Self.write(mine.line, to: &output)
+                    try own.advance()
+                }
+                while let other = others.current, other.row.timestamp == theirs.row.timestamp {
+                    if !written.contains(Array(other.line)) { Self.write(other.line, to: &output) }
+                    try others.advance()
+                }
+            case (let mine?, _):
+                Self.write(mine.line, to: &output)
+                try own.advance()
+            case (nil, let theirs?):
+                Self.write(theirs.line, to: &output)
+                try others.advance()
+            }
         }
     }
 
@@ -88,7 +171,7 @@ struct RecordingLines {
     /// Calls `body` with every line (lines too long to move passed over if `skippingOverlong`), and
     /// the row on it when it is one of these sessions'; the first line is always read, so that the
     /// reader knows the file's format.
-    private func forEachRow(
+    func forEachRow(
         of sessions: Set<SessionID>, skippingOverlong: Bool = false,
         _ body: (UnsafeBufferPointer<UInt8>, RecordingRow?) -> Void
     ) throws(StoreError) {
@@ -110,11 +193,7 @@ struct RecordingLines {
     private func forEachLine(
         skippingOverlong: Bool = false, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(StoreError) -> Void
     ) throws(StoreError) {
-        guard access(path.string, F_OK) == 0 else { return }
-        var blocks: LineBlocks
-        do { blocks = try LineBlocks(path: path.string, longestLine: longestLine) } catch {
-            throw StoreError(error.description)
-        }
+        guard var blocks = try openBlocks() else { return }
         var number = 0
         while let block = try next(of: &blocks) {
             guard case .lines(let bytes) = block else {
@@ -131,8 +210,61 @@ struct RecordingLines {
         }
     }
 
-    private func next(of blocks: inout LineBlocks) throws(StoreError) -> LineBlocks.Block? {
-        do { return try blocks.next() } catch { throw StoreError(error.description) }
+    fileprivate func openBlocks() throws(StoreError) -> LineBlocks? {
+        guard access(path.string, F_OK) == 0 else { return nil }
+        do { return try LineBlocks(path: path.string, longestLine: longestLine) } catch {
+            throw StoreError(error.description)
+        }
+    }
+}
+
+private func next(of blocks: inout LineBlocks) throws(StoreError) -> LineBlocks.Block? {
+    do { return try blocks.next() } catch { throw StoreError(error.description) }
+}
+
+/// The rows of one session in a file that a test picks, one at a time (`advance` to the first),
+/// each with its line, valid until the next; lines too long to move are passed over.
+private struct RowCursor: ~Copyable {
+    let picks: (RecordingRow) -> Bool
+    var blocks: LineBlocks?
+    var block = Lines(UnsafeBufferPointer(start: nil, count: 0))
+    var reader: RecordingCSV.Reader
+    var member: SessionMembership
+    var number = 0
+    private(set) var current: (row: RecordingRow, line: UnsafeBufferPointer<UInt8>)?
+
+    init(_ lines: RecordingLines, session: SessionID, picks: @escaping (RecordingRow) -> Bool) throws(StoreError) {
+        let opened = try lines.openBlocks()
+        self.picks = picks
+        blocks = opened
+        reader = RecordingCSV.Reader(file: lines.path.string)
+        member = SessionMembership([session])
+    }
+
+    mutating func advance() throws(StoreError) {
+        current = nil
+        while current == nil {
+            guard let line = try nextLine() else { return }
+            number += 1
+            let row = number == 1 || member.contains(line) ? try? reader.read(line) : nil
+            if let row = row.flatMap({ $0 }), member.sessions.contains(row.session), picks(row) {
+                current = (row, line)
+            }
+        }
+    }
+
+    private mutating func nextLine() throws(StoreError) -> UnsafeBufferPointer<UInt8>? {
+        while true {
+            if let line = block.next() { return line }
+            guard var opened = blocks.take() else { return nil }
+            let read = try next(of: &opened)
+            blocks = consume opened
+            switch read {
+            case nil: return nil
+            case .lines(let bytes): block = Lines(bytes)
+            case .overlong: number += 1
+            }
+        }
     }
 }
 

@@ -40,7 +40,7 @@ public struct DetectArguments: ParsableArguments {
             guard let shown = predictions ? reading.prediction : reading.detection else { return }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))
         }
-        if evaluate, let replay { Terminal.say(Self.report(run.score(against: replay.timeline))) }
+        if evaluate, let replay { Terminal.say(Self.report(run.score(against: try replay.timeline))) }
         Terminal.note(
             "\(signal.map { _ in "stopped: " } ?? "")\(run.detections.count.counting("detection")) "
                 + "in \(run.duration.fixed(1)) s")

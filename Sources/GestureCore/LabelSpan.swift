@@ -19,16 +19,20 @@ extension [LabelSpan] {
     /// from the run's first row to its last.
     public init(runsOf rows: some Collection<RecordingRow>) {
         self = []
-        var previous: RecordingRow?
+        var previous: ActivityLabel?
         for row in rows {
-            if !row.activity.isRest {
-                if previous?.activity == row.activity {
-                    self[count - 1].to = row.timestamp
-                } else {
-                    append(LabelSpan(from: row.timestamp, to: row.timestamp, label: row.activity))
-                }
-            }
-            previous = row
+            extend(with: row, after: previous)
+            previous = row.activity
+        }
+    }
+
+    /// These runs extended with the next row in time order, the row before it labeled `previous`.
+    public mutating func extend(with row: RecordingRow, after previous: ActivityLabel?) {
+        guard !row.activity.isRest else { return }
+        if previous == row.activity {
+            self[count - 1].to = row.timestamp
+        } else {
+            append(LabelSpan(from: row.timestamp, to: row.timestamp, label: row.activity))
         }
     }
 

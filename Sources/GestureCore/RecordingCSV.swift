@@ -114,6 +114,37 @@ public enum RecordingCSV {
         }
     }
 
+    /// A recording file's rows one at a time, read a block at a time as `read(file:)` reads it.
+    public struct RowReader: ~Copyable {
+        private var blocks: LineBlocks
+        private var lines = Lines(UnsafeBufferPointer(start: nil, count: 0))
+        private var reader: Reader
+
+        public init(path: String) throws(RecordingReadError) {
+            do { blocks = try LineBlocks(path: path) } catch { throw .unreadable(error) }
+            reader = Reader(file: path)
+        }
+
+        /// The next row, nil after the last.
+        public mutating func next() throws(RecordingReadError) -> RecordingRow? {
+            while true {
+                if let line = lines.next() {
+                    do { if let row = try reader.read(line) { return row } } catch { throw .malformed(error) }
+                    continue
+                }
+                let block: LineBlocks.Block?
+                do { block = try blocks.next() } catch { throw .unreadable(error) }
+                switch block {
+                case nil: return nil
+                case .overlong(let length):
+                    reader.skipLine()
+                    throw .malformed(reader.error("the line is \(length) bytes long: not a recording row"))
+                case .lines(let bytes): lines = Lines(bytes)
+                }
+            }
+        }
+    }
+
     /// Every row of the recording file at `path`, read as `read(file:)` reads it.
     public static func rows(atPath path: String) throws(RecordingReadError) -> [RecordingRow] {
         var rows: [RecordingRow] = []

@@ -6,101 +6,150 @@ import Synchronization
 /// given: with the monotonic clock in real time, with a manual clock as fast as it can.
 ///
 /// Sessions follow one another in file order, each one sample period after the last one ended,
-/// and the gaps within a session are kept.
+/// and the gaps within a session are kept. The file is read a block at a time, once to check it
+/// and find its rate (holding a sample interval a row), then as it plays.
 public final class ReplaySensor: MotionSensor {
     public let info: SensorInfo
     public var pacing: SensorPacing { .deviceTimed }
     /// The rate the recording was made at, from its median sample interval.
     public let recordedRate: Double
 
+    private let file: String
     private let clock: any SamplingClock
-    private let offsets: [Double]
-    private let readings: [RecordingRow]
-    /// When the first reading was asked for, and which reading comes next.
-    private let state = Mutex<(start: Double?, next: Int)>((nil, 0))
+    private let count: Int
+    /// When the first reading was asked for, which reading comes next, and the rows from it on.
+    private let state: Mutex<Playback>
 
-    /// Each reading's time since the first, as it is played, with its recorded label.
+    private struct Playback: ~Copyable {
+        var start: Double?
+        var next = 0
+        var rows: RecordingCSV.RowReader
+        var offsets: ReplayOffsets
+    }
+
+    /// Each reading's time since the first, as it is played, with its recorded label; the file is
+    /// read again for it.
     public var timeline: [(time: Double, label: ActivityLabel)] {
-        zip(offsets, readings).map { ($0, $1.activity) }
+        get throws(SensorError) {
+            var rows = try Self.rows(of: file, device: info.id)
+            var offsets = ReplayOffsets(period: 1 / recordedRate)
+            var timeline: [(time: Double, label: ActivityLabel)] = []
+            timeline.reserveCapacity(count)
+            while let row = try Self.next(of: &rows, device: info.id) {
+                timeline.append((offsets.offset(of: row), row.activity))
+            }
+            return timeline
+        }
     }
 
     public init(file: String, clock: any SamplingClock) throws(SensorError) {
         let id = "replay:\(file)"
-        let rows: [RecordingRow]
-        do {
-            rows = try RecordingCSV.rows(atPath: file)
-        } catch .malformed(let error) {
-            throw SensorError(device: id, reason: "not a recording: \(error)")
-        } catch {
-            throw SensorError(device: id, reason: "\(error)")
-        }
-        guard rows.count > 1 else { throw SensorError(device: id, reason: "\(file) holds fewer than two samples") }
-        try Self.checkTimes(rows, device: id)
+        var rows = try Self.rows(of: file, device: id)
+        var check = TimesCheck(device: id)
+        while let row = try Self.next(of: &rows, device: id) { try check.add(row) }
+        guard check.count > 1 else { throw SensorError(device: id, reason: "\(file) holds fewer than two samples") }
         // Rounded to a millionth of a hertz, so that asking for the recorded rate is not refused
         // over the last bit of the median interval.
-        recordedRate = (1e6 / (rows.medianInterval ?? 0.01)).rounded() / 1e6
-        offsets = Self.offsets(rows, period: 1 / recordedRate)
-        readings = rows
+        recordedRate = (1e6 / (check.intervals.median ?? 0.01)).rounded() / 1e6
+        count = check.count
+        self.file = file
         self.clock = clock
+        state = Mutex(
+            Playback(rows: try Self.rows(of: file, device: id), offsets: ReplayOffsets(period: 1 / recordedRate)))
         info = SensorInfo(id: id, name: "replay of \(file)", maximumRate: recordedRate)
     }
 
     /// Replays at the recorded rate, whatever rate was asked for.
     public func start(rate: Double) throws(SensorError) -> Double {
-        state.withLock { $0 = (nil, 0) }
+        try state.withLock { state throws(SensorError) in
+            state = Playback(
+                rows: try Self.rows(of: file, device: info.id), offsets: ReplayOffsets(period: 1 / recordedRate))
+        }
         return recordedRate
     }
 
     public func stop() {}
 
     /// Whether every reading has been played.
-    public var isFinished: Bool { state.withLock { $0.next >= readings.count } }
+    public var isFinished: Bool { state.withLock { $0.next >= count } }
 
     public func read(now: Double) throws(SensorError) -> RawSample? {
-        let (start, index) = state.withLock { state in
+        let (time, row) = try state.withLock { state throws(SensorError) in
+            guard let row = try Self.next(of: &state.rows, device: info.id) else {
+                throw SensorError(device: info.id, reason: "the recording ended after \(count.counting("sample"))")
+            }
             let start = state.start ?? now
-            defer { state = (start, state.next + 1) }
-            return (start, state.next)
+            state.start = start
+            state.next += 1
+            return (start + state.offsets.offset(of: row), row)
         }
-        guard index < readings.count else {
-            throw SensorError(device: info.id, reason: "the recording ended after \(readings.count.counting("sample"))")
-        }
-        let time = start + offsets[index]
         clock.sleep(until: time)
-        return RawSample(
-            time: time, acceleration: readings[index].rawAcceleration,
-            rotationRate: readings[index].rawRotationRate)
+        return RawSample(time: time, acceleration: row.rawAcceleration, rotationRate: row.rawRotationRate)
     }
 
     /// The longest pause a replay plays: a longer one is a broken timestamp, not a recording.
     public static let longestPause = 60.0
 
-    /// Within a session, each timestamp must come after the one before it, by no more than `longestPause`.
-    private static func checkTimes(_ rows: [RecordingRow], device: String) throws(SensorError) {
-        for index in rows.indices.dropFirst() where rows[index].session == rows[index - 1].session {
-            let step = rows[index].timestamp - rows[index - 1].timestamp
-            guard step > 0, step <= longestPause else {
-                throw SensorError(
-                    device: device,
-                    reason:
-                        "row \(index + 1) (session \(rows[index].session)): timestamp \(rows[index].timestamp) is "
-                        + (step > 0 ? "more than \(Int(longestPause)) s after" : "not after") + " the one before it")
-            }
+    private static func rows(of file: String, device: String) throws(SensorError) -> RecordingCSV.RowReader {
+        do { return try RecordingCSV.RowReader(path: file) } catch {
+            throw SensorError(device: device, reason: "\(error)")
         }
     }
 
-    /// Each row's time since the first, sessions laid end to end.
-    private static func offsets(_ rows: [RecordingRow], period: Double) -> [Double] {
-        var offsets: [Double] = []
-        offsets.reserveCapacity(rows.count)
-        var sessionStart = 0.0
-        for (index, row) in rows.enumerated() {
-            if index > 0, row.session != rows[index - 1].session {
-                sessionStart = offsets[index - 1] + period - row.timestamp
-            }
-            offsets.append(sessionStart + row.timestamp - rows[0].timestamp)
+    private static func next(of rows: inout RecordingCSV.RowReader, device: String) throws(SensorError) -> RecordingRow?
+    {
+        do { return try rows.next() } catch .malformed(let error) {
+            throw SensorError(device: device, reason: "not a recording: \(error)")
+        } catch {
+            throw SensorError(device: device, reason: "\(error)")
         }
-        return offsets
     }
+}
 
+/// Within a session, each timestamp must come after the one before it, by no more than
+/// `ReplaySensor.longestPause`; checked a row at a time, keeping the intervals for the median.
+private struct TimesCheck {
+    let device: String
+    var count = 0
+    var intervals: [Double] = []
+    private var previous: RecordingRow?
+
+    init(device: String) { self.device = device }
+
+    mutating func add(_ row: RecordingRow) throws(SensorError) {
+        count += 1
+        defer { previous = row }
+        guard let previous, previous.session == row.session else { return }
+        let step = row.timestamp - previous.timestamp
+        guard step > 0, step <= ReplaySensor.longestPause else {
+            throw SensorError(
+                device: device,
+                reason:
+                    "row \(count) (session \(row.session)): timestamp \(row.timestamp) is "
+                    + (step > 0 ? "more than \(Int(ReplaySensor.longestPause)) s after" : "not after")
+                    + " the one before it")
+        }
+        intervals.append(step)
+    }
+}
+
+/// Each row's time since the first, sessions laid end to end, a row at a time in file order.
+private struct ReplayOffsets {
+    let period: Double
+    private var first: Double?
+    private var sessionStart = 0.0
+    private var previous: (session: SessionID, offset: Double)?
+
+    init(period: Double) { self.period = period }
+
+    mutating func offset(of row: RecordingRow) -> Double {
+        let first = self.first ?? row.timestamp
+        self.first = first
+        if let previous, row.session != previous.session {
+            sessionStart = previous.offset + period - row.timestamp
+        }
+        let offset = sessionStart + row.timestamp - first
+        previous = (row.session, offset)
+        return offset
+    }
 }

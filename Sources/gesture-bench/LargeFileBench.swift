@@ -10,7 +10,7 @@ struct LargeFileBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "large-file",
         abstract:
-            "Peak memory and time of check, stats, relabel, trim, undo, discard, restore and a replay on a file of hour-long takes."
+            "Peak memory and time of check, stats, a replay, relabel, trim, undo, discard and restore on a file of hour-long takes."
     )
 
     @Option(help: "Hour-long takes at 100 Hz in the file (15 make about 2 GB).") var hours = 15
@@ -21,6 +21,7 @@ struct LargeFileBench: ParsableCommand {
         let root = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-large").path
         defer { if folder == nil { try? FileManager.default.removeItem(atPath: root) } }
         try makeRecordings(in: root)
+        try makeModel(in: root)
         let file = root + "/recordings/big-recordings.csv"
         let bytes = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         let id = try lastSession(in: root)
@@ -28,11 +29,14 @@ struct LargeFileBench: ParsableCommand {
         print("CPU: \(cpuModel()); each command changes or reads the last take, \(id)")
         print("command                       wall s   peak MiB")
         for command in [
-            ["check"], ["stats"], ["relabel", id, "--from", "100", "--to", "200", "--as", "wave"], ["undo", id],
+            ["check"], ["stats"],
+            ["detect", "--model", root + "/model/m.model", "--device", "replay:" + file, "--fast"],
+            ["relabel", id, "--from", "100", "--to", "200", "--as", "wave"], ["undo", id],
             ["trim", id, "--from", "10", "--to", "3000"], ["undo", id], ["discard", id, "--reason", "bench"],
             ["restore", id], ["check"],
         ] {
-            let (wall, peak) = try measure(command, in: root)
+            // detect reads the file alone, not a recordings folder.
+            let (wall, peak) = try measure(command, in: command[0] == "detect" ? nil : root)
             print(
                 command[0].padding(toLength: 28, withPad: " ", startingAt: 0)
                     + String(format: "%7.2f  %9.1f", wall, peak))
@@ -51,6 +55,22 @@ struct LargeFileBench: ParsableCommand {
         }
     }
 
+    /// A small model of three gestures at the file's rate, for detect to replay the file through.
+    private func makeModel(in root: String) throws {
+        let model = root + "/model"
+        guard !FileManager.default.fileExists(atPath: model + "/m.model") else { return }
+        for user in ["ann", "ben"] {
+            for gesture in ["shake", "chop", "drive"] {
+                _ = try measure(
+                    [
+                        "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "2", "--rate",
+                        "100", "--fast", "--quiet", "--keep", "--append", "--seed", "3",
+                    ], in: model)
+            }
+        }
+        _ = try measure(["train", "--epochs", "5", "--output", model + "/m.model"], in: model)
+    }
+
     private func lastSession(in root: String) throws -> String {
         let output = root + "/sessions.json"
         _ = try measure(["sessions", "--json"], in: root, output: output)
@@ -61,12 +81,13 @@ struct LargeFileBench: ParsableCommand {
         return String(id)
     }
 
-    /// Runs gesture with `arguments` on the recordings in `folder` and returns its wall seconds and peak RSS in MiB,
-    /// from wait4's usage of that one child; a command that fails is an error.
+    /// Runs gesture with `arguments` on the recordings in `folder` (if any) and returns its wall seconds and peak RSS
+    /// in MiB, from wait4's usage of that one child; a command that fails is an error.
     private func measure(
-        _ arguments: [String], in folder: String, output: String = "/dev/null"
+        _ arguments: [String], in folder: String?, output: String = "/dev/null"
     ) throws -> (Double, Double) {
-        let argv = [siblingExecutable("gesture")] + arguments + ["--recordings", folder + "/recordings"]
+        let argv =
+            [siblingExecutable("gesture")] + arguments + (folder.map { ["--recordings", $0 + "/recordings"] } ?? [])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -75,6 +75,59 @@ import Testing
         #expect(try String(contentsOfFile: damaged.string, encoding: .utf8) == "not,a,row\n")
     }
 
+    /// A trim and its undo on a file of several blocks, streamed: the rows come back in time order,
+    /// byte for byte. A move cut short, leaving rows in both files either way, is finished without
+    /// a row twice.
+    @Test func rowsMovedOverSeveralBlocksComeBackInTimeOrderOnceEach() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await recordFast(try plan(takes: 2, take: 100), in: folder.recordings)
+        let live = outcome.file.string, discarded = folder.recordings.discardedFile(for: outcome.file).string
+        let original = try String(contentsOfFile: live, encoding: .utf8)
+        #expect(original.utf8.count > 4 << 20)
+        let archive = try Archive(folder: folder.recordings)
+        let id = outcome.sessions[1].id
+        _ = try archive.trim(id, from: 20, to: 60)
+        let trimmed = try String(contentsOfFile: live, encoding: .utf8)
+        let trimmedOff = try String(contentsOfFile: discarded, encoding: .utf8)
+        #expect(try readRows(outcome.file).filter { $0.session == id }.allSatisfy { (20...60).contains($0.timestamp) })
+
+        // Cut short after adding the trimmed-off rows to discarded/: they are in the user's file too.
+        try (trimmed + trimmedOff.dropFirst(RecordingCSV.header.count + 1)).write(
+            toFile: live, atomically: true, encoding: .utf8)
+        #expect(try archive.repair().after.isConsistent)
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == trimmed)
+        #expect(try String(contentsOfFile: discarded, encoding: .utf8) == trimmedOff)
+
+        _ = try archive.undo([id])
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == original)
+        // Cut short after bringing them back: they are still in discarded/ too.
+        try trimmedOff.write(toFile: discarded, atomically: true, encoding: .utf8)
+        #expect(try archive.repair().after.isConsistent)
+        #expect(try String(contentsOfFile: live, encoding: .utf8) == original)
+        #expect(try String(contentsOfFile: discarded, encoding: .utf8) == RecordingCSV.header + "\n")
+    }
+
+    /// A session's labels come from its runs of rows in time order, learnt while streaming the file:
+    /// a file holding them out of order gives the labels one in order gives.
+    @Test func aRelabelOfRowsOutOfTimeOrderLabelsAsInOrder() async throws {
+        var relabeled: [SessionRecord] = []
+        for reversed in [false, true] {
+            let folder = try TemporaryFolder()
+            let outcome = try await recordFast(try plan(takes: 1), in: folder.recordings)
+            if reversed {
+                let lines = try String(contentsOfFile: outcome.file.string, encoding: .utf8).split(separator: "\n")
+                try ([lines[0]] + lines.dropFirst().reversed()).joined(separator: "\n").appending("\n").write(
+                    toFile: outcome.file.string, atomically: true, encoding: .utf8)
+            }
+            let archive = try Archive(folder: folder.recordings)
+            relabeled.append(
+                try archive.relabel(outcome.sessions[0].id, from: 0.5, to: 1, as: try ActivityLabel("wave")))
+        }
+        #expect(relabeled[0].labels?.count == 2)
+        #expect(relabeled[1].labels == relabeled[0].labels)
+        #expect(relabeled[1].gesture == relabeled[0].gesture)
+    }
+
     @Test func discardingTwiceChangesNothing() async throws {
         let folder = try TemporaryFolder()
         let outcome = try await recordFast(try plan(takes: 2), in: folder.recordings)

@@ -49,6 +49,22 @@ import Testing
         #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
     }
 
+    /// The file is read a block at a time as it plays: one of several blocks plays every reading,
+    /// in order, and its timeline has them all.
+    @Test func aRecordingOfSeveralBlocksPlaysInFull() throws {
+        let count = 60_000
+        let file = try writeRecording((0..<count).map { ("a", Double($0) / 100, Double($0)) })
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try #require(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) > 4 << 20)
+        let clock = ManualClock()
+        let sensor = try ReplaySensor(file: file, clock: clock)
+        #expect(try sensor.start(rate: 50) == 100)
+        var readings: [Double] = []
+        while !sensor.isFinished { readings.append(try #require(try sensor.read(now: clock.now())).acceleration.x) }
+        #expect(readings == (0..<count).map(Double.init))
+        #expect(try sensor.timeline.map { ($0.time * 1000).rounded() } == (0..<count).map { Double($0 * 10) })
+    }
+
     @Test func theRecordedRateIsOneThatCanBeAskedFor() throws {
         let file = try writeRecording((0..<50).map { ("a", 0.1 + Double($0) * 0.01, 0) })
         defer { try? FileManager.default.removeItem(atPath: file) }
