@@ -89,7 +89,7 @@ extension ONNXExport {
             .floats("rejection_one", [1], [1]), .floats("rejection_zero", [1], [0]),
             .int64s("rejection_by_class", [1, Int64(classes), Int64(perClass)]),
         ]
-        let nodes: [ONNXNodeProto] = [
+        let margins: [ONNXNodeProto] = [
             .node("ReduceSumSquare", [embedding], ["rejection_norm_squared"], attributes: [.ints("axes", [1])]),
             .node("Sqrt", ["rejection_norm_squared"], ["rejection_norm_or_zero"]),
             .node("Max", ["rejection_norm_or_zero", "rejection_smallest_norm"], ["rejection_norm"]),
@@ -100,11 +100,113 @@ extension ONNXExport {
             .node(
                 "ReduceMin", ["rejection_class_distances"], ["rejection_nearest"],
                 attributes: [.ints("axes", [2]), .int("keepdims", 0)]),
-            .node("Sub", ["rejection_nearest", "rejection_limits"], [RejectionOutput.onnxMargin]),
+            .node(
+                "Sub", ["rejection_nearest", "rejection_limits"],
+                [rejection.motion == nil ? RejectionOutput.onnxMargin : "rejection_embedding_margin"]),
+        ]
+        let decision: [ONNXNodeProto] = [
             .node("Greater", [RejectionOutput.onnxMargin, "rejection_zero"], ["rejection_beyond"]),
             .node("ArgMax", ["probabilities"], ["top"], attributes: [.int("axis", 1), .int("keepdims", 0)]),
             .node("Gather", ["rejection_beyond", "top"], [RejectionOutput.onnxUnknown], attributes: [.int("axis", 1)]),
         ]
+        guard let motion = rejection.motion else { return (initializers, margins + decision) }
+        // A window is unknown when either test finds it beyond: the larger of the two margins.
+        let both = ONNXNodeProto.node(
+            "Max", ["rejection_embedding_margin", "motion_margin"], [RejectionOutput.onnxMargin])
+        let motionGraph = self.motionGraph(motion)
+        return (initializers + motionGraph.initializers, margins + motionGraph.nodes + [both] + decision)
+    }
+
+    /// The test of the motion's statistics: `motion_in` [1, 2 × features + 1] (the slot's moving
+    /// averages of each normalized feature's mean and mean square, and their weight) moved toward
+    /// this window's as `motion_out`, and each class's distance from the statistics to its nearest
+    /// prototype less its limit, `motion_margin` [1, classes].
+    func motionGraph(_ motion: MotionRejection) -> (initializers: [ONNXTensorProto], nodes: [ONNXNodeProto]) {
+        let classes = model.classNames.count, features = Int64(model.featureNames.count)
+        let (prototypes, perClass) = motion.paddedPrototypes(classes: classes)
+        let dimension = Int64(motion.center.count)
+        let initializers: [ONNXTensorProto] = [
+            .floats("motion_feature_mean", [features], model.normalization.mean),
+            .floats("motion_feature_deviation", [features], model.normalization.deviation),
+            .floats("motion_decay", [1], [motion.decay]), .floats("motion_keep", [1], [1 - motion.decay]),
+            .floats("motion_one", [1, 1], [1]), .floats("motion_zero", [1], [0]),
+            .floats("motion_smallest_weight", [1], [.leastNormalMagnitude]),
+            .int64s("motion_means", [0]), .int64s("motion_squares", [features]),
+            .int64s("motion_weight_at", [2 * features]), .int64s("motion_end", [2 * features + 1]),
+            .int64s("motion_axis", [1]),
+            .floats("motion_center", [1, dimension], motion.center),
+            .floats("motion_scale", [1, dimension], motion.scale),
+            .floats("motion_prototypes", [Int64(classes * perClass), dimension], prototypes),
+            .floats("motion_limits", [1, Int64(classes)], motion.limits(classes: classes)),
+            .int64s("motion_by_class", [1, Int64(classes), Int64(perClass)]),
+        ]
+        let slice = { (name: String, from: String, to: String) -> ONNXNodeProto in
+            .node("Slice", ["motion_out", from, to, "motion_axis"], [name])
+        }
+        let nodes: [ONNXNodeProto] = [
+            .node("Sub", ["features", "motion_feature_mean"], ["motion_centred"]),
+            .node("Div", ["motion_centred", "motion_feature_deviation"], ["motion_normalized"]),
+            .node("Mul", ["motion_normalized", "motion_normalized"], ["motion_normalized_squares"]),
+            .node(
+                "ReduceMean", ["motion_normalized"], ["motion_window_means"],
+                attributes: [.ints("axes", [1]), .int("keepdims", 0)]),
+            .node(
+                "ReduceMean", ["motion_normalized_squares"], ["motion_window_squares"],
+                attributes: [.ints("axes", [1]), .int("keepdims", 0)]),
+            .node(
+                "Concat", ["motion_window_means", "motion_window_squares", "motion_one"], ["motion_window"],
+                attributes: [.int("axis", 1)]),
+            .node("Mul", ["motion_in", "motion_decay"], ["motion_kept"]),
+            .node("Mul", ["motion_window", "motion_keep"], ["motion_added"]),
+            .node("Add", ["motion_kept", "motion_added"], ["motion_out"]),
+            slice("motion_mean_sums", "motion_means", "motion_squares"),
+            slice("motion_square_sums", "motion_squares", "motion_weight_at"),
+            slice("motion_weight_or_zero", "motion_weight_at", "motion_end"),
+            .node("Max", ["motion_weight_or_zero", "motion_smallest_weight"], ["motion_weight"]),
+            .node("Div", ["motion_mean_sums", "motion_weight"], ["motion_means_now"]),
+            .node("Div", ["motion_square_sums", "motion_weight"], ["motion_squares_now"]),
+            .node("Mul", ["motion_means_now", "motion_means_now"], ["motion_means_squared"]),
+            .node("Sub", ["motion_squares_now", "motion_means_squared"], ["motion_variance_or_less"]),
+            .node("Max", ["motion_variance_or_less", "motion_zero"], ["motion_variance"]),
+            .node("Sqrt", ["motion_variance"], ["motion_spreads"]),
+            .node(
+                "Concat", ["motion_means_now", "motion_spreads"], ["motion_statistics"], attributes: [.int("axis", 1)]),
+            .node("Sub", ["motion_statistics", "motion_center"], ["motion_offsets"]),
+            .node("Div", ["motion_offsets", "motion_scale"], ["motion_standardized"]),
+            .node("Sub", ["motion_standardized", "motion_prototypes"], ["motion_differences"]),
+            .node(
+                "ReduceSumSquare", ["motion_differences"], ["motion_squared_distances"],
+                attributes: [.ints("axes", [1]), .int("keepdims", 0)]),
+            .node("Reshape", ["motion_squared_distances", "motion_by_class"], ["motion_class_distances"]),
+            .node(
+                "ReduceMin", ["motion_class_distances"], ["motion_nearest_squared"],
+                attributes: [.ints("axes", [2]), .int("keepdims", 0)]),
+            .node("Sqrt", ["motion_nearest_squared"], ["motion_nearest"]),
+            .node("Sub", ["motion_nearest", "motion_limits"], ["motion_margin"]),
+        ]
         return (initializers, nodes)
+    }
+}
+
+extension MotionRejection {
+    /// A limit for each of `classes` classes, the largest float for a class never rejected.
+    func limits(classes: Int) -> [Float] {
+        (0..<classes).map { $0 < limits.count && labels.contains($0) ? limits[$0] : .greatestFiniteMagnitude }
+    }
+
+    /// Each class's prototypes, repeated up to as many as the class with the most has, zeros for a
+    /// class without any (whose limit is the largest float): `classes × perClass × dimension`.
+    func paddedPrototypes(classes: Int) -> (values: [Float], perClass: Int) {
+        let dimension = center.count
+        let rows = (0..<classes).map { label in labels.indices.filter { labels[$0] == label } }
+        let perClass = max(rows.map(\.count).max() ?? 0, 1)
+        let values = rows.flatMap { own in
+            (0..<perClass).flatMap { index -> [Float] in
+                guard !own.isEmpty else { return Array(repeating: 0, count: dimension) }
+                let row = own[index % own.count]
+                return Array(prototypes[row * dimension..<(row + 1) * dimension])
+            }
+        }
+        return (values, perClass)
     }
 }

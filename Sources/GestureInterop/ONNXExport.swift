@@ -9,7 +9,9 @@ import SwiftProtobuf
 /// (zeros at the start of a stream). The feature normalization is folded into the first Gemm. A
 /// model that rejects unknown motion has two more outputs: `rejection_margin` [1, classes], each
 /// class's cosine distance to its nearest prototype less its limit, and `unknown` [1, 1], a bool:
-/// whether the top class's margin is above 0, the window unknown motion.
+/// whether the top class's margin is above 0, the window unknown motion. A model that also tests
+/// the motion's statistics has a third state, `motion_in` [1, 2 × features + 1] (zeros at the
+/// start) and `motion_out`, and its margin is the larger of the two tests'.
 public struct ONNXExport {
     public let model: GestureModel
 
@@ -82,6 +84,10 @@ public struct ONNXExport {
                 .tensor(RejectionOutput.onnxMargin, [1, model.classNames.count]),
                 .tensor(RejectionOutput.onnxUnknown, [1, 1], type: .bool),
             ]
+        }
+        if let motion = model.exportedRejection?.motion {
+            graph.input.append(.tensor("motion_in", [1, motion.center.count + 1]))
+            graph.output.append(.tensor("motion_out", [1, motion.center.count + 1]))
         }
         graph.initializer += rejection?.initializers ?? []
         let network: [ONNXNodeProto] = [

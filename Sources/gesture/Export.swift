@@ -58,11 +58,11 @@ struct Export: AsyncParsableCommand {
         if reject == .off, format != .c {
             throw Failure.usage("--reject is for --format c only: the other formats give the rejection as outputs")
         }
-        if loaded.rejection?.motion != nil, format != .c {
+        if loaded.rejection?.motion != nil, format == .coreml {
             Terminal.warn(
-                "\(format.rawValue) exports reject by the embedding's distance only, not yet by the motion's "
-                    + "statistics (train --motion-rejection; the C library has both): they may report motion "
-                    + "`gesture detect` rejects")
+                "Core ML exports reject by the embedding's distance only, not yet by the motion's statistics "
+                    + "(train --motion-rejection; ONNX and C have both): they may report motion `gesture detect` rejects"
+            )
         }
         switch format {
         case .coreml:

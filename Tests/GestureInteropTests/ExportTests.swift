@@ -69,8 +69,13 @@ func stream(of model: GestureModel, windows: [[Float]]) -> ExportedStream {
         guard let rejection, let classes else { continue }
         exported.unknown = (exported.unknown ?? []) + [classifier.rejects(probabilities, state: state)]
         guard rejection.embedding == .lstm else { continue }
+        let statistics = rejection.motion.map { state.motion.statistics(center: $0.center, scale: $0.scale) }
         let margins = state.hidden.withUnsafeBufferPointer { hidden in
-            classes.map { rejection.distance(hidden.baseAddress!, to: $0) - rejection.limits[$0] }
+            classes.map { label in
+                let margin = rejection.distance(hidden.baseAddress!, to: label) - rejection.limits[label]
+                guard let motion = rejection.motion, let statistics else { return margin }
+                return max(margin, motion.distance(statistics, to: label) - motion.limits[label])
+            }
         }
         exported.margins = (exported.margins ?? []) + [margins]
     }
@@ -202,6 +207,21 @@ struct ExportedStream: Codable {
         #expect(output.hasPrefix("onnx: 48 windows"))
         print(output)
         #expect(output.contains(try rejectionSummary()), "\(output)")
+    }
+
+    /// The motion's statistics go out to ONNX as a third state fed back, and the larger margin.
+    @Test func onnxruntimeRunsTheMotionsStatisticsTestWithItsStateFedBack() throws {
+        let model = interopModel.calibratingRejection(
+            on: interopSessions, falseRejectRate: 0.25, motion: MotionCalibration(falseRejectRate: 0.25))
+        let byEmbedding = try #require(stream(of: rejectingModel).unknown)
+        let rejected = try rejectingStream(of: model).unknown!
+        #expect(zip(rejected, byEmbedding).contains { $0 && !$1 }, "the motion's test rejects windows of its own")
+        let folder = try TemporaryFolder()
+        let onnx = folder.path.appending("motion.onnx").string
+        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
+        let data = try write(try rejectingStream(of: model), in: folder)
+        let output = try check(["onnx", onnx, data], in: folder)
+        #expect(output.contains("unknown motion on \(rejected.count { $0 }) windows as GestureLab"), "\(output)")
     }
 
     /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.

@@ -5,8 +5,9 @@ ONNX file and gives them too. The windows and GestureLab's probabilities come in
 "classes": [...], "features": [...]}, one stream, the LSTM state carried from window to window. For a
 model that rejects unknown motion, also "unknown": [whether GestureLab rejects each window, ...] and
 "margins": [[each class's distance to its nearest prototype less its limit], ...] for the classes
-"margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state); the
-exports' rejection outputs must agree.
+"margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state; with a
+test of the motion's statistics, the larger of its margin and that one); the exports' rejection
+outputs must agree. An ONNX file with a motion_in input gets zeros first, then its motion_out.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -200,17 +201,22 @@ def stream_onnx(path, windows, features):
     inputs = [(i.name, i.shape) for i in session.get_inputs()]
     units = inputs[1][1][2]
     window = len(windows[0]) // features
-    if inputs != [("features", [1, window, features]), ("hidden_in", [1, 1, units]), ("cell_in", [1, 1, units])]:
-        fail(f"inputs {inputs} are not features, hidden_in, cell_in")
+    states = [("features", [1, window, features]), ("hidden_in", [1, 1, units]), ("cell_in", [1, 1, units])]
+    motion_shape = [1, 2 * features + 1]
+    if inputs not in (states, states + [("motion_in", motion_shape)]):
+        fail(f"inputs {inputs} are not features, hidden_in, cell_in (and motion_in {motion_shape})")
     outputs = [o.name for o in session.get_outputs()]
     hidden = np.zeros((1, 1, units), np.float32)
     cell = np.zeros((1, 1, units), np.float32)
+    motion = np.zeros(motion_shape, np.float32) if len(inputs) == 4 else None
     for values in windows:
         x = np.asarray(values, np.float32).reshape(1, window, features)
-        results = dict(
-            zip(outputs, session.run(outputs, {"features": x, "hidden_in": hidden, "cell_in": cell}))
-        )
+        feed = {"features": x, "hidden_in": hidden, "cell_in": cell}
+        if motion is not None:
+            feed["motion_in"] = motion
+        results = dict(zip(outputs, session.run(outputs, feed)))
         hidden, cell = results["hidden_out"], results["cell_out"]
+        motion = results.get("motion_out")
         margins, unknown = results.get("rejection_margin"), results.get("unknown")
         if unknown is not None and (unknown.shape != (1, 1) or unknown.dtype != np.bool_):
             fail(f"unknown is {unknown.dtype} {unknown.shape}, not one bool")
