@@ -13,23 +13,30 @@ extension Rejection {
         (0..<classes).map { $0 < limits.count && labels.contains($0) ? limits[$0] : 3 }
     }
 
-    /// Each class's prototypes, repeated up to as many as the class with the most has (a repeat
-    /// changes no nearest distance), zeros for a class without any (at cosine distance 1 from any
-    /// window, within its limit of 3): `classes × perClass × dimension`, for a graph that takes the
-    /// nearest of each class's `perClass` distances.
+    /// Its prototypes padded (`padded`); a class without any is at cosine distance 1 from any
+    /// window, within its limit of 3.
     func paddedPrototypes(classes: Int) -> (values: [Float], perClass: Int) {
-        let rows = (0..<classes).map { label in labels.indices.filter { labels[$0] == label } }
-        let perClass = rows.map(\.count).max() ?? 0
-        let values = rows.flatMap { own in
-            (0..<perClass).flatMap { index -> [Float] in
-                guard let row = own.isEmpty ? nil : own[index % own.count] else {
-                    return Array(repeating: 0, count: dimension)
-                }
-                return Array(prototypes[row * dimension..<(row + 1) * dimension])
-            }
-        }
-        return (values, perClass)
+        padded(prototypes, labels: labels, dimension: dimension, classes: classes)
     }
+}
+
+/// Each class's prototypes (rows of `dimension`, of the classes `labels` gives), repeated up to as
+/// many as the class with the most has (a repeat changes no nearest distance), zeros for a class
+/// without any: `classes × perClass × dimension`, for a graph that takes the nearest of each class's
+/// `perClass` distances.
+func padded(
+    _ prototypes: [Float], labels: [Int], dimension: Int, classes: Int
+) -> (values: [Float], perClass: Int) {
+    let rows = (0..<classes).map { label in labels.indices.filter { labels[$0] == label } }
+    let perClass = max(rows.map(\.count).max() ?? 0, 1)
+    let values = rows.flatMap { own in
+        (0..<perClass).flatMap { index -> [Float] in
+            guard !own.isEmpty else { return Array(repeating: 0, count: dimension) }
+            let row = own[index % own.count]
+            return Array(prototypes[row * dimension..<(row + 1) * dimension])
+        }
+    }
+    return (values, perClass)
 }
 
 /// The names of the extra outputs and layers.
@@ -194,19 +201,8 @@ extension MotionRejection {
         (0..<classes).map { $0 < limits.count && labels.contains($0) ? limits[$0] : .greatestFiniteMagnitude }
     }
 
-    /// Each class's prototypes, repeated up to as many as the class with the most has, zeros for a
-    /// class without any (whose limit is the largest float): `classes × perClass × dimension`.
+    /// Its prototypes padded (`padded`); a class without any has the largest float as its limit.
     func paddedPrototypes(classes: Int) -> (values: [Float], perClass: Int) {
-        let dimension = center.count
-        let rows = (0..<classes).map { label in labels.indices.filter { labels[$0] == label } }
-        let perClass = max(rows.map(\.count).max() ?? 0, 1)
-        let values = rows.flatMap { own in
-            (0..<perClass).flatMap { index -> [Float] in
-                guard !own.isEmpty else { return Array(repeating: 0, count: dimension) }
-                let row = own[index % own.count]
-                return Array(prototypes[row * dimension..<(row + 1) * dimension])
-            }
-        }
-        return (values, perClass)
+        padded(prototypes, labels: labels, dimension: center.count, classes: classes)
     }
 }
