@@ -135,8 +135,9 @@ private let folder = SharedFixture {
         try expectRefused(arguments, value: "nan", naming: name)
     }
 
-    /// Infinity is `monitor --seconds`'s default, "until Ctrl-C"; everywhere else it is refused.
-    @Test(arguments: doubles.filter { !($0.0.first == "monitor" && $0.1 == "--seconds") })
+    /// Infinity is `monitor --seconds`'s and `detect --duration`'s default, "until Ctrl-C"; everywhere
+    /// else it is refused.
+    @Test(arguments: doubles.filter { !["--seconds", "--duration"].contains($0.1) })
     func infinityIsRefused(arguments: [String], name: String) throws {
         try expectRefused(arguments, value: "inf", naming: name)
     }
