@@ -292,7 +292,9 @@ let package = Package(
             name: "FuzzTests",
             dependencies: [
                 "GestureCore", "GestureMotion", "GestureSensors", "GestureStore", "GestureArchive", "GestureAnalysis",
-                "GestureLearning", "GestureInterop", "GestureStudio", "GestureTestSupport",
+                "GestureLearning", "GestureInterop", "GestureStudio", "GestureCommandLine", "GestureTestSupport",
+                "gesture",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

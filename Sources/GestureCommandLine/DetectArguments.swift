@@ -23,8 +23,17 @@ public struct DetectArguments: ParsableArguments {
 
     public init() {}
 
+    /// Usage errors for numbers no detection can run with; reads no file.
+    public func checkNumbers() throws(Failure) {
+        if let duration {
+            try Failure.check("--duration", duration, in: 0...Double.infinity, being: "a number of seconds")
+        }
+        _ = try options.settings
+    }
+
     /// Detects with the sensor `--device` names, or the one `opened` already (the phone's page).
     public func run(opened: (any MotionSensor)? = nil) async throws {
+        try checkNumbers()
         let setup = try LiveSetup(options, sensor: sensor, holder: "player", opened: opened)
         let replay = setup.device as? ReplaySensor
         if evaluate, replay == nil {

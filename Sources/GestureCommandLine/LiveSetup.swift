@@ -40,10 +40,8 @@ public struct DetectionSettingsOptions: ParsableArguments {
     /// The settings, or a usage error naming the option that no detector can run with.
     public var settings: DetectionSettings {
         get throws(Failure) {
-            guard offset > 0 else { throw Failure.usage("--offset \(offset) is not a positive number of samples") }
-            guard (0...1).contains(threshold) else {
-                throw Failure.usage("--threshold \(threshold) is not a probability from 0 to 1")
-            }
+            try Failure.check("--offset", offset, in: 1...GestureModel.largestSize)
+            try Failure.check("--threshold", threshold, in: 0...1, being: "a probability")
             try Failure.check("--cooldown", cooldown, in: 0...3600, being: "a number of seconds")
             try Failure.check("--averaging", averaging, in: 1...1000)
             return DetectionSettings(offset: offset, threshold: threshold, cooldown: cooldown, averaging: averaging)

@@ -24,13 +24,13 @@ public struct Failure: Error {
     public static func failed(_ message: String) -> Failure { Failure(message: message, code: 1) }
 
     /// A usage error unless `value` lies in `range`, which nan never does, naming the option.
+    /// Every numeric option is checked here, so that all say the same.
     public static func check(
         _ option: String, _ value: Double, in range: ClosedRange<Double>, being what: String
     ) throws(Failure) {
         guard range.contains(value) else {
-            throw usage(
-                "\(option) \(value.shortText) is not \(what) from \(range.lowerBound.shortText) to "
-                    + range.upperBound.shortText)
+            let upTo = range.upperBound == .infinity ? "up" : "to \(range.upperBound.shortText)"
+            throw usage("\(option) \(value.shortText) is not \(what) from \(range.lowerBound.shortText) \(upTo)")
         }
     }
 

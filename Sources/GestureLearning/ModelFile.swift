@@ -13,6 +13,8 @@ public struct ModelFileError: Error, Equatable, CustomStringConvertible {
 ///     "GestureLab model\n"  UInt32 version  UInt32 n  n bytes of JSON  UInt64 m  m × Float32  UInt64 checksum
 extension GestureModel {
     public static let fileFormatVersion = 1
+    /// The most a model file holds of any layer, and the longest window.
+    public static let largestSize = 1 << 16
     static let magic = Array("GestureLab model\n".utf8)
 
     /// What the JSON header holds.
@@ -175,7 +177,8 @@ extension GestureModel.Header {
             architecture.windowSize, architecture.classes, architecture.convolutionFilters,
             architecture.lstmUnits, architecture.denseUnits,
         ]
-        guard sizes.allSatisfy({ (1...1 << 16).contains($0) }), (1...1 << 16).contains(window),
+        guard sizes.allSatisfy({ (1...GestureModel.largestSize).contains($0) }),
+            (1...GestureModel.largestSize).contains(window),
             (1...1 << 12).contains(windowsPerChunk)
         else {
             throw inconsistent("layer sizes \(sizes), window \(window), \(windowsPerChunk) windows per chunk")

@@ -4,7 +4,7 @@ import GestureCommandLine
 import GestureRecording
 import GestureSensors
 
-struct Clean: ParsableCommand {
+struct Clean: ParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract:
             "Find the bad sessions, one line each with the reasons; --apply discards them (gesture restore undoes it).")
@@ -20,8 +20,12 @@ struct Clean: ParsableCommand {
 
     @Flag(help: "One JSON object per bad session, per line.") var json = false
 
-    func run() throws {
+    func checkNumbers() throws {
         try Failure.check("--window", window, in: 0...SessionPlan.maximumSeconds, being: "a number of seconds")
+    }
+
+    func run() throws {
+        try checkNumbers()
         var rules = CleaningRules(ranges: DeviceDirectory.knownRanges)
         rules.window = window
         let dataset = try selection.dataset(in: folder)

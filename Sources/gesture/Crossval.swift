@@ -7,7 +7,7 @@ import GestureScenarios
 import GestureTraining
 import Synchronization
 
-struct Crossval: AsyncParsableCommand {
+struct Crossval: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract:
             "Leave each person out in turn: train on the others from scratch, test on them; each fold, the mean and the spread.",
@@ -45,10 +45,15 @@ struct Crossval: AsyncParsableCommand {
     @Option(help: "With --leave-gesture-out: off replays without the model's rejection of unknown motion.")
     var reject = Switch.on
 
-    func run() async throws {
+    func checkNumbers() throws {
         try model.check()
-        _ = try model.chosenFeatures
         try Failure.check("--runs", runs, in: 1...100)
+        _ = try detection.settings
+    }
+
+    func run() async throws {
+        try checkNumbers()
+        _ = try model.chosenFeatures
         guard !everyPerson || leaveGestureOut else { throw Failure.usage("--every-person needs --leave-gesture-out") }
         let selected = try analysing {
             let selected = try SessionSelection(gestures: try gestures.map(activityLabel))

@@ -8,7 +8,7 @@ import GestureLive
 import GestureSensors
 import GestureStore
 
-struct Export: AsyncParsableCommand {
+struct Export: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract: "Write a model for another runtime: Core ML (the book's GestureIt app), ONNX, or a C library.",
         discussion: """
@@ -44,7 +44,13 @@ struct Export: AsyncParsableCommand {
     @Option(help: "c: off: the detector reports every window's class, as `gesture detect --reject off` does.")
     var reject = Switch.on
 
+    /// The detection settings are the C library's; the other formats leave them out.
+    func checkNumbers() throws {
+        if format == .c { _ = try detection.settings }
+    }
+
     func run() async throws {
+        try checkNumbers()
         let loaded = try loadModel(model)
         if bookLabels, format != .coreml {
             throw Failure.usage("--book-labels is for --format coreml only")
@@ -122,7 +128,7 @@ struct Export: AsyncParsableCommand {
     }
 }
 
-struct ImportModel: AsyncParsableCommand {
+struct ImportModel: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         commandName: "import-model",
         abstract: "Read a Core ML activity classifier (the book's, or one `gesture export` wrote) into a model file.",
@@ -136,8 +142,12 @@ struct ImportModel: AsyncParsableCommand {
     var rate: Double?
     @Option(name: .shortAndLong, help: "The model file to write.") var output: String
 
-    func run() async throws {
+    func checkNumbers() throws {
         if let rate { try Failure.check("--rate", rate, in: 0.1...100_000, being: "a number of Hz") }
+    }
+
+    func run() async throws {
+        try checkNumbers()
         let bytes: [UInt8]
         do {
             bytes = try readFile(coreML)

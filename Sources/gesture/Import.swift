@@ -5,7 +5,7 @@ import GestureCore
 
 import struct SystemPackage.FilePath
 
-struct Import: ParsableCommand {
+struct Import: ParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract:
             "Import a long-format CSV from another tool into the recordings folder, computing the device-motion features.",
@@ -62,7 +62,12 @@ struct Import: ParsableCommand {
 
     @OptionGroup var folder: FolderOptions
 
+    func checkNumbers() throws {
+        if let sampleRate { try Failure.check("--sample-rate", sampleRate, in: 0.1...100_000, being: "a number of Hz") }
+    }
+
     func run() throws {
+        try checkNumbers()
         var options = ImportOptions()
         options.accelerationUnit = accelUnit
         options.rotationUnit = gyroUnit
@@ -74,9 +79,6 @@ struct Import: ParsableCommand {
             try mirror.map { condition throws(AnalysisError) in
                 try MirrorRule(condition, mirroring: Mirroring(across: mirrorAxis))
             }
-        }
-        if let sampleRate, !(sampleRate > 0) {
-            throw Failure.usage("--sample-rate \(sampleRate) is not a positive number")
         }
         var progress = ProgressLine()
         let summary = try analysing {

@@ -63,7 +63,7 @@ struct ModelOptions: ParsableArguments {
             ("--dense-units", layers.denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
         ] {
-            try Failure.check(name, value, in: 1...Self.largestSize)
+            try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
         if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
             throw Failure.usage(
@@ -71,22 +71,14 @@ struct ModelOptions: ParsableArguments {
             )
         }
         try checkMemory()
-        guard learningRate > 0, learningRate.isFinite else {
-            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
-        }
-        guard (0...180).contains(rotation) else {
-            throw Failure.usage("--rotation \(rotation) is not an angle from 0 to 180 degrees")
-        }
-        for (name, value) in [("--warp", warp), ("--scale", scale)] where !(1...4).contains(value) {
-            throw Failure.usage("\(name) \(value) is not a factor from 1 to 4")
-        }
+        try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
+        try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
+        try Failure.check("--warp", warp, in: 1...4, being: "a factor")
+        try Failure.check("--scale", scale, in: 1...4, being: "a factor")
         if case .share(let share) = motionRejection {
             try Failure.check("--motion-rejection", share, in: 0...1, being: "off or a share")
         }
     }
-
-    /// The most a model file holds of any layer, and the most of any count here.
-    static let largestSize = 1 << 16
 
     /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
     private func checkMemory() throws {

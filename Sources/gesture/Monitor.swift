@@ -4,7 +4,7 @@ import GestureCore
 import GestureSensors
 import GestureSimulation
 
-struct Monitor: AsyncParsableCommand {
+struct Monitor: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract:
             "Show a sensor's readings live: acceleration, rotation, gravity, rate and lost, held or clipped readings.",
@@ -24,8 +24,12 @@ struct Monitor: AsyncParsableCommand {
     @Flag(help: "Run on simulated time, without waiting (simulated sensor and replays only).")
     var fast = false
 
+    func checkNumbers() throws {
+        try Failure.check("--seconds", seconds, in: 0.001...Double.infinity, being: "a number of seconds")
+    }
+
     func run() async throws {
-        guard seconds > 0 else { throw Failure.usage("--seconds \(seconds.shortText) is not a positive number") }
+        try checkNumbers()
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
         let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder.folder)
         let device = try phone?.device(through: sensor) ?? sensor.open(holder: try userID("monitor"), clock: clock)

@@ -10,7 +10,7 @@ import Synchronization
 
 import struct SystemPackage.FilePath
 
-struct Personalize: AsyncParsableCommand {
+struct Personalize: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract: "Make a model one person's, from their own takes; it can learn gestures the model never had.",
         discussion: """
@@ -37,13 +37,15 @@ struct Personalize: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "The model file to write (default: <model>-<user>.model).")
     var output: String?
 
-    func run() async throws {
+    func checkNumbers() throws {
         for (name, value) in [("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs)] {
-            try Failure.check(name, value, in: 1...ModelOptions.largestSize)
+            try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
-        guard learningRate > 0, learningRate.isFinite else {
-            throw Failure.usage("--learning-rate \(learningRate) is not a positive number")
-        }
+        try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
+    }
+
+    func run() async throws {
+        try checkNumbers()
         guard selection.users.count == 1 else {
             throw Failure.usage("personalize needs the person: one --user")
         }

@@ -11,7 +11,7 @@ import GestureStudio
 
 import struct SystemPackage.FilePath
 
-struct Play: AsyncParsableCommand {
+struct Play: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract: "The game: it calls out a gesture, you make it; a point when the model agrees.",
         discussion: """
@@ -38,7 +38,7 @@ struct Play: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
-        try checkGame()
+        try checkNumbers()
         var options = options
         options.model = try await modelToPlayWith()
         let phone = try await PhoneConnection.open(for: sensor, fast: options.fast, server, folder: folder.folder)
@@ -58,11 +58,12 @@ struct Play: AsyncParsableCommand {
         if let signal { throw interrupted(by: signal) }
     }
 
-    private func checkGame() throws {
+    func checkNumbers() throws {
         try Failure.check("--timeout", timeout, in: 0.5...3600, being: "a number of seconds")
         try Failure.check("--mistakes", mistakes, in: 0...1, being: "a probability")
         try Failure.check("--rounds", rounds, in: 1...1000)
         if let personalize { try Failure.check("--personalize", personalize, in: 1...100) }
+        _ = try options.settings
     }
 
     /// The model given, or with --personalize, the one personalised with the player's new takes.

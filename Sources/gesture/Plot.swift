@@ -3,7 +3,7 @@ import GestureAnalysis
 import GestureCommandLine
 import GestureCore
 
-struct Plot: ParsableCommand {
+struct Plot: ParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract:
             "Plot features over time in seconds to an SVG: a panel per unit for each session, or for a slice of samples.",
@@ -32,9 +32,13 @@ struct Plot: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "The SVG file to write.")
     var output: String
 
-    func run() throws {
-        guard panels > 0 else { throw Failure.usage("--panels \(panels): draw at least 1 session") }
+    func checkNumbers() throws {
+        try Failure.check("--panels", panels, in: 1...1000)
         try Failure.check("--width", width, in: 300...20_000, being: "a number of pixels")
+    }
+
+    func run() throws {
+        try checkNumbers()
         let dataset = try selection.dataset(in: folder)
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
         let slice = try self.slice(of: dataset)

@@ -61,7 +61,7 @@ struct ServerOptions: ParsableArguments {
     var phoneLog: String?
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        do { try Failure.check("--port", port, in: 0...65535) } catch { throw ValidationError(error.message) }
     }
 
     /// The link to the phone's page, noting its comings and goings.

@@ -10,7 +10,7 @@ import Synchronization
 
 import struct SystemPackage.FilePath
 
-struct Train: AsyncParsableCommand {
+struct Train: AsyncParsableCommand, NumberChecking {
     static let configuration = CommandConfiguration(
         abstract: "Train the CNN+LSTM gesture classifier on recorded sessions.",
         discussion: """
@@ -65,12 +65,14 @@ struct Train: AsyncParsableCommand {
             validation: overfit == nil ? parts.validation : nil, test: nil)
     }
 
-    private func checkOptions() throws {
+    func checkNumbers() throws {
         try model.check()
+        if let overfit { try Failure.check("--overfit", overfit, in: 1...GestureModel.largestSize) }
+    }
+
+    private func checkOptions() throws {
+        try checkNumbers()
         try changing { try checkOutput(FilePath(output)) }
-        if let overfit, overfit < 1 {
-            throw Failure.usage("--overfit \(overfit) is not a positive number")
-        }
         let outputFolder = URL(fileURLWithPath: output).deletingLastPathComponent().standardizedFileURL
         guard outputFolder != URL(fileURLWithPath: folder.path, isDirectory: true).standardizedFileURL else {
             throw Failure.usage(

@@ -65,7 +65,7 @@ private func snapshot(_ folder: FilePath) throws -> [String: Data] {
 
         let none = try runGesture(["plot", "--panels", "0", "-o", "none.svg"], in: temporary.path)
         #expect(none.status == 2)
-        #expect(none.error == "gesture: --panels 0: draw at least 1 session\n")
+        #expect(none.error == "gesture: --panels 0 is not a number from 1 to 1000\n")
         #expect(!FileManager.default.fileExists(atPath: temporary.path.appending("none.svg").string))
 
         for (bounds, status) in [(["--to", "50"], 0), (["--from", "50"], 0), (["--from", "50", "--to", "10"], 2)] {

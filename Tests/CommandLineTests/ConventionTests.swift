@@ -14,10 +14,10 @@ import struct SystemPackage.FilePath
         (["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "0"], "gesture: "),
         (["sessions"], "gesture: no recordings folder at recordings"),
         (["devices", "--profiles", "none"], "gesture: no device profiles folder at none"),
-        (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels 0: draw at least 1 session"),
+        (["plot", "--panels", "0", "-o", "x.svg"], "gesture: --panels 0 is not a number from 1 to 1000"),
         (
             ["personalize", "--model", "m.model", "--user", "ann", "--method", "finetune", "--learning-rate", "nan"],
-            "gesture: --learning-rate nan is not a positive number"
+            "gesture: --learning-rate nan is not a learning rate from 1e-09 to 10"
         ),
         (
             ["record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--take", "0.1"],

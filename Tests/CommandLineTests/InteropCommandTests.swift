@@ -75,7 +75,10 @@ private let bookModel = Repository.root.deletingLastPathComponent()
             ["export", "m.model", "--format", "c", "-o", "x", "--offset", "3"],
             "the offset 3 must divide the model's window of 20 samples"
         ),
-        (["export", "m.model", "--format", "c", "-o", "x", "--offset", "0"], "--offset 0 is not a positive number"),
+        (
+            ["export", "m.model", "--format", "c", "-o", "x", "--offset", "0"],
+            "--offset 0 is not a number from 1 to 65536"
+        ),
         (
             ["export", "m.model", "--format", "c", "-o", "x", "--threshold", "nan"],
             "--threshold nan is not a probability from 0 to 1"
@@ -96,7 +99,7 @@ private let bookModel = Repository.root.deletingLastPathComponent()
                 "detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv", "--offset",
                 "0",
             ],
-            "--offset 0 is not a positive number of samples"
+            "--offset 0 is not a number from 1 to 65536"
         ),
         (
             ["export", "m.model", "--format", "onnx", "-o", "x.onnx", "--book-labels"],

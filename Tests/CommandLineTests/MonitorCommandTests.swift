@@ -100,6 +100,6 @@ private func readingsShown(_ screen: String) -> Int? {
         #expect(missing.error.split(separator: "\n").count == 1)
         let zero = try runGesture(["monitor", "--device", "sim", "--seconds", "0"], in: folder.path)
         #expect(zero.status == 2)
-        #expect(zero.error == "gesture: --seconds 0 is not a positive number\n")
+        #expect(zero.error == "gesture: --seconds 0 is not a number of seconds from 0.001 up\n")
     }
 }

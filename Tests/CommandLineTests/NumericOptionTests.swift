@@ -65,6 +65,8 @@ private let folder = SharedFixture {
         (["crossval", "--leave-gesture-out", "--epochs", "1", "--threshold", "V"], "--threshold"),
         (["crossval", "--leave-gesture-out", "--epochs", "1", "--cooldown", "V"], "--cooldown"),
         (["import-model", "x.mlmodel", "-o", "x.model", "--rate", "V"], "--rate"),
+        (["import", "x.csv", "--map", "user=u", "--sample-rate", "V"], "--sample-rate"),
+        (["detect", "--model", "m.model", "--device", "sim", "--fast", "--duration", "V"], "--duration"),
         (["relabel", "ID", "--from", "V", "--to", "1", "--as", "wave"], "--from"),
         (["trim", "ID", "--from", "0", "--to", "V"], "--to"),
     ]
@@ -80,10 +82,20 @@ private let folder = SharedFixture {
         (["train", "--output", "x.model", "--conv-filters", "V"], "--conv-filters"),
         (["train", "--output", "x.model", "--lstm-units", "V"], "--lstm-units"),
         (["train", "--output", "x.model", "--dense-units", "V"], "--dense-units"),
+        (["train", "--output", "x.model", "--overfit", "V"], "--overfit"),
         (
             ["train", "--output", "x.model", "--architecture", "temporal", "--temporal-filters", "V"],
             "--temporal-filters"
         ),
+        (
+            ["train", "--output", "x.model", "--architecture", "temporal", "--temporal-kernel", "V"],
+            "--temporal-kernel"
+        ),
+        (
+            ["train", "--output", "x.model", "--architecture", "temporal", "--temporal-layers", "V"],
+            "--temporal-layers"
+        ),
+        (["plot", "-o", "p.svg", "--panels", "V"], "--panels"),
         (["crossval", "--epochs", "1", "--runs", "V"], "--runs"),
         (["crossval", "--leave-gesture-out", "--epochs", "1", "--averaging", "V"], "--averaging"),
         (["personalize", "--model", "m.model", "--user", "ann", "-o", "x.model", "--neighbours", "V"], "--neighbours"),
@@ -124,8 +136,9 @@ private let folder = SharedFixture {
         try expectRefused(arguments, value: "nan", naming: name)
     }
 
-    /// Infinity is `monitor --seconds`'s default, "until Ctrl-C"; everywhere else it is refused.
-    @Test(arguments: doubles.filter { !($0.0.first == "monitor" && $0.1 == "--seconds") })
+    /// Infinity is `monitor --seconds`'s and `detect --duration`'s default, "until Ctrl-C"; everywhere
+    /// else it is refused.
+    @Test(arguments: doubles.filter { !["--seconds", "--duration"].contains($0.1) })
     func infinityIsRefused(arguments: [String], name: String) throws {
         try expectRefused(arguments, value: "inf", naming: name)
     }

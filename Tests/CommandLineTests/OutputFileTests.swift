@@ -14,7 +14,20 @@ import struct SystemPackage.FilePath
         ["plot", "--panels", "1", "-o", "OUT"],
         ["split", "--by", "user", "-o", "OUT"],
         ["export", "m.model", "--format", "onnx", "--output", "OUT"],
+        ["export", "m.model", "--format", "coreml", "--output", "OUT"],
+        ["import-model", "m.mlmodel", "--output", "OUT"],
+        ["personalize", "--model", "m.model", "--user", "ann", "--output", "OUT"],
+        ["balance", "--output", "OUT"],
     ]
+
+    /// The trained folder, with the Core ML model `import-model` reads.
+    private func folder(for arguments: [String]) throws -> TemporaryFolder {
+        let folder = try trained
+        if arguments.contains("m.mlmodel") {
+            try runGesture(["export", "m.model", "--format", "coreml", "-o", "m.mlmodel"], in: folder.path).succeeded()
+        }
+        return folder
+    }
 
     private func isFIFO(_ path: String) -> Bool {
         var status = stat()
@@ -23,7 +36,7 @@ import struct SystemPackage.FilePath
 
     @Test(arguments: writers)
     func aPipeIsWrittenToAsItIsNeverReplaced(arguments: [String]) throws {
-        let folder = try trained
+        let folder = try folder(for: arguments)
         let name = "out-\(UUID().uuidString)"
         let pipe = folder.path.appending(name).string
         #expect(mkfifo(pipe, 0o600) == 0)
@@ -46,7 +59,7 @@ import struct SystemPackage.FilePath
 
     @Test(arguments: writers)
     func aFolderIsRefusedBeforeAnythingIsWritten(arguments: [String]) throws {
-        let folder = try trained
+        let folder = try folder(for: arguments)
         let name = "folder-\(UUID().uuidString)"
         try FileManager.default.createDirectory(
             atPath: folder.path.appending(name).string, withIntermediateDirectories: false)
@@ -55,4 +68,35 @@ import struct SystemPackage.FilePath
         #expect(result.error.hasSuffix("gesture: \(name) is a folder; name a file to write\n"), "\(result.error)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path.appending(name).string).isEmpty)
     }
+
+    /// A character device like /dev/null, made on a tmpfs of the test's own in a private mount
+    /// namespace (never a real /dev node): written to, still a device afterwards.
+    @Test(
+        .enabled(if: devicesOfItsOwn, "this machine lets no test make a device node of its own"),
+        arguments: writers)
+    func aDeviceIsWrittenToAsItIsNeverReplaced(arguments: [String]) throws {
+        let folder = try folder(for: arguments)
+        let disk = folder.path.appending("devices-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: disk.string, withIntermediateDirectories: false)
+        let script = """
+            set -e
+            mount -t tmpfs tmpfs "$DISK"
+            mknod "$DISK/null" c 1 3
+            "$GESTURE" "$@"
+            stat -c %F "$DISK/null"
+            """
+        let environment = ProcessInfo.processInfo.environment.merging(
+            ["DISK": disk.string, "GESTURE": gestureExecutable]) { $1 }
+        let result = try runGesture(
+            ["--mount", "sh", "-c", script, "sh"] + arguments.map { $0 == "OUT" ? disk.appending("null").string : $0 },
+            in: folder.path, environment: environment, executable: "/usr/bin/unshare")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.hasSuffix("character special file\n"), "\(result.output)")
+    }
 }
+
+/// Whether a test may mount a tmpfs of its own and make a device node on it (as root).
+private let devicesOfItsOwn =
+    (try? runGesture(
+        ["--mount", "sh", "-c", "mount -t tmpfs tmpfs /mnt && mknod /mnt/null c 1 3"], in: FilePath("/"),
+        executable: "/usr/bin/unshare"))?.status == 0

@@ -159,10 +159,10 @@ private func isXML(_ path: FilePath) -> Bool {
             ),
             (
                 try recordings(), ["--augment", "rotate", "--rotation", "200"],
-                "--rotation 200.0 is not an angle from 0 to 180 degrees"
+                "--rotation 200 is not an angle in degrees from 0 to 180"
             ),
             (try recordings(), ["--augment", "warp", "--warp", "0.5"], "--warp 0.5 is not a factor from 1 to 4"),
-            (try recordings(), ["--scale", "9"], "--scale 9.0 is not a factor from 1 to 4"),
+            (try recordings(), ["--scale", "9"], "--scale 9 is not a factor from 1 to 4"),
             (
                 try recordings(), ["--output", "recordings/m.model"],
                 "--output recordings/m.model would put its history CSV among the recordings"

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GestureArchive
 import GestureCore
@@ -10,8 +11,10 @@ import Testing
 import struct SystemPackage.FilePath
 
 @testable import GestureAnalysis
+@testable import GestureCommandLine
 @testable import GestureLearning
 @testable import GestureStudio
+@testable import gesture
 
 /// Mutated inputs for every format GestureLab reads from a user, from the seeds in
 /// Tests/Fixtures/fuzz and devices/: each must be read, or refused with the parser's own error;
@@ -193,5 +196,136 @@ import struct SystemPackage.FilePath
         #expect(counts.read > 0 && counts.refused > 0 && applied > 0)
         #expect(try recordingLines(in: folder.recordings).values.reduce(0, +) == lines)
         #expect(try Archive(folder: folder.recordings).check().isConsistent)
+    }
+}
+
+/// Every numeric option given mutated numbers: what its type's parser (ArgumentParser's) reads is
+/// refused by the command's check with a one-line usage error naming the option, or is finite.
+/// The command is parsed once, then each number set on it as ArgumentParser would set it.
+extension FuzzTests {
+    struct NumericOption: CustomTestStringConvertible, Sendable {
+        var testDescription: String
+        var seeds: [String]
+        /// Parses the command; the function it gives sets the option to a text's number and checks
+        /// the command's numbers (nil: the text is not a number of the option's type).
+        var command: @Sendable () throws -> (String) throws -> Void?
+        /// Whether infinity is taken, as "until Ctrl-C".
+        var untilStopped: Bool
+
+        var name: String { String(testDescription.split(separator: " ").last!) }
+
+        init<Command: ParsableArguments, Value: ExpressibleByArgument>(
+            _ name: String, of arguments: [String], _ seeds: [String],
+            set: @escaping @Sendable (inout Command, Value) -> Void,
+            check: @escaping @Sendable (Command) throws -> Void
+        ) {
+            testDescription = "\(Command.self) \(name)"
+            self.seeds = seeds
+            untilStopped = name == "--seconds" || name == "--duration"
+            command = {
+                let parsed = try Command.parse(arguments)
+                return { text in
+                    guard let value = Value(argument: text) else { return nil }
+                    var command = parsed
+                    set(&command, value)
+                    return try check(command)
+                }
+            }
+        }
+    }
+
+    static let counts = ["20", "1", "65536", "0", "-1"]
+    static let fractions = ["0.9", "0.001", "1e-3", "100", "-0.5"]
+
+    private static func option<Command: ParsableCommand & NumberChecking, Value: ExpressibleByArgument>(
+        _ command: Command.Type, _ name: String, _ seeds: [String], _ arguments: [String] = [],
+        _ set: @escaping @Sendable (inout Command, Value) -> Void
+    ) -> NumericOption {
+        NumericOption(name, of: arguments, seeds, set: set) { try $0.checkNumbers() }
+    }
+
+    /// gesture-detect's, whose arguments are a group of options rather than a command here.
+    private static func detect<Value: ExpressibleByArgument>(
+        _ name: String, _ seeds: [String], _ set: @escaping @Sendable (inout DetectArguments, Value) -> Void
+    ) -> NumericOption {
+        NumericOption(name, of: ["--model", "m"], seeds, set: set) { try $0.checkNumbers() }
+    }
+
+    static let numericOptions: [NumericOption] = [
+        option(Train.self, "--window", counts) { $0.model.window = $1 },
+        option(Train.self, "--epochs", counts) { $0.model.epochs = $1 },
+        option(Train.self, "--batch", counts) { $0.model.batch = $1 },
+        option(Train.self, "--conv-filters", counts) { $0.model.convFilters = $1 },
+        option(Train.self, "--lstm-units", counts) { $0.model.lstmUnits = $1 },
+        option(Train.self, "--dense-units", counts) { $0.model.denseUnits = $1 },
+        option(Train.self, "--temporal-filters", counts) { $0.model.temporalFilters = $1 },
+        option(Train.self, "--temporal-kernel", counts, ["--architecture", "temporal"]) {
+            $0.model.temporalKernel = $1
+        },
+        option(Train.self, "--temporal-layers", counts, ["--architecture", "temporal"]) {
+            $0.model.temporalLayers = $1
+        },
+        option(Train.self, "--overfit", counts) { $0.overfit = $1 },
+        option(Train.self, "--learning-rate", fractions) { $0.model.learningRate = $1 },
+        option(Train.self, "--rotation", fractions) { $0.model.rotation = $1 },
+        option(Train.self, "--warp", fractions) { $0.model.warp = $1 },
+        option(Train.self, "--scale", fractions) { $0.model.scale = $1 },
+        option(Crossval.self, "--runs", counts) { $0.runs = $1 },
+        option(Crossval.self, "--offset", counts) { $0.detection.offset = $1 },
+        option(Crossval.self, "--averaging", counts) { $0.detection.averaging = $1 },
+        option(Crossval.self, "--threshold", fractions) { $0.detection.threshold = $1 },
+        option(Crossval.self, "--cooldown", fractions) { $0.detection.cooldown = $1 },
+        option(Personalize.self, "--neighbours", counts, ["--model", "m"]) { $0.neighbours = $1 },
+        option(Personalize.self, "--prototypes", counts, ["--model", "m"]) { $0.prototypes = $1 },
+        option(Personalize.self, "--epochs", counts, ["--model", "m"]) { $0.epochs = $1 },
+        option(Personalize.self, "--learning-rate", fractions, ["--model", "m"]) { $0.learningRate = $1 },
+        option(Play.self, "--rounds", counts, ["--model", "m"]) { $0.rounds = $1 },
+        option(Play.self, "--personalize", counts, ["--model", "m"]) { $0.personalize = $1 },
+        option(Play.self, "--timeout", fractions, ["--model", "m"]) { $0.timeout = $1 },
+        option(Play.self, "--mistakes", fractions, ["--model", "m"]) { $0.mistakes = $1 },
+        option(Play.self, "--offset", counts, ["--model", "m"]) { $0.options.detection.offset = $1 },
+        option(Play.self, "--averaging", counts, ["--model", "m"]) { $0.options.detection.averaging = $1 },
+        option(Play.self, "--threshold", fractions, ["--model", "m"]) { $0.options.detection.threshold = $1 },
+        option(Play.self, "--cooldown", fractions, ["--model", "m"]) { $0.options.detection.cooldown = $1 },
+        option(Export.self, "--offset", counts, exportC) { $0.detection.offset = $1 },
+        option(Export.self, "--averaging", counts, exportC) { $0.detection.averaging = $1 },
+        option(Export.self, "--threshold", fractions, exportC) { $0.detection.threshold = $1 },
+        option(Export.self, "--cooldown", fractions, exportC) { $0.detection.cooldown = $1 },
+        option(ImportModel.self, "--rate", fractions, ["x.mlmodel", "-o", "x"]) { $0.rate = $1 },
+        option(Import.self, "--sample-rate", fractions, ["x.csv", "--map", "user=u"]) { $0.sampleRate = $1 },
+        option(Plot.self, "--panels", counts, ["-o", "p.svg"]) { $0.panels = $1 },
+        option(Plot.self, "--width", ["900", "300", "20000", "1e4", "-1"], ["-o", "p.svg"]) { $0.width = $1 },
+        option(Clean.self, "--window", fractions) { $0.window = $1 },
+        option(Monitor.self, "--seconds", fractions) { $0.seconds = $1 },
+        detect("--duration", fractions) { $0.duration = $1 },
+        detect("--offset", counts) { $0.options.detection.offset = $1 },
+        detect("--averaging", counts) { $0.options.detection.averaging = $1 },
+        detect("--threshold", fractions) { $0.options.detection.threshold = $1 },
+        detect("--cooldown", fractions) { $0.options.detection.cooldown = $1 },
+    ]
+    static let exportC = ["m", "--format", "c", "-o", "c"]
+
+    @Test(arguments: numericOptions)
+    func numericOption(_ option: NumericOption) throws {
+        let check = try option.command()
+        let counts = try fuzz("option \(option.testDescription)", seeds: option.seeds.map { Array($0.utf8) }) { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            do {
+                guard try check(text) != nil else { return false }
+            } catch let failure as Failure {
+                #expect(failure.code == Failure.usageCode)
+                #expect(
+                    failure.message.hasPrefix(option.name) || failure.message.contains("needs about"),
+                    "\(failure.message)")
+                #expect(!failure.message.contains("\n"), "\(failure.message)")
+                return false
+            }
+            let value = Double(text)
+            #expect(
+                value?.isFinite == true || (option.untilStopped && value == .infinity),
+                "\(option.testDescription) took \(text.debugDescription)")
+            return true
+        }
+        #expect(counts.read > 0 && counts.refused > 0)
     }
 }

@@ -9,12 +9,13 @@ import struct SystemPackage.FilePath
 final class RunningGesture {
     private let process = Process()
     private let outputFile: String
-    /// Where its standard error goes, for waiting on it from other tasks.
-    let errorFile: String
+    /// Its standard error, for waiting on it from other tasks.
+    let errorOutput: ErrorOutput
 
     init(_ arguments: [String], in folder: FilePath) throws {
         outputFile = folder.appending("gesture.out").string
-        errorFile = folder.appending("gesture.err").string
+        let errorFile = folder.appending("gesture.err").string
+        errorOutput = ErrorOutput(file: errorFile)
         _ = FileManager.default.createFile(atPath: outputFile, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
@@ -34,7 +35,7 @@ final class RunningGesture {
     }
 
     var output: String { (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? "" }
-    var errors: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+    var errors: String { errorOutput.text }
 
     /// The first address it printed on either output.
     func address() async throws -> String {
@@ -48,4 +49,11 @@ final class RunningGesture {
     }
 
     func interrupt() { kill(process.processIdentifier, SIGINT) }
+}
+
+/// What a background process wrote to standard error so far.
+struct ErrorOutput: Sendable {
+    let file: String
+
+    var text: String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
 }

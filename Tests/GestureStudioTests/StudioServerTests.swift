@@ -106,11 +106,10 @@ import FoundationNetworking
             connections += 1
             // A frame that follows the upgrade at once was, now and then, never read by the
             // server (its connection then timed out as gone away): send once it has connected.
-            let connected = connections, errorFile = studio.errorFile
+            let connected = connections, errors = studio.errorOutput
             return try await Self.closing(socket, after: messages, leaving: leaving) {
                 _ = try await waitFor("the studio to connect page \(connected)") {
-                    let notes = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
-                    return notes.components(separatedBy: "phone's page connected").count - 1 == connected ? true : nil
+                    errors.text.components(separatedBy: "phone's page connected").count - 1 == connected ? true : nil
                 }
             }
         }
