@@ -103,7 +103,8 @@ struct EmbeddedWindows {
     var takes: [Int]
     /// Whether the network alone would detect each window as its label: its top class at 0.9.
     var detected: [Bool]
-    /// Each window's motion statistics, not standardized (`GestureModel.motionStatistics`).
+    /// Each window's motion statistics, not standardized (`GestureModel.motionStatistics`); empty
+    /// when not asked for.
     var motion: [Float]
     /// Each window's sequence, an index into those embedded.
     var sequences: [Int]
@@ -139,15 +140,15 @@ extension GestureModel {
         motion: MotionCalibration? = nil
     ) -> GestureModel {
         let decay = MotionRejection.decay(window: windowing.window, rate: samplingRate)
-        let embed = { (sequences: [LabeledSequence]) in
-            embeddings(of: sequences, embedding, classCount: classNames.count, decay: decay)
+        let embed = { (sequences: [LabeledSequence], motionDecay: Float?) in
+            embeddings(of: sequences, embedding, classCount: classNames.count, motionDecay: motionDecay)
         }
-        let windows = embed(sequences), groups = Self.groups(sequences)
+        let windows = embed(sequences, motion.map { _ in decay }), groups = Self.groups(sequences)
         let gestures = classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true }
         var model = self
         model.rejection = Rejection(
             embedding: embedding, dimension: embedding.width(architecture), windows: windows,
-            halves: Self.halves(sequences).map(embed), gestures: gestures, classes: classNames.count,
+            halves: Self.halves(sequences).map { embed($0, nil) }, gestures: gestures, classes: classNames.count,
             falseRejectRate: falseRejectRate,
             motion: motion.flatMap {
                 MotionRejection(
@@ -175,9 +176,9 @@ extension GestureModel {
     }
 
     /// Every real window's embedding, class, take and whether the network detects it, `classCount`
-    /// classes labeling them.
+    /// classes labeling them; with `motionDecay`, its motion statistics too.
     func embeddings(
-        of sequences: [LabeledSequence], _ embedding: Embedding, classCount: Int, decay: Float = 0
+        of sequences: [LabeledSequence], _ embedding: Embedding, classCount: Int, motionDecay: Float? = nil
     ) -> EmbeddedWindows {
         let width = embedding.width(architecture), classes = architecture.classes
         let chunks = ChunkSet(sequences, windowing: windowing, classCount: classCount, normalization: normalization)
@@ -208,7 +209,7 @@ extension GestureModel {
                 let top = argmax(probabilities)
                 return top == chunks.labels[window] && probabilities[probabilities.startIndex + top] >= 0.9
             },
-            motion: motionStatistics(of: sequences, decay: decay),
+            motion: motionDecay.map { motionStatistics(of: sequences, decay: $0) } ?? [],
             sequences: real.map { chunks.sequenceOfChunk[$0 / chunks.windowsPerChunk] })
     }
 }
