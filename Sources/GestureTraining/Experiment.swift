@@ -54,8 +54,9 @@ public struct Experiment: Sendable {
     public var validation: TrainingData?
     public var test: TrainingData?
 
+    /// - Parameter window: nil takes the recipe's window for the training sessions' rate.
     public init(
-        name: String, features: [String], window: Int, windowsPerChunk: Int = 20, layers: LayerSizes,
+        name: String, features: [String], window: Int?, windowsPerChunk: Int = 20, layers: LayerSizes,
         training: Dataset, augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?,
         test: Dataset?
     ) throws {
@@ -74,7 +75,9 @@ public struct Experiment: Sendable {
             try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
         }
         description = ModelDescription(
-            featureNames: features, windowing: Windowing(window: window, windowsPerChunk: windowsPerChunk),
+            featureNames: features,
+            windowing: Windowing(
+                window: window ?? TrainingRecipe.window(at: self.training.rate), windowsPerChunk: windowsPerChunk),
             samplingRate: self.training.rate, classNames: self.training.classNames, layers: layers)
     }
 

@@ -10,8 +10,8 @@ public struct TrainingData: Sendable {
     /// The sampling rate all the sessions share, in Hz.
     public let rate: Double
 
-    /// The default features, as Machine Learning by Tutorials trained on them.
-    public static let defaultFeatures = ["rotX", "rotY", "rotZ", "accelX", "accelY", "accelZ"]
+    /// The features Machine Learning by Tutorials trained on, which the book's GestureIt app feeds.
+    public static let bookFeatures = ["rotX", "rotY", "rotZ", "accelX", "accelY", "accelZ"]
 
     /// - Parameter classNames: the classes in model order; nil takes the dataset's labels, sorted.
     public init(dataset: Dataset, features: [Feature], classNames: [String]? = nil) throws(AnalysisError) {

@@ -22,8 +22,9 @@ struct AccuracyBench: AsyncParsableCommand {
             from scratch and tests on the one left out, and prints each fold, the mean and the spread over \
             subjects. basic-motions trains on its train cases and is tested on its test cases; with \
             --validation-only, it scores each of --basic-motions-folds of its train cases instead. The simulated \
-            crowd (six people, shake, chop and drive, 5 takes each at 25 Hz) leaves each person out in turn, trained \
-            as `gesture train` trains by default.
+            crowd (six people, shake, chop and drive, 5 takes each at 25 Hz) leaves each person out in turn. Each \
+            dataset is trained as `gesture train` trains it by default (its recipe), unless told otherwise; \
+            --first-defaults trains all three as `gesture train` did before the recipe.
             """)
 
     enum Source: String, ExpressibleByArgument, CaseIterable {
@@ -43,29 +44,26 @@ struct AccuracyBench: AsyncParsableCommand {
 
     // Every seglearn default below was chosen by the mean over subjects left out, basic-motions' by
     // --validation-only; docs/training.md gives the figures behind each choice.
-    @Option(help: "seglearn-watch's epochs.")
-    var seglearnEpochs = 30
+    @Option(help: "seglearn-watch's epochs (default: `gesture train`'s for its copies).")
+    var seglearnEpochs: Int?
 
     @Option(help: "seglearn-watch's learning-rate schedule, as `gesture train --schedule`.")
     var seglearnSchedule: LearningRateSchedule = .constant
 
-    @Option(help: "seglearn-watch's samples per window (50 Hz).")
-    var seglearnWindow = 25
+    @Option(help: "seglearn-watch's samples per window (50 Hz; default: `gesture train`'s, 25).")
+    var seglearnWindow: Int?
 
     @Option(help: "seglearn-watch's windows per chunk: the LSTM starts afresh at each chunk.")
     var seglearnChunk = 20
 
     @Option(parsing: .upToNextOption, help: "seglearn-watch's features.")
-    var seglearnFeatures = seglearnDefaultFeatures
-    static let seglearnDefaultFeatures = [
-        "rotX", "rotY", "rotZ", "gravX", "gravY", "gravZ", "accelX", "accelY", "accelZ",
-    ]
+    var seglearnFeatures = TrainingRecipe.features
 
     @Option(help: "seglearn-watch's import: rows to mirror onto the other wrist, as `gesture import --mirror`.")
     var seglearnMirror = "side=left"
 
     @Option(parsing: .upToNextOption, help: "seglearn-watch's training augmentations, as `gesture train --augment`.")
-    var seglearnAugment: [Augmentation] = [.mirror, .rotate, .rotate, .warp, .warp]
+    var seglearnAugment = TrainingRecipe.augmentations
 
     @Flag(help: "seglearn-watch without --seglearn-mirror and --seglearn-augment: both wrists as recorded, no copies.")
     var seglearnAsRecorded = false
@@ -82,11 +80,11 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "The largest strength factor --seglearn-augment scale applies (`gesture train`: 1.25).")
     var seglearnScale = 1.25
 
-    @Option(help: "basic-motions' samples per window (10 Hz).")
-    var basicMotionsWindow = 10
+    @Option(help: "basic-motions' samples per window (10 Hz; default: `gesture train`'s, 10).")
+    var basicMotionsWindow: Int?
 
-    @Option(help: "basic-motions' epochs.")
-    var basicMotionsEpochs = 100
+    @Option(help: "basic-motions' epochs (default: `gesture train`'s for its copies).")
+    var basicMotionsEpochs: Int?
 
     @Option(help: "basic-motions' chunks per batch; its 40 train cases are one chunk each.")
     var basicMotionsBatch = 32
@@ -95,7 +93,7 @@ struct AccuracyBench: AsyncParsableCommand {
     var basicMotionsSchedule: LearningRateSchedule = .constant
 
     @Option(parsing: .upToNextOption, help: "basic-motions' training augmentations, as `gesture train --augment`.")
-    var basicMotionsAugment: [Augmentation] = [.warp, .warp, .warp, .warp]
+    var basicMotionsAugment = TrainingRecipe.augmentations
 
     @Option(help: "The largest angle --basic-motions-augment rotate turns the watch by, in degrees.")
     var basicMotionsRotation = 15.0
@@ -107,12 +105,21 @@ struct AccuracyBench: AsyncParsableCommand {
     var basicMotionsScale = 1.25
 
     @Option(parsing: .upToNextOption, help: "basic-motions' features.")
-    var basicMotionsFeatures = TrainingData.defaultFeatures
+    var basicMotionsFeatures = TrainingRecipe.features
 
     @Option(
-        parsing: .upToNextOption,
-        help: "The simulated crowd's training augmentations, as `gesture train --augment` (`gesture train`: none).")
-    var simulatedAugment: [Augmentation] = []
+        parsing: .upToNextOption, help: "The simulated crowd's training augmentations, as `gesture train --augment`.")
+    var simulatedAugment = TrainingRecipe.augmentations
+
+    @Flag(help: "Every dataset without copies, as `gesture train --augment none`.")
+    var noCopies = false
+
+    @Flag(
+        help: """
+            Every dataset as `gesture train` trained it before its recipe: the book's six features, window 20, no \
+            copies, 30 epochs (options given beside it still count).
+            """)
+    var firstDefaults = false
 
     @Flag(
         help: """
@@ -200,11 +207,13 @@ struct AccuracyBench: AsyncParsableCommand {
         for fold in try CrossValidation(loaded).folds {
             let person = fold.user
             for (index, (labels, data)) in labelings.enumerated() {
+                let chosen = settings(
+                    features: TrainingRecipe.features, window: nil, augmentations: simulatedAugment, epochs: nil)
                 let experiment = try Experiment(
-                    name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: layers,
+                    name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
                     training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: data),
-                    augmentation: AugmentationPlan(simulatedAugment), options: TrainingOptions(), validation: nil,
-                    test: fold.test)
+                    augmentation: AugmentationPlan(chosen.augmentations),
+                    options: TrainingOptions(epochs: chosen.epochs), validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
@@ -261,13 +270,16 @@ struct AccuracyBench: AsyncParsableCommand {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
+            let chosen = settings(
+                features: seglearnFeatures, window: seglearnWindow,
+                augmentations: seglearnAsRecorded ? [] : seglearnAugment, epochs: seglearnEpochs)
             let experiment = try Experiment(
-                name: "seglearn-watch", features: seglearnFeatures, window: seglearnWindow,
+                name: "seglearn-watch", features: chosen.features, window: chosen.window,
                 windowsPerChunk: seglearnChunk, layers: layers, training: fold.training,
                 augmentation: AugmentationPlan(
-                    seglearnAsRecorded ? [] : seglearnAugment, maximumRotation: seglearnRotation,
-                    maximumWarp: seglearnWarp, maximumScale: seglearnScale),
-                options: TrainingOptions(epochs: seglearnEpochs, schedule: seglearnSchedule),
+                    chosen.augmentations, maximumRotation: seglearnRotation, maximumWarp: seglearnWarp,
+                    maximumScale: seglearnScale),
+                options: TrainingOptions(epochs: chosen.epochs, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
@@ -285,15 +297,18 @@ struct AccuracyBench: AsyncParsableCommand {
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
+        let chosen = settings(
+            features: basicMotionsFeatures, window: basicMotionsWindow, augmentations: basicMotionsAugment,
+            epochs: basicMotionsEpochs)
         let experiment = { (training: Dataset, test: Dataset) in
             try Experiment(
-                name: "basic-motions", features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
-                layers: self.layers, training: training,
+                name: "basic-motions", features: chosen.features, window: chosen.window, layers: self.layers,
+                training: training,
                 augmentation: AugmentationPlan(
-                    self.basicMotionsAugment, maximumRotation: self.basicMotionsRotation,
+                    chosen.augmentations, maximumRotation: self.basicMotionsRotation,
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
-                    epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch,
+                    epochs: chosen.epochs, batchSize: self.basicMotionsBatch,
                     schedule: self.basicMotionsSchedule),
                 validation: nil, test: test)
         }
@@ -316,6 +331,17 @@ struct AccuracyBench: AsyncParsableCommand {
             String(
                 format: "basic-motions: mean over %d folds of the median window accuracy %.4f", folds.count,
                 folds.reduce(0, +) / Double(folds.count)))
+    }
+
+    /// A dataset's settings as its options give them, with --no-copies and --first-defaults.
+    private func settings(
+        features: [String], window: Int?, augmentations: [Augmentation], epochs: Int?
+    ) -> (features: [String], window: Int?, augmentations: [Augmentation], epochs: Int) {
+        if firstDefaults {
+            return (TrainingData.bookFeatures, window ?? 20, [], epochs ?? TrainingRecipe.epochsWithoutCopies)
+        }
+        let copies = noCopies ? [] : augmentations
+        return (features, window, copies, epochs ?? TrainingRecipe.epochs(copies: copies.count))
     }
 
     @discardableResult

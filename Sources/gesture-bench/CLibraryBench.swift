@@ -97,7 +97,7 @@ struct CLibraryBench: AsyncParsableCommand {
         let test = try SessionSelection(users: [crowd.last!]).apply(to: data)
         return try [("book-sized", LayerSizes()), ("board-sized", LayerSizes.board)].map { name, layers in
             let experiment = try Experiment(
-                name: "c-library", features: TrainingData.defaultFeatures, window: 20, layers: layers,
+                name: "c-library", features: TrainingData.bookFeatures, window: 20, layers: layers,
                 training: training, augmentation: AugmentationPlan([]), options: TrainingOptions(epochs: epochs),
                 validation: nil, test: nil)
             let model = try experiment.train(seed: 1).model

@@ -134,7 +134,7 @@ struct OpenSetBench: AsyncParsableCommand {
         _ gestures: [ActivityLabel], of users: [UserID], seed: UInt64, in data: Dataset
     ) throws -> (model: GestureModel, sequences: [LabeledSequence]) {
         let experiment = try Experiment(
-            name: "open-set", features: TrainingData.defaultFeatures, window: 20, layers: LayerSizes(),
+            name: "open-set", features: TrainingData.bookFeatures, window: 20, layers: LayerSizes(),
             training: SessionSelection(gestures: gestures, users: users).apply(to: data),
             augmentation: AugmentationPlan([]), options: TrainingOptions(epochs: epochs), validation: nil, test: nil)
         return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))

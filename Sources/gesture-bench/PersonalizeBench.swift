@@ -75,7 +75,7 @@ struct PersonalizeBench: AsyncParsableCommand {
             let started = ContinuousClock.now
             let others = try subjects.filter { $0 != subject }.map { name throws in try UserID(name) }
             let experiment = try Experiment(
-                name: "seglearn-watch", features: AccuracyBench.seglearnDefaultFeatures, window: 25,
+                name: "seglearn-watch", features: TrainingRecipe.features, window: 25,
                 layers: LayerSizes(), training: try SessionSelection(users: others).apply(to: loaded),
                 augmentation: AugmentationPlan([.mirror, .rotate, .rotate]), options: TrainingOptions(),
                 validation: nil, test: nil)
@@ -122,7 +122,7 @@ struct PersonalizeBench: AsyncParsableCommand {
         ).record(into: folder)
         let loaded = try DatasetLoader(folder: folder).load()
         let base = try Experiment(
-            name: "simulated", features: TrainingData.defaultFeatures, window: 20, layers: LayerSizes(),
+            name: "simulated", features: TrainingData.bookFeatures, window: 20, layers: LayerSizes(),
             training: SessionSelection(users: crowd).apply(to: loaded), augmentation: AugmentationPlan([]),
             options: TrainingOptions(), validation: nil, test: nil
         ).train(seed: seed).model

@@ -60,6 +60,11 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
                 .apply(to: try DatasetLoader(folder: folder.folder).load())
             return try rate.map { try selected.downsampled(to: $0) } ?? selected
         }
+        if let rate = selected.sessions.map(\.nominalRate).median,
+            let choices = model.recipeChoices(window: model.window ?? TrainingRecipe.window(at: rate), rate: rate)
+        {
+            Terminal.note(choices)
+        }
         let stop = Atomic<Bool>(false)
         let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         if leaveGestureOut {
@@ -97,7 +102,7 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
     private func experiment(training: Dataset, test: Dataset?, leaving what: String) throws -> Experiment {
         do {
             return try Experiment(
-                name: "crossval", features: model.features, window: model.window, layers: model.layers,
+                name: "crossval", features: model.featureNames, window: model.window, layers: model.layers,
                 training: training, augmentation: model.augmentationPlan, options: model.training,
                 validation: nil, test: test)
         } catch let error as AnalysisError {

@@ -44,7 +44,7 @@ struct Demo: AsyncParsableCommand {
             ])
         try await step(
             "Training the CNN+LSTM classifier.", Train.self,
-            ["--recordings", crowd, "--manifest", demo + "/split.manifest", "--epochs", "30", "--output", model])
+            ["--recordings", crowd, "--manifest", demo + "/split.manifest", "--output", model])
         try await step(
             "Evaluating on the test person.", Evaluate.self,
             [model, "--recordings", crowd, "--test", demo + "/split.manifest"])

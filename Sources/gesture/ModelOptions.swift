@@ -8,8 +8,13 @@ import GestureTraining
 
 /// What a model reads, its layers and how it is trained: the options `train` and `crossval` share.
 struct ModelOptions: ParsableArguments {
-    @Option(parsing: .upToNextOption, help: "Features, by CSV column name.") var features = TrainingData.defaultFeatures
-    @Option(help: "Samples per prediction window.") var window = 20
+    @Option(
+        parsing: .upToNextOption,
+        help: "Features, by CSV column name (default: \(TrainingRecipe.features.joined(separator: " ")))."
+    )
+    var features: [String] = []
+    @Option(help: "Samples per prediction window (default: half a second, at least 20 samples and at most a second).")
+    var window: Int?
     @Option(
         help:
             "turi, the book's (Turi Create's: what Core ML, ONNX and C exports take), or temporal: a temporal convolution over the samples of each window first."
@@ -29,7 +34,13 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "The convolution's filters (default: --size's).") var convFilters: Int?
     @Option(help: "The LSTM's units (default: --size's).") var lstmUnits: Int?
     @Option(help: "The dense layer's units (default: --size's).") var denseUnits: Int?
-    @Option var epochs = 30
+    @Option(
+        help: """
+            Passes over the sessions and their copies (default: \(TrainingRecipe.epochsWithoutCopies) without copies, \
+            fewer with them, so that training takes at most twice as long: \
+            \(TrainingRecipe.epochs(copies: TrainingRecipe.augmentations.count)) with the default copies).
+            """)
+    var epochs: Int?
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
     @Option(
@@ -39,9 +50,9 @@ struct ModelOptions: ParsableArguments {
     @Option var seed: UInt64 = 1
     @Option(
         help:
-            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (faster or slower, see --warp) or scale (stronger or weaker, see --scale). Repeatable; each adds a copy."
+            "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (faster or slower, see --warp) or scale (stronger or weaker, see --scale). Repeatable; each adds a copy. none: no copies, the quickest model (default: \(TrainingRecipe.augmentations.map(\.rawValue).joined(separator: " ")))."
     )
-    var augment: [Augmentation] = []
+    var augment: [AugmentChoice] = []
     @Option(name: .customLong("mirror-axis"), help: "The device axis --augment mirror reflects across: x, y or z.")
     var mirrorAxis: DeviceAxis = .x
     @Option(help: "The largest angle --augment rotate turns the watch by, in degrees.") var rotation = 15.0
@@ -58,14 +69,17 @@ struct ModelOptions: ParsableArguments {
     /// Usage errors for values no model can be made with.
     func check() throws {
         for (name, value) in [
-            ("--window", window), ("--epochs", epochs), ("--batch", batch),
+            ("--window", window ?? 1), ("--epochs", epochs ?? 1), ("--batch", batch),
             ("--conv-filters", layers.convolutionFilters), ("--lstm-units", layers.lstmUnits),
             ("--dense-units", layers.denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
         ] {
             try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
-        if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
+        if augment.contains(.none), augment.count > 1 {
+            throw Failure.usage("--augment none makes no copies; it cannot be given with others")
+        }
+        if architecture == .temporal, let window, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
             throw Failure.usage(
                 "--temporal-layers \(temporalLayers) of --temporal-kernel \(temporalKernel) do not fit in --window \(window)"
             )
@@ -82,6 +96,8 @@ struct ModelOptions: ParsableArguments {
 
     /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
     private func checkMemory() throws {
+        let window = window ?? 20
+        let features = featureNames
         let architecture = Architecture(
             windowSize: window * features.count, classes: 2, layers: layers, window: window)
         let needed = architecture.trainingBytes(windowsPerBatch: batch * Windowing(window: window).windowsPerChunk)
@@ -95,8 +111,26 @@ struct ModelOptions: ParsableArguments {
 
     private func gigabytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1e9) }
 
+    var featureNames: [String] { features.isEmpty ? TrainingRecipe.features : features }
+
     var chosenFeatures: [Feature] {
-        get throws { try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } } }
+        get throws { try analysing { try featureNames.map { name throws(UnknownFeature) in try Feature(named: name) } } }
+    }
+
+    var augmentations: [Augmentation] { augment.isEmpty ? TrainingRecipe.augmentations : augment.compactMap(\.copy) }
+
+    var chosenEpochs: Int { epochs ?? TrainingRecipe.epochs(copies: augmentations.count) }
+
+    /// What the recipe chose for the settings not given, or nil when all were given.
+    func recipeChoices(window chosenWindow: Int, rate: Double) -> String? {
+        var chosen: [String] = []
+        if window == nil { chosen.append(TrainingRecipe.windowText(chosenWindow, at: rate)) }
+        if features.isEmpty { chosen.append("features \(featureNames.joined(separator: " "))") }
+        if augment.isEmpty { chosen.append("copies \(augmentations.map(\.rawValue).joined(separator: " "))") }
+        if epochs == nil { chosen.append("\(chosenEpochs) epochs") }
+        guard !chosen.isEmpty else { return nil }
+        return "chose for people the model has not seen: \(chosen.joined(separator: ", "))"
+            + (augment.isEmpty ? "; --augment none trains the quickest model" : "")
     }
 
     var layers: LayerSizes {
@@ -110,14 +144,36 @@ struct ModelOptions: ParsableArguments {
 
     var augmentationPlan: AugmentationPlan {
         AugmentationPlan(
-            augment, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, maximumWarp: warp,
+            augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, maximumWarp: warp,
             maximumScale: scale, seed: seed)
     }
 
     var training: TrainingOptions {
         TrainingOptions(
-            epochs: epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
+            epochs: chosenEpochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
             motionRejection: motionRejection.calibration)
+    }
+}
+
+/// `--augment`: a copy to add, or none.
+enum AugmentChoice: ExpressibleByArgument, Equatable {
+    case none
+    case copy(Augmentation)
+
+    init?(argument: String) {
+        if argument == "none" {
+            self = .none
+        } else if let augmentation = Augmentation(rawValue: argument) {
+            self = .copy(augmentation)
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["none"] + Augmentation.allCases.map(\.rawValue) }
+
+    var copy: Augmentation? {
+        if case .copy(let augmentation) = self { augmentation } else { nil }
     }
 }
 

@@ -45,23 +45,32 @@ struct Train: AsyncParsableCommand, NumberChecking {
             "training on \(training.count.counting("session")) (\(classes.joined(separator: ", "))), "
                 + "validating on \(experiment.validation?.sequences.count ?? 0), \(experiment.training.features.count) "
                 + "features at \(experiment.description.samplingRate.shortText) Hz")
+        if overfit == nil,
+            let choices = model.recipeChoices(
+            window: experiment.description.windowing.window, rate: experiment.description.samplingRate)
+        {
+            (json ? Terminal.note : Terminal.say)(choices)
+        }
         let trainer = experiment.trainer(seed: model.seed)
+        let epochs = experiment.options.epochs
         if overfit != nil {
-            try check(trainer, fitting: training)
+            try check(trainer, fitting: training, epochs: epochs)
         } else {
-            try fit(trainer, training: training, validation: experiment.validation)
+            try fit(trainer, training: training, validation: experiment.validation, epochs: epochs)
         }
     }
 
     /// The one training pipeline, on the manifest's parts or the selected sessions; with --overfit,
-    /// on a few sessions without validation, learning only their classes.
+    /// on a few sessions as recorded without validation, learning only their classes.
     private func experiment() throws -> Experiment {
         let parts = try ExperimentData(
             folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         let training = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
+        var options = model.training
+        if overfit != nil { options.epochs = model.epochs ?? TrainingRecipe.epochsWithoutCopies }
         return try Experiment(
-            name: "train", features: model.features, window: model.window, layers: model.layers, training: training,
-            augmentation: model.augmentationPlan, options: model.training,
+            name: "train", features: model.featureNames, window: model.window, layers: model.layers, training: training,
+            augmentation: overfit == nil ? model.augmentationPlan : AugmentationPlan([]), options: options,
             validation: overfit == nil ? parts.validation : nil, test: nil)
     }
 
@@ -81,8 +90,10 @@ struct Train: AsyncParsableCommand, NumberChecking {
         }
     }
 
-    private func check(_ trainer: Trainer, fitting sessions: [LabeledSequence]) throws {
-        let result = try learning { try trainer.overfit(sessions, onEpoch: { print(epoch: $0, at: Date()) }) }
+    private func check(_ trainer: Trainer, fitting sessions: [LabeledSequence], epochs: Int) throws {
+        let result = try learning {
+            try trainer.overfit(sessions, onEpoch: { print(epoch: $0, of: epochs, at: Date()) })
+        }
         Terminal.say(
             json
                 ? try jsonLine(result)
@@ -95,14 +106,16 @@ struct Train: AsyncParsableCommand, NumberChecking {
         }
     }
 
-    private func fit(_ trainer: Trainer, training: [LabeledSequence], validation: TrainingData?) throws {
+    private func fit(
+        _ trainer: Trainer, training: [LabeledSequence], validation: TrainingData?, epochs: Int
+    ) throws {
         let stop = Atomic<Bool>(false)
         let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         let started = Date()
         let result = try learning {
             try trainer.train(
                 training, validation: validation?.sequences ?? [],
-                onEpoch: { print(epoch: $0, at: started) },
+                onEpoch: { print(epoch: $0, of: epochs, at: started) },
                 isCancelled: { stop.load(ordering: .relaxed) })
         }
         try write(result.model.serialized(), to: output)
@@ -123,14 +136,13 @@ struct Train: AsyncParsableCommand, NumberChecking {
         if let signal = signals.received { throw interrupted(by: signal) }
     }
 
-    private func print(epoch report: EpochReport, at started: Date) {
+    private func print(epoch report: EpochReport, of epochs: Int, at started: Date) {
         let elapsed = Date().timeIntervalSince(started)
-        let left = elapsed / Double(report.epoch) * Double(model.epochs - report.epoch)
+        let left = elapsed / Double(report.epoch) * Double(epochs - report.epoch)
         Terminal.say(
-            json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: model.epochs, secondsLeft: left))
+            json ? (try? jsonLine(report)) ?? "" : Reports.epochLine(report, of: epochs, secondsLeft: left))
     }
 }
-extension Augmentation: ExpressibleByArgument {}
 extension LearningRateSchedule: ExpressibleByArgument {}
 
 /// `gesture train --json`'s last line: the model written and the epoch it keeps.

@@ -83,7 +83,8 @@ private func isXML(_ path: FilePath) -> Bool {
 
     @Test func augmentationAddsACopyOfEveryTrainingSession() throws {
         let folder = try recordings()
-        let plain = try runGesture(["train", "--manifest", "split.txt", "--epochs", "1"], in: folder.path)
+        let plain = try runGesture(
+            ["train", "--manifest", "split.txt", "--epochs", "1", "--augment", "none"], in: folder.path)
         let augmented = try runGesture(
             [
                 "train", "--manifest", "split.txt", "--epochs", "2", "--augment", "mirror", "--augment", "rotate",
@@ -101,6 +102,31 @@ private func isXML(_ path: FilePath) -> Bool {
             all.error.contains("warning: \(count) of the 16 test sessions were in its training set"), "\(all.error)")
         let test = try runGesture(["evaluate", "gesture.model", "--test", "split.txt"], in: folder.path).succeeded()
         #expect(test.error.isEmpty, "\(test.error)")
+    }
+
+    /// With no options, `train` takes the recipe for new people, fitted to the data's rate, and says so.
+    @Test func theDefaultsAreTheRecipeForNewPeopleAndSayWhatTheyChose() throws {
+        let folder = try recordings()
+        let defaults = try runGesture(["train", "--manifest", "split.txt"], in: folder.path).succeeded()
+        let quickest = try runGesture(
+            ["train", "--manifest", "split.txt", "--augment", "none", "--window", "15", "--epochs", "1"], in: folder.path
+        ).succeeded()
+        let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! }
+        }
+        let recorded = try #require(sessions(quickest.output))
+        #expect(sessions(defaults.output) == 6 * recorded)
+        #expect(defaults.output.contains("9 features at 25 Hz"))
+        #expect(
+            defaults.output.contains(
+                "chose for people the model has not seen: window 20 (0.8 s at 25 Hz), features rotX rotY rotZ gravX "
+                    + "gravY gravZ accelX accelY accelZ, copies mirror rotate rotate warp warp, 10 epochs; "
+                    + "--augment none trains the quickest model\n"), "\(defaults.output)")
+        #expect(defaults.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count == 10)
+        #expect(quickest.output.contains("chose for people the model has not seen: features rotX"))
+        #expect(!quickest.output.contains("window 15") && !quickest.output.contains("copies"))
+        let both = try runGesture(["train", "--augment", "none", "--augment", "warp"], in: folder.path)
+        #expect(both.status == 2)
+        #expect(both.error == "gesture: --augment none makes no copies; it cannot be given with others\n")
     }
 
     @Test func overfittingTwoSessionsFits() throws {

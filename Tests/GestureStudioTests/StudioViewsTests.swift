@@ -363,7 +363,7 @@ import FoundationNetworking
                 ).succeeded()
             }
         }
-        try runGesture(["train", "--epochs", "40", "--output", "m.model"], in: folder.path).succeeded()
+        try runGesture(["train", "--output", "m.model"], in: folder.path).succeeded()
     }
 
     @Test func theDetectionViewShowsTheGesturesTheSimulatedHandPerforms() async throws {
