@@ -54,9 +54,8 @@ public struct Experiment: Sendable {
     public var validation: TrainingData?
     public var test: TrainingData?
 
-    /// - Parameter window: nil takes the recipe's window for the training sessions' rate.
     public init(
-        name: String, features: [String], window: Int?, windowsPerChunk: Int = 20, layers: LayerSizes,
+        name: String, features: [String], window: Int, windowsPerChunk: Int = 20, layers: LayerSizes,
         training: Dataset, augmentation: AugmentationPlan, options: TrainingOptions, validation: Dataset?,
         test: Dataset?
     ) throws {
@@ -75,9 +74,7 @@ public struct Experiment: Sendable {
             try TrainingData(dataset: dataset, features: chosen, classNames: classNames)
         }
         description = ModelDescription(
-            featureNames: features,
-            windowing: Windowing(
-                window: window ?? TrainingRecipe.window(at: self.training.rate), windowsPerChunk: windowsPerChunk),
+            featureNames: features, windowing: Windowing(window: window, windowsPerChunk: windowsPerChunk),
             samplingRate: self.training.rate, classNames: self.training.classNames, layers: layers)
     }
 

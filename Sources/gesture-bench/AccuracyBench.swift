@@ -56,8 +56,8 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "seglearn-watch's windows per chunk: the LSTM starts afresh at each chunk.")
     var seglearnChunk = 20
 
-    @Option(parsing: .upToNextOption, help: "seglearn-watch's features.")
-    var seglearnFeatures = TrainingRecipe.features
+    @Option(parsing: .upToNextOption, help: "seglearn-watch's features (default: `gesture train`'s).")
+    var seglearnFeatures: [String] = []
 
     @Option(help: "seglearn-watch's import: rows to mirror onto the other wrist, as `gesture import --mirror`.")
     var seglearnMirror = "side=left"
@@ -104,8 +104,8 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "The largest strength factor --basic-motions-augment scale applies (`gesture train`: 1.25).")
     var basicMotionsScale = 1.25
 
-    @Option(parsing: .upToNextOption, help: "basic-motions' features.")
-    var basicMotionsFeatures = TrainingRecipe.features
+    @Option(parsing: .upToNextOption, help: "basic-motions' features (default: `gesture train`'s).")
+    var basicMotionsFeatures: [String] = []
 
     @Option(
         parsing: .upToNextOption, help: "The simulated crowd's training augmentations, as `gesture train --augment`.")
@@ -207,12 +207,11 @@ struct AccuracyBench: AsyncParsableCommand {
         for fold in try CrossValidation(loaded).folds {
             let person = fold.user
             for (index, (labels, data)) in labelings.enumerated() {
-                let chosen = settings(
-                    features: TrainingRecipe.features, window: nil, augmentations: simulatedAugment, epochs: nil)
+                let training = try SessionSelection(users: crowd.filter { $0 != person }).apply(to: data)
+                let chosen = settings(for: training, features: [], window: nil, copies: simulatedAugment, epochs: nil)
                 let experiment = try Experiment(
                     name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
-                    training: SessionSelection(users: crowd.filter { $0 != person }).apply(to: data),
-                    augmentation: AugmentationPlan(chosen.augmentations),
+                    training: training, augmentation: AugmentationPlan(chosen.augmentations),
                     options: TrainingOptions(epochs: chosen.epochs), validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
@@ -271,8 +270,8 @@ struct AccuracyBench: AsyncParsableCommand {
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
             let chosen = settings(
-                features: seglearnFeatures, window: seglearnWindow,
-                augmentations: seglearnAsRecorded ? [] : seglearnAugment, epochs: seglearnEpochs)
+                for: fold.training, features: seglearnFeatures, window: seglearnWindow,
+                copies: seglearnAsRecorded ? [] : seglearnAugment, epochs: seglearnEpochs)
             let experiment = try Experiment(
                 name: "seglearn-watch", features: chosen.features, window: chosen.window,
                 windowsPerChunk: seglearnChunk, layers: layers, training: fold.training,
@@ -297,11 +296,11 @@ struct AccuracyBench: AsyncParsableCommand {
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
-        let chosen = settings(
-            features: basicMotionsFeatures, window: basicMotionsWindow, augmentations: basicMotionsAugment,
-            epochs: basicMotionsEpochs)
         let experiment = { (training: Dataset, test: Dataset) in
-            try Experiment(
+            let chosen = self.settings(
+                for: training, features: self.basicMotionsFeatures, window: self.basicMotionsWindow,
+                copies: self.basicMotionsAugment, epochs: self.basicMotionsEpochs, batchSize: self.basicMotionsBatch)
+            return try Experiment(
                 name: "basic-motions", features: chosen.features, window: chosen.window, layers: self.layers,
                 training: training,
                 augmentation: AugmentationPlan(
@@ -333,15 +332,20 @@ struct AccuracyBench: AsyncParsableCommand {
                 folds.reduce(0, +) / Double(folds.count)))
     }
 
-    /// A dataset's settings as its options give them, with --no-copies and --first-defaults.
+    /// A dataset's settings as its options give them (no features: `gesture train`'s), with
+    /// --no-copies and --first-defaults.
     private func settings(
-        features: [String], window: Int?, augmentations: [Augmentation], epochs: Int?
-    ) -> (features: [String], window: Int?, augmentations: [Augmentation], epochs: Int) {
+        for training: Dataset, features: [String], window: Int?, copies: [Augmentation], epochs: Int?,
+        batchSize: Int = TrainingOptions().batchSize
+    ) -> TrainingRecipe {
         if firstDefaults {
-            return (TrainingData.bookFeatures, window ?? 20, [], epochs ?? TrainingRecipe.epochsWithoutCopies)
+            return TrainingRecipe(
+                for: training, features: features.isEmpty ? TrainingData.bookFeatures : features, window: window ?? 20,
+                augmentations: [], epochs: epochs ?? TrainingRecipe.epochsWithoutCopies, batchSize: batchSize)
         }
-        let copies = noCopies ? [] : augmentations
-        return (features, window, copies, epochs ?? TrainingRecipe.epochs(copies: copies.count))
+        return TrainingRecipe(
+            for: training, features: features.isEmpty ? nil : features, window: window,
+            augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize)
     }
 
     @discardableResult

@@ -75,7 +75,7 @@ struct PersonalizeBench: AsyncParsableCommand {
             let started = ContinuousClock.now
             let others = try subjects.filter { $0 != subject }.map { name throws in try UserID(name) }
             let experiment = try Experiment(
-                name: "seglearn-watch", features: TrainingRecipe.features, window: 25,
+                name: "seglearn-watch", features: TrainingRecipe.featuresWithGravity, window: 25,
                 layers: LayerSizes(), training: try SessionSelection(users: others).apply(to: loaded),
                 augmentation: AugmentationPlan([.mirror, .rotate, .rotate]), options: TrainingOptions(),
                 validation: nil, test: nil)

@@ -53,28 +53,27 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
 
     func run() async throws {
         try checkNumbers()
-        _ = try model.chosenFeatures
+        try model.checkFeatures()
         guard !everyPerson || leaveGestureOut else { throw Failure.usage("--every-person needs --leave-gesture-out") }
         let selected = try analysing {
             let selected = try SessionSelection(gestures: try gestures.map(activityLabel))
                 .apply(to: try DatasetLoader(folder: folder.folder).load())
             return try rate.map { try selected.downsampled(to: $0) } ?? selected
         }
-        if let rate = selected.sessions.map(\.nominalRate).median,
-            let choices = model.recipeChoices(window: model.window ?? TrainingRecipe.window(at: rate), rate: rate)
-        {
-            Terminal.note(choices)
-        }
+        let recipe = model.recipe(for: selected)
+        if !recipe.choices.isEmpty { Terminal.note(recipe.choicesText) }
         let stop = Atomic<Bool>(false)
         let signals = SignalWatch { _ in stop.store(true, ordering: .relaxed) }
         if leaveGestureOut {
-            try leavingGesturesOut(of: selected, isCancelled: { stop.load(ordering: .relaxed) }, signals: signals)
+            try leavingGesturesOut(
+                of: selected, recipe: recipe, isCancelled: { stop.load(ordering: .relaxed) }, signals: signals)
             return
         }
         let crossValidation = try analysing { try CrossValidation(selected) }
         let summary = try learning {
             try crossValidation.run(
-                runs: runs, seed: model.seed, experiment: { try experiment(for: $0, of: crossValidation.users) },
+                runs: runs, seed: model.seed,
+                experiment: { try experiment(for: $0, of: crossValidation.users, recipe: recipe) },
                 isCancelled: { stop.load(ordering: .relaxed) }
             ) { fold in
                 Terminal.say(json ? try jsonLine(fold) : "\(fold.user) left out: \(fold.line)")
@@ -94,17 +93,19 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
         throw interrupted(by: signal)
     }
 
-    private func experiment(for fold: CrossValidation.Fold, of users: [UserID]) throws -> Experiment {
+    private func experiment(
+        for fold: CrossValidation.Fold, of users: [UserID], recipe: TrainingRecipe
+    ) throws -> Experiment {
         Terminal.note("leaving \(fold.user) out (\((users.firstIndex(of: fold.user) ?? 0) + 1) of \(users.count))")
-        return try experiment(training: fold.training, test: fold.test, leaving: fold.user.rawValue)
+        return try experiment(training: fold.training, test: fold.test, recipe: recipe, leaving: fold.user.rawValue)
     }
 
-    private func experiment(training: Dataset, test: Dataset?, leaving what: String) throws -> Experiment {
+    /// Every fold takes the recipe of all the sessions, so that the folds differ only by whom they leave out.
+    private func experiment(
+        training: Dataset, test: Dataset?, recipe: TrainingRecipe, leaving what: String
+    ) throws -> Experiment {
         do {
-            return try Experiment(
-                name: "crossval", features: model.featureNames, window: model.window, layers: model.layers,
-                training: training, augmentation: model.augmentationPlan, options: model.training,
-                validation: nil, test: test)
+            return try model.experiment("crossval", recipe: recipe, training: training, validation: nil, test: test)
         } catch let error as AnalysisError {
             throw Failure.usage(
                 "leaving \(what) out: \(error.description); --gesture chooses the gestures everyone recorded")
@@ -113,7 +114,7 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
 
     /// Each fold leaves a gesture and a person out; its model's live detector replays the person.
     private func leavingGesturesOut(
-        of data: Dataset, isCancelled: @escaping () -> Bool, signals: SignalWatch
+        of data: Dataset, recipe: TrainingRecipe, isCancelled: @escaping () -> Bool, signals: SignalWatch
     ) throws {
         var settings = try detection.settings
         settings.reject = reject == .on
@@ -127,7 +128,8 @@ struct Crossval: AsyncParsableCommand, NumberChecking {
                     started += 1
                     Terminal.note("leaving \(fold.gesture) and \(fold.user) out (\(started) of \(count))")
                     return try experiment(
-                        training: fold.training, test: nil, leaving: "\(fold.gesture) and \(fold.user)")
+                        training: fold.training, test: nil, recipe: recipe,
+                        leaving: "\(fold.gesture) and \(fold.user)")
                 }, isCancelled: isCancelled
             ) { fold, score in
                 Terminal.say(

@@ -10,7 +10,10 @@ import GestureTraining
 struct ModelOptions: ParsableArguments {
     @Option(
         parsing: .upToNextOption,
-        help: "Features, by CSV column name (default: \(TrainingRecipe.features.joined(separator: " ")))."
+        help: """
+            Features, by CSV column name (default: \(TrainingRecipe.featuresWithGravity.joined(separator: " ")), \
+            without gravity's if the accelerometer did not measure it).
+            """
     )
     var features: [String] = []
     @Option(help: "Samples per prediction window (default: half a second, at least 20 samples and at most a second).")
@@ -37,8 +40,8 @@ struct ModelOptions: ParsableArguments {
     @Option(
         help: """
             Passes over the sessions and their copies (default: \(TrainingRecipe.epochsWithoutCopies) without copies, \
-            fewer with them, so that training takes at most twice as long: \
-            \(TrainingRecipe.epochs(copies: TrainingRecipe.augmentations.count)) with the default copies).
+            fewer with them, so that training takes at most twice as long, 10 with the default copies; but more, up \
+            to 100, to make \(TrainingRecipe.leastSteps) batches of a small dataset).
             """)
     var epochs: Int?
     @Option(help: "Chunks of 20 windows per batch.") var batch = 32
@@ -97,7 +100,7 @@ struct ModelOptions: ParsableArguments {
     /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
     private func checkMemory() throws {
         let window = window ?? 20
-        let features = featureNames
+        let features = features.isEmpty ? TrainingRecipe.featuresWithGravity : features
         let architecture = Architecture(
             windowSize: window * features.count, classes: 2, layers: layers, window: window)
         let needed = architecture.trainingBytes(windowsPerBatch: batch * Windowing(window: window).windowsPerChunk)
@@ -111,26 +114,32 @@ struct ModelOptions: ParsableArguments {
 
     private func gigabytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1e9) }
 
-    var featureNames: [String] { features.isEmpty ? TrainingRecipe.features : features }
-
-    var chosenFeatures: [Feature] {
-        get throws { try analysing { try featureNames.map { name throws(UnknownFeature) in try Feature(named: name) } } }
+    /// Checks the feature names given, before any data is read.
+    func checkFeatures() throws {
+        _ = try analysing { try features.map { name throws(UnknownFeature) in try Feature(named: name) } }
     }
 
-    var augmentations: [Augmentation] { augment.isEmpty ? TrainingRecipe.augmentations : augment.compactMap(\.copy) }
+    /// The settings for `data`: those given, and the recipe's for the rest.
+    func recipe(for data: Dataset, asRecorded: Bool = false) -> TrainingRecipe {
+        TrainingRecipe(
+            for: data, features: features.isEmpty ? nil : features, window: window,
+            augmentations: asRecorded ? [] : augment.isEmpty ? nil : augment.compactMap(\.copy), epochs: epochs,
+            batchSize: batch)
+    }
 
-    var chosenEpochs: Int { epochs ?? TrainingRecipe.epochs(copies: augmentations.count) }
-
-    /// What the recipe chose for the settings not given, or nil when all were given.
-    func recipeChoices(window chosenWindow: Int, rate: Double) -> String? {
-        var chosen: [String] = []
-        if window == nil { chosen.append(TrainingRecipe.windowText(chosenWindow, at: rate)) }
-        if features.isEmpty { chosen.append("features \(featureNames.joined(separator: " "))") }
-        if augment.isEmpty { chosen.append("copies \(augmentations.map(\.rawValue).joined(separator: " "))") }
-        if epochs == nil { chosen.append("\(chosenEpochs) epochs") }
-        guard !chosen.isEmpty else { return nil }
-        return "chose for people the model has not seen: \(chosen.joined(separator: ", "))"
-            + (augment.isEmpty ? "; --augment none trains the quickest model" : "")
+    /// An experiment on `training` with `recipe`'s settings and the rest of these options.
+    func experiment(
+        _ name: String, recipe: TrainingRecipe, training: Dataset, validation: Dataset?, test: Dataset?
+    ) throws -> Experiment {
+        try Experiment(
+            name: name, features: recipe.features, window: recipe.window, layers: layers, training: training,
+            augmentation: AugmentationPlan(
+                recipe.augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation,
+                maximumWarp: warp, maximumScale: scale, seed: seed),
+            options: TrainingOptions(
+                epochs: recipe.epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
+                motionRejection: motionRejection.calibration),
+            validation: validation, test: test)
     }
 
     var layers: LayerSizes {
@@ -140,18 +149,6 @@ struct ModelOptions: ParsableArguments {
             denseUnits: denseUnits ?? preset.denseUnits,
             temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel,
             temporalLayers: temporalLayers)
-    }
-
-    var augmentationPlan: AugmentationPlan {
-        AugmentationPlan(
-            augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation, maximumWarp: warp,
-            maximumScale: scale, seed: seed)
-    }
-
-    var training: TrainingOptions {
-        TrainingOptions(
-            epochs: chosenEpochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
-            motionRejection: motionRejection.calibration)
     }
 }
 

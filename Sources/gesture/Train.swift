@@ -34,7 +34,7 @@ struct Train: AsyncParsableCommand, NumberChecking {
 
     func run() async throws {
         try checkOptions()
-        let experiment = try analysing { try self.experiment() }
+        let (experiment, recipe) = try analysing { try self.experiment() }
         let training = try analysing { try experiment.trainingSequences(seed: model.seed) }
         let shared = experiment.sharedUsers
         if !shared.isEmpty {
@@ -45,11 +45,8 @@ struct Train: AsyncParsableCommand, NumberChecking {
             "training on \(training.count.counting("session")) (\(classes.joined(separator: ", "))), "
                 + "validating on \(experiment.validation?.sequences.count ?? 0), \(experiment.training.features.count) "
                 + "features at \(experiment.description.samplingRate.shortText) Hz")
-        if overfit == nil,
-            let choices = model.recipeChoices(
-            window: experiment.description.windowing.window, rate: experiment.description.samplingRate)
-        {
-            (json ? Terminal.note : Terminal.say)(choices)
+        if !recipe.choices.isEmpty {
+            (json ? Terminal.note : Terminal.say)(recipe.choicesText)
         }
         let trainer = experiment.trainer(seed: model.seed)
         let epochs = experiment.options.epochs
@@ -62,16 +59,15 @@ struct Train: AsyncParsableCommand, NumberChecking {
 
     /// The one training pipeline, on the manifest's parts or the selected sessions; with --overfit,
     /// on a few sessions as recorded without validation, learning only their classes.
-    private func experiment() throws -> Experiment {
+    private func experiment() throws -> (Experiment, TrainingRecipe) {
         let parts = try ExperimentData(
             folder: folder.folder, manifest: manifest, gestures: try gestures.map(activityLabel), rate: rate)
         let training = overfit.map { Dataset(sessions: Array(parts.training.sessions.prefix($0))) } ?? parts.training
-        var options = model.training
-        if overfit != nil { options.epochs = model.epochs ?? TrainingRecipe.epochsWithoutCopies }
-        return try Experiment(
-            name: "train", features: model.featureNames, window: model.window, layers: model.layers, training: training,
-            augmentation: overfit == nil ? model.augmentationPlan : AugmentationPlan([]), options: options,
-            validation: overfit == nil ? parts.validation : nil, test: nil)
+        let recipe = model.recipe(for: training, asRecorded: overfit != nil)
+        let experiment = try model.experiment(
+            "train", recipe: recipe, training: training, validation: overfit == nil ? parts.validation : nil,
+            test: nil)
+        return (experiment, recipe)
     }
 
     func checkNumbers() throws {

@@ -109,7 +109,8 @@ private func isXML(_ path: FilePath) -> Bool {
         let folder = try recordings()
         let defaults = try runGesture(["train", "--manifest", "split.txt"], in: folder.path).succeeded()
         let quickest = try runGesture(
-            ["train", "--manifest", "split.txt", "--augment", "none", "--window", "15", "--epochs", "1"], in: folder.path
+            ["train", "--manifest", "split.txt", "--augment", "none", "--window", "15", "--epochs", "1"],
+            in: folder.path
         ).succeeded()
         let sessions = { (output: String) in output.firstMatch(of: #/training on ([0-9]+) sessions/#).map { Int($0.1)! }
         }
