@@ -8,7 +8,9 @@ import SwiftProtobuf
 /// one LSTM step per window. The feature normalization is folded into the convolution. A model
 /// that rejects unknown motion has one more output, `rejectionMargin` [classes]: each class's
 /// cosine distance to its nearest prototype less its limit; a window is unknown motion when the
-/// margin of its `activity` is above 0.
+/// margin of its `activity` is above 0. A model that also tests the motion's statistics has a
+/// third state, `motionIn` [2 × features + 1] (optional, zeros at the start) and `motionOut`, and
+/// its margin is the larger of the two tests'.
 public struct CoreMLExport {
     public let model: GestureModel
     /// Class names as the file gives them: the model's, or GestureIt's (`shake_it`).
@@ -68,6 +70,17 @@ public struct CoreMLExport {
                 .array(
                     RejectionOutput.coreMLMargin, shape: [model.classNames.count],
                     about: "Distance to the nearest prototype less the limit: above 0 for activity, unknown motion"))
+        }
+        if let motion = model.exportedRejection?.motion {
+            let shape = [motion.center.count + 1]
+            description.input.append(
+                .array(
+                    RejectionOutput.coreMLMotionIn, shape: shape,
+                    about: "The motion's moving averages from the last window (zeros at the start)", optional: true))
+            description.output.append(
+                .array(
+                    RejectionOutput.coreMLMotionOut, shape: shape,
+                    about: "The motion's moving averages: feed them back with the next window"))
         }
         description.predictedFeatureName = BookInterface.label
         description.predictedProbabilitiesName = BookInterface.probabilities
@@ -285,6 +298,86 @@ extension CoreMLNeuralNetworkLayer {
         var parameters = CoreMLActivationParams()
         parameters.nonlinearityType = kind
         return .layer(name, [input], [output], .activation(parameters))
+    }
+
+    static func reshape(_ name: String, _ input: String, _ output: String, to shape: [Int]) -> Self {
+        var parameters = CoreMLReshapeLayerParams()
+        parameters.targetShape = shape.map(Int64.init)
+        return .layer(name, [input], [output], .reshape(parameters))
+    }
+
+    static func reduce(
+        _ name: String, _ input: String, _ output: String, _ mode: CoreMLReduceLayerParams.ReduceOperation,
+        along axis: CoreMLReduceLayerParams.ReduceAxis
+    ) -> Self {
+        var parameters = CoreMLReduceLayerParams()
+        parameters.mode = mode
+        parameters.axis = axis
+        return .layer(name, [input], [output], .reduce(parameters))
+    }
+
+    /// `input × scale + bias`, each of `[C]` (one value a channel).
+    static func scale(_ name: String, _ input: String, _ output: String, scale: [Float], bias: [Float]) -> Self {
+        var parameters = CoreMLScaleLayerParams()
+        parameters.shapeScale = [UInt64(scale.count)]
+        parameters.scale.floatValue = scale
+        parameters.hasBias_p = true
+        parameters.shapeBias = [UInt64(bias.count)]
+        parameters.bias.floatValue = bias
+        return .layer(name, [input], [output], .scale(parameters))
+    }
+
+    /// `input + bias`, one value a channel.
+    static func bias(_ name: String, _ input: String, _ output: String, _ bias: [Float]) -> Self {
+        var parameters = CoreMLBiasLayerParams()
+        parameters.shape = [UInt64(bias.count)]
+        parameters.bias.floatValue = bias
+        return .layer(name, [input], [output], .bias(parameters))
+    }
+
+    /// The product of `inputs`; of one input, it times `alpha`.
+    static func multiply(_ name: String, _ inputs: [String], _ output: String, alpha: Float = 1) -> Self {
+        var parameters = CoreMLMultiplyLayerParams()
+        parameters.alpha = alpha
+        return .layer(name, inputs, [output], .multiply(parameters))
+    }
+
+    static func add(_ name: String, _ inputs: [String], _ output: String) -> Self {
+        .layer(name, inputs, [output], .add(.init()))
+    }
+
+    static func unary(
+        _ name: String, _ input: String, _ output: String, _ operation: CoreMLUnaryFunctionLayerParams.Operation,
+        epsilon: Float = 0
+    ) -> Self {
+        var parameters = CoreMLUnaryFunctionLayerParams()
+        parameters.type = operation
+        parameters.scale = 1
+        parameters.epsilon = epsilon
+        return .layer(name, [input], [output], .unary(parameters))
+    }
+
+    /// Channels `range` of `input`.
+    static func slice(_ name: String, _ input: String, _ output: String, channels range: Range<Int>) -> Self {
+        var parameters = CoreMLSliceLayerParams()
+        parameters.startIndex = Int64(range.lowerBound)
+        parameters.endIndex = Int64(range.upperBound)
+        parameters.stride = 1
+        parameters.axis = .channelAxis
+        return .layer(name, [input], [output], .slice(parameters))
+    }
+
+    /// `values` as a blob of `shape` [C, H, W].
+    static func constant(_ name: String, _ output: String, shape: [Int], _ values: [Float]) -> Self {
+        var parameters = CoreMLLoadConstantLayerParams()
+        parameters.shape = shape.map(UInt64.init)
+        parameters.data.floatValue = values
+        return .layer(name, [], [output], .loadConstant(parameters))
+    }
+
+    /// `inputs` one after another along C.
+    static func concat(_ name: String, _ inputs: [String], _ output: String) -> Self {
+        .layer(name, inputs, [output], .concat(.init()))
     }
 
     /// Core ML stores the weights `outputs × inputs`.

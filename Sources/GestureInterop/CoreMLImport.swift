@@ -311,6 +311,15 @@ extension CoreMLNeuralNetworkLayer {
         case .l2Normalize: "l2normalize"
         case .reduce: "reduce"
         case .reshape: "reshape"
+        case .unary: "unary"
+        case .add: "add"
+        case .multiply: "multiply"
+        case .scale: "scale"
+        case .bias: "bias"
+        case .max: "max"
+        case .loadConstant: "loadConstant"
+        case .concat: "concat"
+        case .slice: "slice"
         case .activation(let activation):
             switch activation.nonlinearityType {
             case .reLu: "ReLU"

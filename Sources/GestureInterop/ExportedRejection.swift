@@ -45,13 +45,17 @@ enum RejectionOutput {
     static let coreMLMargin = "rejectionMargin"
     /// Core ML's rejection layers' names start with this; the import leaves them out.
     static let coreMLLayerPrefix = "rejection_"
+    /// Core ML: the motion's state, fed back from window to window as the LSTM's is.
+    static let coreMLMotionIn = "motionIn"
+    static let coreMLMotionOut = "motionOut"
     static let onnxMargin = "rejection_margin"
     static let onnxUnknown = "unknown"
 }
 
 extension CoreMLExport {
     /// The margin of each class, from the embedding: L2-normalized, its similarity to every padded
-    /// prototype taken from 1 minus the class's limit, and the nearest of each class's.
+    /// prototype taken from 1 minus the class's limit, and the nearest of each class's. With a test
+    /// of the motion's statistics, the larger of that margin and the motion's.
     func rejectionLayers(_ rejection: Rejection) -> [CoreMLNeuralNetworkLayer] {
         let classes = model.classNames.count
         let (prototypes, perClass) = rejection.paddedPrototypes(classes: classes)
@@ -64,18 +68,91 @@ extension CoreMLExport {
             bias: (0..<classes * perClass).map { 1 - limits[$0 / perClass] })
         var normalize = CoreMLL2NormalizeLayerParams()
         normalize.epsilon = 1e-12
-        var reshape = CoreMLReshapeLayerParams()
-        reshape.targetShape = [Int64(classes), Int64(perClass), 1]
-        var nearest = CoreMLReduceLayerParams()
-        nearest.mode = .min
-        nearest.axis = .h
         let prefix = RejectionOutput.coreMLLayerPrefix
         let embedding = rejection.embedding == .lstm ? "dense0_in" : "dense1_in"
-        return [
+        let margin = rejection.motion == nil ? RejectionOutput.coreMLMargin : "rejection_embedding_margin"
+        let layers: [CoreMLNeuralNetworkLayer] = [
             .layer("\(prefix)normalize", [embedding], ["rejection_unit"], .l2Normalize(normalize)),
             .innerProduct("\(prefix)margins", "rejection_unit", "rejection_margins", margins),
-            .layer("\(prefix)by_class", ["rejection_margins"], ["rejection_by_class"], .reshape(reshape)),
-            .layer("\(prefix)nearest", ["rejection_by_class"], [RejectionOutput.coreMLMargin], .reduce(nearest)),
+            .reshape("\(prefix)by_class", "rejection_margins", "rejection_by_class", to: [classes, perClass, 1]),
+            .reduce("\(prefix)nearest", "rejection_by_class", margin, .min, along: .h),
+        ]
+        guard let motion = rejection.motion else { return layers }
+        // A window is unknown when either test finds it beyond: the larger of the two margins.
+        let both = CoreMLNeuralNetworkLayer.layer(
+            "\(prefix)either", [margin, "rejection_motion_margin"], [RejectionOutput.coreMLMargin], .max(.init()))
+        return layers + motionAverageLayers(motion) + motionMarginLayers(motion) + [both]
+    }
+
+    /// The motion's state moved toward this window's, as ONNX's `motionGraph`: `motionIn` [2 ×
+    /// features + 1] (the slot's moving averages of each normalized feature's mean and mean square,
+    /// and their weight) kept by the decay, this window's added by the rest, as `motionOut`. The
+    /// features come in raw: the layers normalize them.
+    private func motionAverageLayers(_ motion: MotionRejection) -> [CoreMLNeuralNetworkLayer] {
+        let normalization = model.normalization
+        let name = { (blob: String) in RejectionOutput.coreMLLayerPrefix + blob }
+        return [
+            .scale(
+                name("motion_normalize"), "conv_in", "motion_normalized",
+                scale: normalization.deviation.map { 1 / $0 },
+                bias: zip(normalization.mean, normalization.deviation).map { -$0 / $1 }),
+            .multiply(name("motion_square"), ["motion_normalized", "motion_normalized"], "motion_normalized_squares"),
+            .reduce(name("motion_window_means"), "motion_normalized", "motion_window_means", .avg, along: .w),
+            .reduce(
+                name("motion_window_squares"), "motion_normalized_squares", "motion_window_squares", .avg, along: .w),
+            .constant(name("motion_one"), "motion_one", shape: [1, 1, 1], [1]),
+            .concat(
+                name("motion_window"), ["motion_window_means", "motion_window_squares", "motion_one"], "motion_window"),
+            .multiply(name("motion_keep"), [RejectionOutput.coreMLMotionIn], "motion_kept", alpha: motion.decay),
+            .multiply(name("motion_add"), ["motion_window"], "motion_added", alpha: 1 - motion.decay),
+            .add(name("motion_out"), ["motion_kept", "motion_added"], RejectionOutput.coreMLMotionOut),
+        ]
+    }
+
+    /// Each class's distance from the statistics `motionOut` holds (the means and spreads,
+    /// standardized) to its nearest prototype less its limit, `rejection_motion_margin` [classes].
+    private func motionMarginLayers(_ motion: MotionRejection) -> [CoreMLNeuralNetworkLayer] {
+        let classes = model.classNames.count, features = model.featureNames.count
+        let (prototypes, perClass) = motion.paddedPrototypes(classes: classes)
+        let dimension = motion.center.count
+        let name = { (blob: String) in RejectionOutput.coreMLLayerPrefix + blob }
+        let state = RejectionOutput.coreMLMotionOut
+        return [
+            .slice(name("motion_mean_sums"), state, "motion_mean_sums", channels: 0..<features),
+            .slice(name("motion_square_sums"), state, "motion_square_sums", channels: features..<2 * features),
+            .slice(name("motion_weight"), state, "motion_weight", channels: 2 * features..<2 * features + 1),
+            // 1 / (weight + the smallest float): ONNX's division by the weight, at least the smallest float.
+            .unary(
+                name("motion_per_weight"), "motion_weight", "motion_per_weight", .inverse,
+                epsilon: .leastNormalMagnitude),
+            .multiply(name("motion_means"), ["motion_mean_sums", "motion_per_weight"], "motion_means"),
+            .multiply(name("motion_squares"), ["motion_square_sums", "motion_per_weight"], "motion_squares"),
+            .multiply(name("motion_means_squared"), ["motion_means", "motion_means"], "motion_means_squared"),
+            .multiply(name("motion_negate"), ["motion_means_squared"], "motion_minus_means_squared", alpha: -1),
+            .add(name("motion_variance"), ["motion_squares", "motion_minus_means_squared"], "motion_variance_or_less"),
+            .activation(name("motion_at_least_0"), "motion_variance_or_less", "motion_variance", .reLu(.init())),
+            .unary(name("motion_spreads"), "motion_variance", "motion_spreads", .sqrt),
+            .concat(name("motion_statistics"), ["motion_means", "motion_spreads"], "motion_statistics"),
+            .scale(
+                name("motion_standardize"), "motion_statistics", "motion_standardized",
+                scale: motion.scale.map { 1 / $0 }, bias: zip(motion.center, motion.scale).map { -$0 / $1 }),
+            .reshape(name("motion_row"), "motion_standardized", "motion_row", to: [1, dimension, 1]),
+            .constant(
+                name("motion_prototypes"), "motion_negated_prototypes", shape: [classes * perClass, dimension, 1],
+                prototypes.map { -$0 }),
+            .add(name("motion_differences"), ["motion_negated_prototypes", "motion_row"], "motion_differences"),
+            .reduce(
+                name("motion_squared_distances"), "motion_differences", "motion_squared_distances", .sumsquare,
+                along: .h),
+            .reshape(
+                name("motion_by_class"), "motion_squared_distances", "motion_class_distances",
+                to: [classes, perClass, 1]),
+            .reduce(
+                name("motion_nearest_squared"), "motion_class_distances", "motion_nearest_squared", .min, along: .h),
+            .unary(name("motion_nearest"), "motion_nearest_squared", "motion_nearest", .sqrt),
+            .bias(
+                name("motion_margin"), "motion_nearest", "rejection_motion_margin",
+                motion.limits(classes: classes).map { -$0 }),
         ]
     }
 }

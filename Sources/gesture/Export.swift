@@ -19,7 +19,8 @@ struct Export: AsyncParsableCommand, NumberChecking {
             CSV on standard input and prints detections, and a Makefile that builds it. Each carries the \
             model's rejection of unknown motion: Core ML as the output rejectionMargin, ONNX as \
             rejection_margin and unknown, C as gesture_is_unknown, which its detector applies unless \
-            exported with --reject off.
+            exported with --reject off. A model trained with --motion-rejection has a third state to \
+            feed back, Core ML's motionIn/motionOut and ONNX's motion_in/motion_out.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -63,12 +64,6 @@ struct Export: AsyncParsableCommand, NumberChecking {
         }
         if reject == .off, format != .c {
             throw Failure.usage("--reject is for --format c only: the other formats give the rejection as outputs")
-        }
-        if loaded.rejection?.motion != nil, format == .coreml {
-            Terminal.warn(
-                "Core ML exports reject by the embedding's distance only, not yet by the motion's statistics "
-                    + "(train --motion-rejection; ONNX and C have both): they may report motion `gesture detect` rejects"
-            )
         }
         switch format {
         case .coreml:

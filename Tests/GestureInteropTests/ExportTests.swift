@@ -33,6 +33,10 @@ let interopModel: GestureModel = {
 /// a stream has many windows of both kinds.
 let rejectingModel = interopModel.calibratingRejection(on: interopSessions, falseRejectRate: 0.25)
 
+/// The rejecting model with the test of the motion's statistics too, as strict.
+let motionRejectingModel = interopModel.calibratingRejection(
+    on: interopSessions, falseRejectRate: 0.25, motion: MotionCalibration(falseRejectRate: 0.25))
+
 /// 48 windows of raw features, one stream, and what GestureLab's streaming classifier gives for them:
 /// random values, each second window from `interopSessions` (motion the interop model was taught).
 func stream(of model: GestureModel, windows count: Int = 48, seed: UInt64 = 7) -> ExportedStream {
@@ -144,6 +148,40 @@ struct ExportedStream: Codable {
         #expect(throws: InteropError.self) { try CoreMLImport(serialized: Array("not a model".utf8), rate: nil) }
     }
 
+    /// The motion's statistics add a third state, `motionIn` (optional, as the LSTM's) and
+    /// `motionOut`, of each feature's two averages and their weight; a model without that test keeps
+    /// the book's interface and its rejection's four layers.
+    @Test func theMotionsStatisticsAddAStateInAndOut() throws {
+        let spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: motionRejectingModel).serialized())
+        let state = [Int64(2 * motionRejectingModel.featureNames.count + 1)]
+        let inputs = spec.description_p.input, outputs = spec.description_p.output
+        #expect(inputs.map(\.name) == ["features", "hiddenIn", "cellIn", "motionIn"])
+        #expect(inputs[3].type.multiArrayType.shape == state && inputs[3].type.isOptional)
+        #expect(
+            outputs.map(\.name) == [
+                "activityProbability", "hiddenOut", "cellOut", "activity", "rejectionMargin", "motionOut",
+            ])
+        #expect(outputs[5].type.multiArrayType.shape == state && !outputs[5].type.isOptional)
+
+        let plain = try CoreMLModel(serializedBytes: try CoreMLExport(model: rejectingModel).serialized())
+        #expect(plain.description_p.input.map(\.name) == ["features", "hiddenIn", "cellIn"])
+        #expect(plain.description_p.output.map(\.name).last == "rejectionMargin")
+        let rejection = plain.neuralNetworkClassifier.layers.map(\.name).filter { $0.hasPrefix("rejection_") }
+        #expect(rejection == ["rejection_normalize", "rejection_margins", "rejection_by_class", "rejection_nearest"])
+    }
+
+    /// The import reads the network of a file with the motion's test and leaves the rejection out.
+    @Test func aModelWithTheMotionsTestReadsBackWithoutItsRejection() throws {
+        let exported = try CoreMLExport(model: motionRejectingModel).serialized()
+        let imported = try CoreMLImport(serialized: exported, rate: nil)
+        #expect(imported.model.rejection == nil)
+        let state = 2 * motionRejectingModel.featureNames.count + 1
+        #expect(imported.interface[1].hasSuffix("motionIn [\(state)] double (optional)"), "\(imported.interface[1])")
+        let original = stream(of: interopModel), again = stream(of: imported.model)
+        let difference = zip(original.probabilities.joined(), again.probabilities.joined()).map { abs($0 - $1) }.max()!
+        #expect(difference <= 1e-6)
+    }
+
     @Test func withoutARateInTheFileTheUserMustGiveOne() throws {
         var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.description_p.metadata.userDefined[GestureLabMetadata.samplingRate] = nil
@@ -209,19 +247,25 @@ struct ExportedStream: Codable {
         #expect(output.contains(try rejectionSummary()), "\(output)")
     }
 
-    /// The motion's statistics go out to ONNX as a third state fed back, and the larger margin.
-    @Test func onnxruntimeRunsTheMotionsStatisticsTestWithItsStateFedBack() throws {
-        let model = interopModel.calibratingRejection(
-            on: interopSessions, falseRejectRate: 0.25, motion: MotionCalibration(falseRejectRate: 0.25))
+    /// The motion's statistics go out as a third state fed back, and the larger margin: ONNX's
+    /// `motion_in`/`motion_out`, Core ML's `motionIn`/`motionOut`. onnxruntime and the NumPy pass of
+    /// the Core ML spec reject the windows GestureLab's streaming classifier rejects (some by the
+    /// motion's test alone), margins within 1e-5.
+    @Test func theMotionsStatisticsTestRunsInONNXAndCoreMLWithItsStateFedBack() throws {
         let byEmbedding = try #require(stream(of: rejectingModel).unknown)
-        let rejected = try rejectingStream(of: model).unknown!
+        let stream = try rejectingStream(of: motionRejectingModel)
+        let rejected = stream.unknown!
         #expect(zip(rejected, byEmbedding).contains { $0 && !$1 }, "the motion's test rejects windows of its own")
         let folder = try TemporaryFolder()
-        let onnx = folder.path.appending("motion.onnx").string
-        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: onnx))
-        let data = try write(try rejectingStream(of: model), in: folder)
-        let output = try check(["onnx", onnx, data], in: folder)
-        #expect(output.contains("unknown motion on \(rejected.count { $0 }) windows as GestureLab"), "\(output)")
+        let coreML = folder.path.appending("motion.mlmodel").string, onnx = folder.path.appending("motion.onnx").string
+        try Data(try CoreMLExport(model: motionRejectingModel).serialized()).write(to: URL(fileURLWithPath: coreML))
+        try Data(try ONNXExport(model: motionRejectingModel).serialized()).write(to: URL(fileURLWithPath: onnx))
+        let data = try write(stream, in: folder)
+        for (format, file) in [("coreml", coreML), ("onnx", onnx)] {
+            let output = try check([format, file, data], in: folder)
+            print(output)
+            #expect(output.contains("unknown motion on \(rejected.count { $0 }) windows as GestureLab"), "\(output)")
+        }
     }
 
     /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.

@@ -428,12 +428,68 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     set {layer = .softmax(newValue)}
   }
 
+  var unary: CoreMLUnaryFunctionLayerParams {
+    get {
+      if case .unary(let v)? = layer {return v}
+      return CoreMLUnaryFunctionLayerParams()
+    }
+    set {layer = .unary(newValue)}
+  }
+
+  var add: CoreMLAddLayerParams {
+    get {
+      if case .add(let v)? = layer {return v}
+      return CoreMLAddLayerParams()
+    }
+    set {layer = .add(newValue)}
+  }
+
+  var multiply: CoreMLMultiplyLayerParams {
+    get {
+      if case .multiply(let v)? = layer {return v}
+      return CoreMLMultiplyLayerParams()
+    }
+    set {layer = .multiply(newValue)}
+  }
+
+  var scale: CoreMLScaleLayerParams {
+    get {
+      if case .scale(let v)? = layer {return v}
+      return CoreMLScaleLayerParams()
+    }
+    set {layer = .scale(newValue)}
+  }
+
+  var bias: CoreMLBiasLayerParams {
+    get {
+      if case .bias(let v)? = layer {return v}
+      return CoreMLBiasLayerParams()
+    }
+    set {layer = .bias(newValue)}
+  }
+
+  var max: CoreMLMaxLayerParams {
+    get {
+      if case .max(let v)? = layer {return v}
+      return CoreMLMaxLayerParams()
+    }
+    set {layer = .max(newValue)}
+  }
+
   var reduce: CoreMLReduceLayerParams {
     get {
       if case .reduce(let v)? = layer {return v}
       return CoreMLReduceLayerParams()
     }
     set {layer = .reduce(newValue)}
+  }
+
+  var loadConstant: CoreMLLoadConstantLayerParams {
+    get {
+      if case .loadConstant(let v)? = layer {return v}
+      return CoreMLLoadConstantLayerParams()
+    }
+    set {layer = .loadConstant(newValue)}
   }
 
   var reshape: CoreMLReshapeLayerParams {
@@ -450,6 +506,22 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
       return CoreMLPermuteLayerParams()
     }
     set {layer = .permute(newValue)}
+  }
+
+  var concat: CoreMLConcatLayerParams {
+    get {
+      if case .concat(let v)? = layer {return v}
+      return CoreMLConcatLayerParams()
+    }
+    set {layer = .concat(newValue)}
+  }
+
+  var slice: CoreMLSliceLayerParams {
+    get {
+      if case .slice(let v)? = layer {return v}
+      return CoreMLSliceLayerParams()
+    }
+    set {layer = .slice(newValue)}
   }
 
   var uniDirectionalLstm: CoreMLUniDirectionalLSTMLayerParams {
@@ -469,9 +541,18 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     case batchnorm(CoreMLBatchnormLayerParams)
     case l2Normalize(CoreMLL2NormalizeLayerParams)
     case softmax(CoreMLSoftmaxLayerParams)
+    case unary(CoreMLUnaryFunctionLayerParams)
+    case add(CoreMLAddLayerParams)
+    case multiply(CoreMLMultiplyLayerParams)
+    case scale(CoreMLScaleLayerParams)
+    case bias(CoreMLBiasLayerParams)
+    case max(CoreMLMaxLayerParams)
     case reduce(CoreMLReduceLayerParams)
+    case loadConstant(CoreMLLoadConstantLayerParams)
     case reshape(CoreMLReshapeLayerParams)
     case permute(CoreMLPermuteLayerParams)
+    case concat(CoreMLConcatLayerParams)
+    case slice(CoreMLSliceLayerParams)
     case uniDirectionalLstm(CoreMLUniDirectionalLSTMLayerParams)
 
   }
@@ -587,6 +668,279 @@ nonisolated struct CoreMLL2NormalizeLayerParams: Sendable {
   var epsilon: Float = 0
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// x ← scale · x + shift (scale 0 means 1), then SQRT: √x, INVERSE: 1 / (x + epsilon) (epsilon 0
+/// means 1e-6), THRESHOLD: max(alpha, x), and others GestureLab does not write.
+nonisolated struct CoreMLUnaryFunctionLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var type: CoreMLUnaryFunctionLayerParams.Operation = .sqrt
+
+  var alpha: Float = 0
+
+  var epsilon: Float = 0
+
+  var shift: Float = 0
+
+  var scale: Float = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  nonisolated enum Operation: SwiftProtobuf.Enum, Swift.CaseIterable {
+    typealias RawValue = Int
+    case sqrt // = 0
+    case rsqrt // = 1
+    case inverse // = 2
+    case power // = 3
+    case exp // = 4
+    case log // = 5
+    case abs // = 6
+    case threshold // = 7
+    case UNRECOGNIZED(Int)
+
+    init() {
+      self = .sqrt
+    }
+
+    init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .sqrt
+      case 1: self = .rsqrt
+      case 2: self = .inverse
+      case 3: self = .power
+      case 4: self = .exp
+      case 5: self = .log
+      case 6: self = .abs
+      case 7: self = .threshold
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    var rawValue: Int {
+      switch self {
+      case .sqrt: return 0
+      case .rsqrt: return 1
+      case .inverse: return 2
+      case .power: return 3
+      case .exp: return 4
+      case .log: return 5
+      case .abs: return 6
+      case .threshold: return 7
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    static let allCases: [CoreMLUnaryFunctionLayerParams.Operation] = [
+      .sqrt,
+      .rsqrt,
+      .inverse,
+      .power,
+      .exp,
+      .log,
+      .abs,
+      .threshold,
+    ]
+
+  }
+
+  init() {}
+}
+
+/// The sum of the inputs (broadcast: [C, H, W] with [1, H, W], [C, 1, 1] or [1, 1, 1]); one input plus alpha.
+nonisolated struct CoreMLAddLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var alpha: Float = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The product of the inputs, broadcast as Add's, shaped as the first; one input times alpha.
+nonisolated struct CoreMLMultiplyLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var alpha: Float = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// y = x · scale (+ bias); each of shape [1], [C], [1, H, W] or [C, H, W].
+nonisolated struct CoreMLScaleLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var shapeScale: [UInt64] = []
+
+  var scale: CoreMLWeightParams {
+    get {_scale ?? CoreMLWeightParams()}
+    set {_scale = newValue}
+  }
+  /// Returns true if `scale` has been explicitly set.
+  var hasScale: Bool {self._scale != nil}
+  /// Clears the value of `scale`. Subsequent reads from it will return its default value.
+  mutating func clearScale() {self._scale = nil}
+
+  var hasBias_p: Bool = false
+
+  var shapeBias: [UInt64] = []
+
+  var bias: CoreMLWeightParams {
+    get {_bias ?? CoreMLWeightParams()}
+    set {_bias = newValue}
+  }
+  /// Returns true if `bias` has been explicitly set.
+  var hasBias: Bool {self._bias != nil}
+  /// Clears the value of `bias`. Subsequent reads from it will return its default value.
+  mutating func clearBias() {self._bias = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _scale: CoreMLWeightParams? = nil
+  fileprivate var _bias: CoreMLWeightParams? = nil
+}
+
+/// y = x + bias, of shape [1], [C], [1, H, W] or [C, H, W].
+nonisolated struct CoreMLBiasLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var shape: [UInt64] = []
+
+  var bias: CoreMLWeightParams {
+    get {_bias ?? CoreMLWeightParams()}
+    set {_bias = newValue}
+  }
+  /// Returns true if `bias` has been explicitly set.
+  var hasBias: Bool {self._bias != nil}
+  /// Clears the value of `bias`. Subsequent reads from it will return its default value.
+  mutating func clearBias() {self._bias = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _bias: CoreMLWeightParams? = nil
+}
+
+/// The elementwise maximum of inputs of one shape.
+nonisolated struct CoreMLMaxLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// No input; the output is `data` of `shape` [C, H, W].
+nonisolated struct CoreMLLoadConstantLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var shape: [UInt64] = []
+
+  var data: CoreMLWeightParams {
+    get {_data ?? CoreMLWeightParams()}
+    set {_data = newValue}
+  }
+  /// Returns true if `data` has been explicitly set.
+  var hasData: Bool {self._data != nil}
+  /// Clears the value of `data`. Subsequent reads from it will return its default value.
+  mutating func clearData() {self._data = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _data: CoreMLWeightParams? = nil
+}
+
+/// The inputs one after another along C.
+nonisolated struct CoreMLConcatLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var sequenceConcat: Bool = false
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// [startIndex, endIndex) along the axis, every stride-th.
+nonisolated struct CoreMLSliceLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var startIndex: Int64 = 0
+
+  var endIndex: Int64 = 0
+
+  var stride: UInt64 = 0
+
+  var axis: CoreMLSliceLayerParams.SliceAxis = .channelAxis
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  nonisolated enum SliceAxis: SwiftProtobuf.Enum, Swift.CaseIterable {
+    typealias RawValue = Int
+    case channelAxis // = 0
+    case heightAxis // = 1
+    case widthAxis // = 2
+    case UNRECOGNIZED(Int)
+
+    init() {
+      self = .channelAxis
+    }
+
+    init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .channelAxis
+      case 1: self = .heightAxis
+      case 2: self = .widthAxis
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    var rawValue: Int {
+      switch self {
+      case .channelAxis: return 0
+      case .heightAxis: return 1
+      case .widthAxis: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    static let allCases: [CoreMLSliceLayerParams.SliceAxis] = [
+      .channelAxis,
+      .heightAxis,
+      .widthAxis,
+    ]
+
+  }
 
   init() {}
 }
@@ -1745,7 +2099,7 @@ nonisolated extension CoreMLNeuralNetworkClassifier: SwiftProtobuf.Message, Swif
 
 nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeuralNetworkLayer"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}i\u{1}reduce\0\u{2}\u{14}reshape\0\u{2}\u{a}permute\0\u{2}n\u{1}uniDirectionalLSTM\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}-unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{2}\u{14}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{2}\u{a}permute\0\u{2}\u{a}concat\0\u{2}\u{1e}slice\0\u{2}F\u{1}uniDirectionalLSTM\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1834,6 +2188,84 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
           self.layer = .softmax(v)
         }
       }()
+      case 220: try {
+        var v: CoreMLUnaryFunctionLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .unary(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .unary(v)
+        }
+      }()
+      case 230: try {
+        var v: CoreMLAddLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .add(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .add(v)
+        }
+      }()
+      case 231: try {
+        var v: CoreMLMultiplyLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .multiply(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .multiply(v)
+        }
+      }()
+      case 245: try {
+        var v: CoreMLScaleLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .scale(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .scale(v)
+        }
+      }()
+      case 250: try {
+        var v: CoreMLBiasLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .bias(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .bias(v)
+        }
+      }()
+      case 260: try {
+        var v: CoreMLMaxLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .max(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .max(v)
+        }
+      }()
       case 280: try {
         var v: CoreMLReduceLayerParams?
         var hadOneofValue = false
@@ -1845,6 +2277,19 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
         if let v = v {
           if hadOneofValue {try decoder.handleConflictingOneOf()}
           self.layer = .reduce(v)
+        }
+      }()
+      case 290: try {
+        var v: CoreMLLoadConstantLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .loadConstant(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .loadConstant(v)
         }
       }()
       case 300: try {
@@ -1871,6 +2316,32 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
         if let v = v {
           if hadOneofValue {try decoder.handleConflictingOneOf()}
           self.layer = .permute(v)
+        }
+      }()
+      case 320: try {
+        var v: CoreMLConcatLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .concat(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .concat(v)
+        }
+      }()
+      case 350: try {
+        var v: CoreMLSliceLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .slice(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .slice(v)
         }
       }()
       case 420: try {
@@ -1930,9 +2401,37 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
       guard case .softmax(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 175)
     }()
+    case .unary?: try {
+      guard case .unary(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 220)
+    }()
+    case .add?: try {
+      guard case .add(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 230)
+    }()
+    case .multiply?: try {
+      guard case .multiply(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 231)
+    }()
+    case .scale?: try {
+      guard case .scale(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 245)
+    }()
+    case .bias?: try {
+      guard case .bias(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 250)
+    }()
+    case .max?: try {
+      guard case .max(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 260)
+    }()
     case .reduce?: try {
       guard case .reduce(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 280)
+    }()
+    case .loadConstant?: try {
+      guard case .loadConstant(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 290)
     }()
     case .reshape?: try {
       guard case .reshape(let v)? = self.layer else { preconditionFailure() }
@@ -1941,6 +2440,14 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
     case .permute?: try {
       guard case .permute(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 310)
+    }()
+    case .concat?: try {
+      guard case .concat(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 320)
+    }()
+    case .slice?: try {
+      guard case .slice(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 350)
     }()
     case .uniDirectionalLstm?: try {
       guard case .uniDirectionalLstm(let v)? = self.layer else { preconditionFailure() }
@@ -2195,6 +2702,350 @@ nonisolated extension CoreMLL2NormalizeLayerParams: SwiftProtobuf.Message, Swift
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension CoreMLUnaryFunctionLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".UnaryFunctionLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}type\0\u{1}alpha\0\u{1}epsilon\0\u{1}shift\0\u{1}scale\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.type) }()
+      case 2: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
+      case 3: try { try decoder.decodeSingularFloatField(value: &self.epsilon) }()
+      case 4: try { try decoder.decodeSingularFloatField(value: &self.shift) }()
+      case 5: try { try decoder.decodeSingularFloatField(value: &self.scale) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.type != .sqrt {
+      try visitor.visitSingularEnumField(value: self.type, fieldNumber: 1)
+    }
+    if self.alpha.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 2)
+    }
+    if self.epsilon.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.epsilon, fieldNumber: 3)
+    }
+    if self.shift.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.shift, fieldNumber: 4)
+    }
+    if self.scale.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.scale, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLUnaryFunctionLayerParams, rhs: CoreMLUnaryFunctionLayerParams) -> Bool {
+    if lhs.type != rhs.type {return false}
+    if lhs.alpha != rhs.alpha {return false}
+    if lhs.epsilon != rhs.epsilon {return false}
+    if lhs.shift != rhs.shift {return false}
+    if lhs.scale != rhs.scale {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLUnaryFunctionLayerParams.Operation: SwiftProtobuf._ProtoNameProviding {
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SQRT\0\u{1}RSQRT\0\u{1}INVERSE\0\u{1}POWER\0\u{1}EXP\0\u{1}LOG\0\u{1}ABS\0\u{1}THRESHOLD\0")
+}
+
+nonisolated extension CoreMLAddLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".AddLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}alpha\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.alpha.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLAddLayerParams, rhs: CoreMLAddLayerParams) -> Bool {
+    if lhs.alpha != rhs.alpha {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLMultiplyLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MultiplyLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}alpha\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.alpha.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLMultiplyLayerParams, rhs: CoreMLMultiplyLayerParams) -> Bool {
+    if lhs.alpha != rhs.alpha {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLScaleLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ScaleLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}shapeScale\0\u{1}scale\0\u{1}hasBias\0\u{1}shapeBias\0\u{1}bias\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.shapeScale) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._scale) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.hasBias_p) }()
+      case 4: try { try decoder.decodeRepeatedUInt64Field(value: &self.shapeBias) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._bias) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.shapeScale.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.shapeScale, fieldNumber: 1)
+    }
+    try { if let v = self._scale {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.hasBias_p != false {
+      try visitor.visitSingularBoolField(value: self.hasBias_p, fieldNumber: 3)
+    }
+    if !self.shapeBias.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.shapeBias, fieldNumber: 4)
+    }
+    try { if let v = self._bias {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLScaleLayerParams, rhs: CoreMLScaleLayerParams) -> Bool {
+    if lhs.shapeScale != rhs.shapeScale {return false}
+    if lhs._scale != rhs._scale {return false}
+    if lhs.hasBias_p != rhs.hasBias_p {return false}
+    if lhs.shapeBias != rhs.shapeBias {return false}
+    if lhs._bias != rhs._bias {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLBiasLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".BiasLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}shape\0\u{1}bias\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.shape) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._bias) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.shape.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.shape, fieldNumber: 1)
+    }
+    try { if let v = self._bias {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLBiasLayerParams, rhs: CoreMLBiasLayerParams) -> Bool {
+    if lhs.shape != rhs.shape {return false}
+    if lhs._bias != rhs._bias {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLMaxLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MaxLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLMaxLayerParams, rhs: CoreMLMaxLayerParams) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLLoadConstantLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".LoadConstantLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}shape\0\u{1}data\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.shape) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._data) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.shape.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.shape, fieldNumber: 1)
+    }
+    try { if let v = self._data {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLLoadConstantLayerParams, rhs: CoreMLLoadConstantLayerParams) -> Bool {
+    if lhs.shape != rhs.shape {return false}
+    if lhs._data != rhs._data {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLConcatLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ConcatLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}d\u{1}sequenceConcat\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 100: try { try decoder.decodeSingularBoolField(value: &self.sequenceConcat) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.sequenceConcat != false {
+      try visitor.visitSingularBoolField(value: self.sequenceConcat, fieldNumber: 100)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLConcatLayerParams, rhs: CoreMLConcatLayerParams) -> Bool {
+    if lhs.sequenceConcat != rhs.sequenceConcat {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLSliceLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".SliceLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}startIndex\0\u{1}endIndex\0\u{1}stride\0\u{1}axis\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.startIndex) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.endIndex) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.stride) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.axis) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.startIndex != 0 {
+      try visitor.visitSingularInt64Field(value: self.startIndex, fieldNumber: 1)
+    }
+    if self.endIndex != 0 {
+      try visitor.visitSingularInt64Field(value: self.endIndex, fieldNumber: 2)
+    }
+    if self.stride != 0 {
+      try visitor.visitSingularUInt64Field(value: self.stride, fieldNumber: 3)
+    }
+    if self.axis != .channelAxis {
+      try visitor.visitSingularEnumField(value: self.axis, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLSliceLayerParams, rhs: CoreMLSliceLayerParams) -> Bool {
+    if lhs.startIndex != rhs.startIndex {return false}
+    if lhs.endIndex != rhs.endIndex {return false}
+    if lhs.stride != rhs.stride {return false}
+    if lhs.axis != rhs.axis {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLSliceLayerParams.SliceAxis: SwiftProtobuf._ProtoNameProviding {
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHANNEL_AXIS\0\u{1}HEIGHT_AXIS\0\u{1}WIDTH_AXIS\0")
 }
 
 nonisolated extension CoreMLReduceLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -7,7 +7,8 @@ model that rejects unknown motion, also "unknown": [whether GestureLab rejects e
 "margins": [[each class's distance to its nearest prototype less its limit], ...] for the classes
 "margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state; with a
 test of the motion's statistics, the larger of its margin and that one); the exports' rejection
-outputs must agree. An ONNX file with a motion_in input gets zeros first, then its motion_out.
+outputs must agree. A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) gets
+zeros first, then its motion_out or motionOut.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -15,6 +16,7 @@ outputs must agree. An ONNX file with a motion_in input gets zeros first, then i
 
 Prints one line of figures; exits 1 with the reason on the first difference."""
 
+import functools
 import json
 import sys
 import warnings
@@ -34,6 +36,41 @@ def weights(params, shape=None):
     if len(values) == 0 and len(params.float16Value) > 0:
         values = np.frombuffer(params.float16Value, dtype=np.float16).astype(np.float64)
     return values if shape is None else values.reshape(shape)
+
+
+def chw(x):
+    """A blob as (C, H, W): its last three axes, or a vector as channels."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[-3:]) if x.ndim >= 3 else x.reshape(-1, 1, 1)
+
+
+def shaped(values, shape):
+    """Weights of shape [1], [C], [1, H, W] or [C, H, W], broadcasting over (C, H, W)."""
+    return values.reshape(-1, 1, 1) if len(shape) == 1 else values.reshape(list(shape))
+
+
+ELEMENTWISE = {"add": np.add, "multiply": np.multiply, "max": np.maximum}
+REDUCED_AXES = {"C": (0,), "H": (1,), "W": (2,), "HW": (1, 2), "CHW": (0, 1, 2)}
+REDUCTIONS = {
+    "SUM": lambda x, axes: x.sum(axis=axes, keepdims=True),
+    "AVG": lambda x, axes: x.mean(axis=axes, keepdims=True),
+    "SUMSQUARE": lambda x, axes: (x * x).sum(axis=axes, keepdims=True),
+    "MIN": lambda x, axes: x.min(axis=axes, keepdims=True),
+    "MAX": lambda x, axes: x.max(axis=axes, keepdims=True),
+}
+
+
+def unary(p, x):
+    """x <- scale x + shift (scale 0 is 1), then the function; epsilon 0 is 1e-6."""
+    x = (p.scale or 1) * chw(x) + p.shift
+    kind = p.Operation.Name(p.type)
+    if kind == "SQRT":
+        return np.sqrt(x)
+    if kind == "INVERSE":
+        return 1 / (x + (p.epsilon or 1e-6))
+    if kind == "THRESHOLD":
+        return np.maximum(p.alpha, x)
+    fail(f"unary {kind} is not one this check runs")
 
 
 def activation(params, x):
@@ -86,7 +123,7 @@ def lstm(p, x, h, c):
     return o * activation(h_act, c), c
 
 
-def run_spec(spec, window, hidden, cell):
+def run_spec(spec, window, hidden, cell, motion=None):
     """One prediction of a neural network classifier: every layer in order, by blob name."""
     blobs = {
         "features": np.asarray(window, dtype=np.float64).reshape(
@@ -95,10 +132,12 @@ def run_spec(spec, window, hidden, cell):
     }
     hidden_name, cell_name = spec.description.input[1].name, spec.description.input[2].name
     blobs[hidden_name], blobs[cell_name] = hidden, cell
+    if motion is not None:
+        blobs[spec.description.input[3].name] = motion
     for layer in spec.neuralNetworkClassifier.layers:
         kind = layer.WhichOneof("layer")
         p = getattr(layer, kind)
-        x = blobs[layer.input[0]]
+        x = blobs[layer.input[0]] if layer.input else None
         if kind == "permute":
             blobs[layer.output[0]] = np.transpose(x, list(p.axis))
         elif kind == "convolution":
@@ -125,14 +164,44 @@ def run_spec(spec, window, hidden, cell):
                 fail(f"layer {layer.name} reshapes other than channel first to (C, H, W)")
             blobs[layer.output[0]] = x.reshape(list(p.targetShape))
         elif kind == "reduce":
-            if p.mode != p.MIN or p.axis != p.H:
-                fail(f"layer {layer.name} reduces other than by the minimum along H")
-            blobs[layer.output[0]] = x.min(axis=1, keepdims=True)
+            mode, axis = p.ReduceOperation.Name(p.mode), p.ReduceAxis.Name(p.axis)
+            if mode not in REDUCTIONS:
+                fail(f"layer {layer.name} reduces by {mode}, which this check does not run")
+            blobs[layer.output[0]] = REDUCTIONS[mode](chw(x), REDUCED_AXES[axis])
+        elif kind == "scale":
+            y = chw(x) * shaped(weights(p.scale), p.shapeScale)
+            blobs[layer.output[0]] = y + shaped(weights(p.bias), p.shapeBias) if p.hasBias else y
+        elif kind == "bias":
+            blobs[layer.output[0]] = chw(x) + shaped(weights(p.bias), p.shape)
+        elif kind in ELEMENTWISE:
+            inputs = [chw(blobs[name]) for name in layer.input]
+            if len(inputs) == 1 and kind != "max":
+                blobs[layer.output[0]] = inputs[0] + p.alpha if kind == "add" else inputs[0] * p.alpha
+            else:
+                blobs[layer.output[0]] = functools.reduce(ELEMENTWISE[kind], inputs)
+        elif kind == "unary":
+            blobs[layer.output[0]] = unary(p, x)
+        elif kind == "loadConstant":
+            blobs[layer.output[0]] = weights(p.data, list(p.shape))
+        elif kind == "concat":
+            if p.sequenceConcat:
+                fail(f"layer {layer.name} concatenates along the sequence")
+            blobs[layer.output[0]] = np.concatenate([chw(blobs[name]) for name in layer.input], axis=0)
+        elif kind == "slice":
+            index = [slice(None)] * 3
+            index[p.axis] = slice(p.startIndex, p.endIndex, p.stride)
+            blobs[layer.output[0]] = chw(x)[tuple(index)]
         else:
             fail(f"layer {layer.name} is a {kind}, which this check does not run")
     probabilities = blobs[spec.neuralNetworkClassifier.labelProbabilityLayerName]
-    margins = blobs.get("rejectionMargin")
-    return probabilities, blobs["hiddenOut"], blobs["cellOut"], None if margins is None else margins.reshape(-1)
+    margins, motion = blobs.get("rejectionMargin"), blobs.get("motionOut")
+    return (
+        probabilities,
+        blobs["hiddenOut"],
+        blobs["cellOut"],
+        None if margins is None else margins.reshape(-1),
+        None if motion is None else motion.reshape(-1),
+    )
 
 
 def check_coreml_interface(spec, stream, suffix):
@@ -140,25 +209,31 @@ def check_coreml_interface(spec, stream, suffix):
 
     description = spec.description
     units = spec.neuralNetworkClassifier.layers[3].uniDirectionalLSTM.outputVectorSize
-    window = len(stream["windows"][0]) // len(stream["features"])
-    expected_inputs = [
-        ("features", [1, window, len(stream["features"])], False),
+    features = len(stream["features"])
+    window = len(stream["windows"][0]) // features
+    states = [
+        ("features", [1, window, features], False),
         ("hiddenIn", [units], True),
         ("cellIn", [units], True),
     ]
-    for feature, (name, shape, optional) in zip(description.input, expected_inputs):
-        array = feature.type.multiArrayType
-        if (feature.name, list(array.shape), feature.type.isOptional) != (name, shape, optional):
-            fail(f"input {feature.name} {list(array.shape)} is not {name} {shape}")
-        if array.dataType != feature.type.multiArrayType.DOUBLE:
-            fail(f"input {name} is not of doubles")
+    motion = [("motionIn", [2 * features + 1], True)]
+    inputs = [(i.name, list(i.type.multiArrayType.shape), i.type.isOptional) for i in description.input]
+    if inputs not in (states, states + motion):
+        fail(f"inputs {inputs} are not {states} (and {motion})")
+    for feature in description.input:
+        if feature.type.multiArrayType.dataType != feature.type.multiArrayType.DOUBLE:
+            fail(f"input {feature.name} is not of doubles")
     outputs = [(o.name, o.type.WhichOneof("Type")) for o in description.output]
-    wanted = [
-        ("activityProbability", "dictionaryType"),
-        ("hiddenOut", "multiArrayType"),
-        ("cellOut", "multiArrayType"),
-        ("activity", "stringType"),
-    ] + ([("rejectionMargin", "multiArrayType")] if "unknown" in stream else [])
+    wanted = (
+        [
+            ("activityProbability", "dictionaryType"),
+            ("hiddenOut", "multiArrayType"),
+            ("cellOut", "multiArrayType"),
+            ("activity", "stringType"),
+        ]
+        + ([("rejectionMargin", "multiArrayType")] if "unknown" in stream else [])
+        + ([("motionOut", "multiArrayType")] if len(inputs) > len(states) else [])
+    )
     if outputs != wanted:
         fail(f"outputs {outputs} are not {wanted}")
     if description.predictedFeatureName != "activity" or description.predictedProbabilitiesName != "activityProbability":
@@ -182,8 +257,10 @@ def stream_coreml(spec, windows):
     """Each window's probabilities, margins and whether it is unknown motion: the top class's margin above 0."""
     units = spec.description.input[1].type.multiArrayType.shape[0]
     hidden, cell = np.zeros(units), np.zeros(units)
+    motion_inputs = spec.description.input[3:]
+    motion = np.zeros(motion_inputs[0].type.multiArrayType.shape[0]) if motion_inputs else None
     for window in windows:
-        probabilities, hidden, cell, margins = run_spec(spec, window, hidden, cell)
+        probabilities, hidden, cell, margins, motion = run_spec(spec, window, hidden, cell, motion)
         unknown = None if margins is None else bool(margins[np.argmax(probabilities)] > 0)
         yield probabilities, margins, unknown
 
