@@ -36,7 +36,9 @@ public struct CoreMLExport {
     public var differencesFromTheBook: [String] {
         var differences: [String] = []
         if model.featureNames != BookInterface.features {
-            differences.append("it reads \(model.featureNames.joined(separator: ", ")), not the book's rotX … accelZ")
+            differences.append(
+                "it reads \(model.featureNames.joined(separator: ", ")), not the book's rotX … accelZ "
+                    + "(train with --features \(BookInterface.features.joined(separator: " ")) for it)")
         }
         if model.windowing.window != BookInterface.window {
             differences.append("its window is \(model.windowing.window) samples, not 20")

@@ -9,6 +9,8 @@ public struct TrainingRecipe: Sendable, Equatable {
     public var window: Int
     public var augmentations: [Augmentation]
     public var epochs: Int
+    /// Chunks a batch.
+    public var batchSize: Int
     /// What was chosen for the settings not given, e.g. "window 25 (0.5 s at 50 Hz)".
     public var choices: [String]
 
@@ -23,14 +25,15 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// The epochs of a model trained on its sessions alone.
     public static let epochsWithoutCopies = 30
 
-    /// Fewer Adam steps leave a small dataset's model unfinished; its epochs take little time.
+    /// Fewer Adam steps leave a small dataset's model unfinished.
     public static let leastSteps = 500
-    static let mostEpochs = 100
+    static let largestBatch = TrainingOptions().batchSize
+    static let smallestBatch = 4
 
     /// The recipe for `dataset`; each setting given is kept as it is.
     public init(
         for dataset: Dataset, features: [String]? = nil, window: Int? = nil, augmentations: [Augmentation]? = nil,
-        epochs: Int? = nil, batchSize: Int = TrainingOptions().batchSize
+        epochs: Int? = nil, batchSize: Int? = nil
     ) {
         // Sessions of other rates are refused when the training data is made.
         let rate = dataset.sessions.map(\.nominalRate).median ?? 1
@@ -38,14 +41,17 @@ public struct TrainingRecipe: Sendable, Equatable {
             features ?? (Self.measuresGravity(dataset) ? Self.featuresWithGravity : TrainingData.bookFeatures)
         self.window = window ?? Self.window(at: rate)
         self.augmentations = augmentations ?? Self.augmentations
-        let batches = Self.batches(of: dataset, window: self.window, copies: self.augmentations.count, size: batchSize)
-        self.epochs = epochs ?? Self.epochs(copies: self.augmentations.count, batchesPerEpoch: batches)
+        let copies = self.augmentations.count
+        let chunks = Self.chunks(of: dataset, window: self.window) * (copies + 1)
+        self.epochs = epochs ?? Self.epochs(copies: copies)
+        self.batchSize = batchSize ?? Self.batchSize(chunksPerEpoch: chunks, epochs: self.epochs)
         choices = [
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
             features == nil ? "features \(self.features.joined(separator: " "))" : nil,
             augmentations == nil ? "copies \(self.augmentations.map(\.rawValue).joined(separator: " "))" : nil,
             epochs == nil ? "\(self.epochs) epochs" : nil,
+            batchSize == nil && self.batchSize != Self.largestBatch ? "batches of \(self.batchSize)" : nil,
         ].compactMap { $0 }
     }
 
@@ -55,18 +61,21 @@ public struct TrainingRecipe: Sendable, Equatable {
             + (choices.contains { $0.hasPrefix("copies") } ? "; --augment none trains the quickest model" : "")
     }
 
-    /// Half a second of samples, but at least the book's 20 and at most a second.
+    /// The book's 20 samples, but at most a second: a longer window blurs short gestures.
     public static func window(at rate: Double) -> Int {
-        min(max(20, Int((rate / 2).rounded())), max(1, Int(rate.rounded())))
+        min(20, max(1, Int(rate.rounded())))
     }
 
     /// Each copy adds an epoch's work, so the epochs fall as copies are added, keeping training
-    /// within twice `epochsWithoutCopies` epochs of the sessions alone; but a dataset too small for
-    /// `leastSteps` batches in those epochs gets more, up to `mostEpochs`.
-    public static func epochs(copies: Int, batchesPerEpoch: Int) -> Int {
-        let withinTwice = min(epochsWithoutCopies, max(1, 2 * epochsWithoutCopies / (copies + 1)))
-        let enoughSteps = min(mostEpochs, (leastSteps + batchesPerEpoch - 1) / max(batchesPerEpoch, 1))
-        return max(withinTwice, enoughSteps)
+    /// within twice `epochsWithoutCopies` epochs of the sessions alone.
+    public static func epochs(copies: Int) -> Int {
+        min(epochsWithoutCopies, max(1, 2 * epochsWithoutCopies / (copies + 1)))
+    }
+
+    /// The largest batch that still makes `leastSteps` steps of the epochs: a small dataset takes
+    /// smaller batches, more steps for the same work.
+    public static func batchSize(chunksPerEpoch: Int, epochs: Int) -> Int {
+        min(largestBatch, max(smallestBatch, chunksPerEpoch * epochs / leastSteps))
     }
 
     /// Whether the accelerometer measured gravity (about 1 g at rest): when it was taken out before
@@ -81,10 +90,9 @@ public struct TrainingRecipe: Sendable, Equatable {
         return magnitudes.median.map { (0.5...1.5).contains($0) } ?? false
     }
 
-    /// Batches an epoch: each session's windows in chunks, each copy as many again.
-    static func batches(of dataset: Dataset, window: Int, copies: Int, size: Int) -> Int {
+    /// The chunks the LSTM runs over in the sessions as recorded.
+    static func chunks(of dataset: Dataset, window: Int) -> Int {
         let windowing = Windowing(window: window)
-        let chunks = dataset.sessions.reduce(0) { $0 + windowing.chunkCount(samples: $1.rows.count) }
-        return max(1, (chunks * (copies + 1) + size - 1) / max(size, 1))
+        return dataset.sessions.reduce(0) { $0 + windowing.chunkCount(samples: $1.rows.count) }
     }
 }

@@ -86,8 +86,9 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "basic-motions' epochs (default: `gesture train`'s for its copies).")
     var basicMotionsEpochs: Int?
 
-    @Option(help: "basic-motions' chunks per batch; its 40 train cases are one chunk each.")
-    var basicMotionsBatch = 32
+    @Option(
+        help: "basic-motions' chunks per batch; its 40 train cases are one chunk each (default: `gesture train`'s).")
+    var basicMotionsBatch: Int?
 
     @Option(help: "basic-motions' learning-rate schedule, as `gesture train --schedule`.")
     var basicMotionsSchedule: LearningRateSchedule = .constant
@@ -212,7 +213,8 @@ struct AccuracyBench: AsyncParsableCommand {
                 let experiment = try Experiment(
                     name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
-                    options: TrainingOptions(epochs: chosen.epochs), validation: nil, test: fold.test)
+                    options: TrainingOptions(epochs: chosen.epochs, batchSize: chosen.batchSize), validation: nil,
+                    test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
@@ -278,7 +280,8 @@ struct AccuracyBench: AsyncParsableCommand {
                 augmentation: AugmentationPlan(
                     chosen.augmentations, maximumRotation: seglearnRotation, maximumWarp: seglearnWarp,
                     maximumScale: seglearnScale),
-                options: TrainingOptions(epochs: chosen.epochs, schedule: seglearnSchedule),
+                options: TrainingOptions(
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
@@ -307,7 +310,7 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: self.basicMotionsRotation,
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: self.basicMotionsBatch,
+                    epochs: chosen.epochs, batchSize: chosen.batchSize,
                     schedule: self.basicMotionsSchedule),
                 validation: nil, test: test)
         }
@@ -336,12 +339,13 @@ struct AccuracyBench: AsyncParsableCommand {
     /// --no-copies and --first-defaults.
     private func settings(
         for training: Dataset, features: [String], window: Int?, copies: [Augmentation], epochs: Int?,
-        batchSize: Int = TrainingOptions().batchSize
+        batchSize: Int? = nil
     ) -> TrainingRecipe {
         if firstDefaults {
             return TrainingRecipe(
                 for: training, features: features.isEmpty ? TrainingData.bookFeatures : features, window: window ?? 20,
-                augmentations: [], epochs: epochs ?? TrainingRecipe.epochsWithoutCopies, batchSize: batchSize)
+                augmentations: [], epochs: epochs ?? TrainingRecipe.epochsWithoutCopies,
+                batchSize: batchSize ?? TrainingOptions().batchSize)
         }
         return TrainingRecipe(
             for: training, features: features.isEmpty ? nil : features, window: window,

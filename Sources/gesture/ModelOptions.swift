@@ -16,7 +16,7 @@ struct ModelOptions: ParsableArguments {
             """
     )
     var features: [String] = []
-    @Option(help: "Samples per prediction window (default: half a second, at least 20 samples and at most a second).")
+    @Option(help: "Samples per prediction window (default: 20, at most a second's).")
     var window: Int?
     @Option(
         help:
@@ -40,11 +40,15 @@ struct ModelOptions: ParsableArguments {
     @Option(
         help: """
             Passes over the sessions and their copies (default: \(TrainingRecipe.epochsWithoutCopies) without copies, \
-            fewer with them, so that training takes at most twice as long, 10 with the default copies; but more, up \
-            to 100, to make \(TrainingRecipe.leastSteps) batches of a small dataset).
+            fewer with them, so that training takes at most twice as long: 10 with the default copies).
             """)
     var epochs: Int?
-    @Option(help: "Chunks of 20 windows per batch.") var batch = 32
+    @Option(
+        help: """
+            Chunks of 20 windows per batch (default: 32, or fewer for a small dataset, down to 4, to make \
+            \(TrainingRecipe.leastSteps) batches in all).
+            """)
+    var batch: Int?
     @Option(help: "Adam's learning rate.") var learningRate: Float = 0.001
     @Option(
         help: "constant, or cosine: the learning rate falls along half a cosine to a hundredth of it in the last epoch."
@@ -72,7 +76,7 @@ struct ModelOptions: ParsableArguments {
     /// Usage errors for values no model can be made with.
     func check() throws {
         for (name, value) in [
-            ("--window", window ?? 1), ("--epochs", epochs ?? 1), ("--batch", batch),
+            ("--window", window ?? 1), ("--epochs", epochs ?? 1), ("--batch", batch ?? 1),
             ("--conv-filters", layers.convolutionFilters), ("--lstm-units", layers.lstmUnits),
             ("--dense-units", layers.denseUnits), ("--temporal-filters", temporalFilters),
             ("--temporal-kernel", temporalKernel), ("--temporal-layers", temporalLayers),
@@ -100,6 +104,7 @@ struct ModelOptions: ParsableArguments {
     /// Refuses sizes whose training could not fit in this machine's memory, before allocating any.
     private func checkMemory() throws {
         let window = window ?? 20
+        let batch = batch ?? TrainingOptions().batchSize
         let features = features.isEmpty ? TrainingRecipe.featuresWithGravity : features
         let architecture = Architecture(
             windowSize: window * features.count, classes: 2, layers: layers, window: window)
@@ -137,7 +142,8 @@ struct ModelOptions: ParsableArguments {
                 recipe.augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation,
                 maximumWarp: warp, maximumScale: scale, seed: seed),
             options: TrainingOptions(
-                epochs: recipe.epochs, batchSize: batch, learningRate: learningRate, schedule: schedule, seed: seed,
+                epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
+                seed: seed,
                 motionRejection: motionRejection.calibration),
             validation: validation, test: test)
     }

@@ -120,7 +120,8 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(
             defaults.output.contains(
                 "chose for people the model has not seen: window 20 (0.8 s at 25 Hz), features rotX rotY rotZ gravX "
-                    + "gravY gravZ accelX accelY accelZ, copies mirror rotate rotate warp warp, 10 epochs; "
+                    + "gravY gravZ accelX accelY accelZ, copies mirror rotate rotate warp warp, 10 epochs, "
+                    + "batches of 4; "
                     + "--augment none trains the quickest model\n"), "\(defaults.output)")
         #expect(defaults.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count == 10)
         #expect(quickest.output.contains("chose for people the model has not seen: features rotX"))
