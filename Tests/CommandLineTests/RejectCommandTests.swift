@@ -17,7 +17,8 @@ private let backgroundFolder = SharedFixture {
         try record(user, ["--continuous", "--as", "other", "--sim-everyday", "all", "--seconds", "120"])
     }
     try record("cy", ["--continuous", "--as", "other", "--sim-everyday", "all", "--seconds", "120"], into: "day")
-    try runGesture(["train", "--epochs", "20", "--augment", "none", "--output", "bg.model"], in: folder.path).succeeded()
+    try runGesture(["train", "--epochs", "20", "--augment", "none", "--output", "bg.model"], in: folder.path)
+        .succeeded()
     return folder
 }
 
@@ -59,7 +60,8 @@ private let backgroundFolder = SharedFixture {
     @Test func trainingWithTheMotionTestMarksMoreUnknownMotionAndCoreMLCarriesIt() throws {
         let folder = try trained
         try runGesture(
-            ["train", "--epochs", "40", "--augment", "none", "--motion-rejection", "0.2", "--output", "motion.model"], in: folder.path
+            ["train", "--epochs", "40", "--augment", "none", "--motion-rejection", "0.2", "--output", "motion.model"],
+            in: folder.path
         ).succeeded()
         let file = try #require(FileManager.default.contents(atPath: folder.path.appending("motion.model").string))
         let header = String(decoding: file, as: UTF8.self)
