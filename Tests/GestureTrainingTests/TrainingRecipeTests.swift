@@ -1,0 +1,65 @@
+import GestureAnalysis
+import GestureCore
+import GestureTestSupport
+import GestureTraining
+import Testing
+
+@Suite struct TrainingRecipeTests {
+    /// Three people's twists and waves at 50 Hz, 24 sessions of one chunk each.
+    private let watch = Dataset(sessions: (try? syntheticDataset()) ?? [])
+
+    @Test func aSmallDatasetGetsTheWholeRecipeWithSmallerBatches() {
+        let recipe = TrainingRecipe(for: watch)
+        #expect(recipe.features == TrainingRecipe.featuresWithGravity)
+        #expect(recipe.window == 20)
+        #expect(recipe.augmentations == [.mirror, .rotate, .rotate, .warp, .warp])
+        #expect(recipe.epochs == 10)
+        // 24 chunks and their 120 copies make 1,440 chunks in 10 epochs: batches of 4 for 360 steps.
+        #expect(recipe.batchSize == 4)
+        #expect(
+            recipe.choices == [
+                "window 20 (0.4 s at 50 Hz)",
+                "features rotX rotY rotZ gravX gravY gravZ accelX accelY accelZ",
+                "copies mirror rotate rotate warp warp", "10 epochs", "batches of 4",
+            ])
+        #expect(recipe.choicesText.hasSuffix("batches of 4; --augment none trains the quickest model"))
+    }
+
+    @Test func settingsGivenAreKeptAndNotSaidToBeChosen() {
+        let recipe = TrainingRecipe(
+            for: watch, features: ["rotX"], window: 7, augmentations: [], epochs: 3, batchSize: 16)
+        #expect(recipe.features == ["rotX"] && recipe.window == 7 && recipe.augmentations.isEmpty)
+        #expect(recipe.epochs == 3 && recipe.batchSize == 16)
+        #expect(recipe.choices.isEmpty)
+        let quickest = TrainingRecipe(for: watch, augmentations: [])
+        #expect(quickest.epochs == 30)
+        #expect(!quickest.choicesText.contains("--augment none"))
+    }
+
+    @Test func withoutGravityInTheAccelerometerTheBooksSixFeaturesAreTaken() throws {
+        // A gentle wave: its user acceleration stays under 0.2 g.
+        let gentle = Oscillation(axis: 0, frequency: 4, amplitude: 0.4)
+        let removed = try ["ann", "bob"].map { user in
+            try syntheticSession("\(user)-wave", user: user, gesture: "wave", motion: gentle, gravity: .zero)
+        }
+        #expect(!TrainingRecipe.measuresGravity(Dataset(sessions: removed)))
+        #expect(TrainingRecipe(for: Dataset(sessions: removed)).features == TrainingData.bookFeatures)
+        #expect(TrainingRecipe.measuresGravity(watch))
+    }
+
+    @Test(arguments: [(10.0, 10), (5, 5), (25, 20), (50, 20), (100, 20)])
+    func theWindowIsTwentySamplesAtMostASecond(rate: Double, window: Int) {
+        #expect(TrainingRecipe.window(at: rate) == window)
+    }
+
+    @Test func copiesTakeEpochsAwaySoTrainingStaysWithinTwiceTheWork() {
+        #expect((0...5).map { TrainingRecipe.epochs(copies: $0) } == [30, 30, 20, 15, 12, 10])
+        #expect(TrainingRecipe.epochs(copies: 100) == 1)
+    }
+
+    @Test func aLargeDatasetKeepsBatchesOf32() {
+        #expect(TrainingRecipe.batchSize(chunksPerEpoch: 1_600, epochs: 10) == 32)
+        #expect(TrainingRecipe.batchSize(chunksPerEpoch: 900, epochs: 10) == 18)
+        #expect(TrainingRecipe.batchSize(chunksPerEpoch: 10, epochs: 10) == 4)
+    }
+}
