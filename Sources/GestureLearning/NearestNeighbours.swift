@@ -147,22 +147,19 @@ func kMeans(
 ) -> [Float] {
     let count = points.count / dimension
     guard count > clusters else { return points }
-    func point(_ index: Int) -> ArraySlice<Float> { points[index * dimension..<(index + 1) * dimension] }
-    var centres = (0..<clusters).flatMap { point($0 * count / clusters) }
-    func closeness(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
-        spherical ? dot(a, b) : negativeSquaredDistance(a, b)
+    var centres = (0..<clusters).flatMap { cluster in
+        let index = cluster * count / clusters
+        return points[index * dimension..<(index + 1) * dimension]
     }
     for _ in 0..<iterations {
+        let nearest = nearestCentres(of: points, count: count, centres: centres, spherical: spherical)
         var sums = [Float](repeating: 0, count: clusters * dimension)
         var members = [Int](repeating: 0, count: clusters)
-        for index in 0..<count {
-            let values = point(index)
-            let nearest = (0..<clusters).max { a, b in
-                closeness(values, centres[a * dimension..<(a + 1) * dimension])
-                    < closeness(values, centres[b * dimension..<(b + 1) * dimension])
-            }!
-            for (offset, value) in values.enumerated() { sums[nearest * dimension + offset] += value }
-            members[nearest] += 1
+        points.withUnsafeBufferPointer { points in
+            for (index, cluster) in nearest.enumerated() {
+                for offset in 0..<dimension { sums[cluster * dimension + offset] += points[index * dimension + offset] }
+                members[cluster] += 1
+            }
         }
         centres = (0..<clusters).flatMap { cluster -> [Float] in
             let sum = sums[cluster * dimension..<(cluster + 1) * dimension]
@@ -173,12 +170,30 @@ func kMeans(
     return centres
 }
 
-private func dot(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
-    zip(a, b).reduce(0) { $0 + $1.0 * $1.1 }
-}
-
-private func negativeSquaredDistance(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
-    -zip(a, b).reduce(0) { sum, pair in sum + (pair.0 - pair.1) * (pair.0 - pair.1) }
+/// Each point's nearest centre, the products of all points and centres taken in one matrix product:
+/// by cosine (`spherical`, unit vectors) the largest product; by Euclidean distance the largest
+/// product less half the centre's squared length.
+private func nearestCentres(of points: [Float], count: Int, centres: [Float], spherical: Bool) -> [Int] {
+    let dimension = points.count / count
+    let clusters = centres.count / dimension
+    let offsets = (0..<clusters).map { cluster in
+        spherical ? 0 : -0.5 * centres[cluster * dimension..<(cluster + 1) * dimension].reduce(0) { $0 + $1 * $1 }
+    }
+    var products = [Float](repeating: 0, count: count * clusters)
+    points.withUnsafeBufferPointer { points in
+        centres.withUnsafeBufferPointer { centres in
+            products.withUnsafeMutableBufferPointer { products in
+                gemm(
+                    count, clusters, dimension, points.baseAddress!, centres.baseAddress!, transposeB: true,
+                    products.baseAddress!)
+            }
+        }
+    }
+    return (0..<count).map { index in
+        (0..<clusters).max {
+            products[index * clusters + $0] + offsets[$0] < products[index * clusters + $1] + offsets[$1]
+        }!
+    }
 }
 
 extension ChunkSet {
