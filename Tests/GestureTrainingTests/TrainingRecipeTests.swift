@@ -1,5 +1,4 @@
 import GestureAnalysis
-import GestureCore
 import GestureTestSupport
 import GestureTraining
 import Testing
