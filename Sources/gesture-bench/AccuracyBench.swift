@@ -132,6 +132,14 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "Models per run, trained from seeds seed·100+1…, whose mean probabilities are scored.")
     var ensemble = 1
 
+    @Flag(
+        help: """
+            seglearn-watch and the simulated crowd: also score each model with its batch norm's statistics \
+            re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
+            person adapts it on the motion `detect` sees).
+            """)
+    var adaptUnlabeled = false
+
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
     @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
@@ -161,6 +169,9 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
+        if adaptUnlabeled, ensemble > 1 {
+            throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
+        }
         guard basicMotionsFolds.allSatisfy((1...Self.basicMotionsFoldCount).contains) else {
             throw ValidationError("--basic-motions-folds are of 1–\(Self.basicMotionsFoldCount)")
         }
@@ -203,7 +214,7 @@ struct AccuracyBench: AsyncParsableCommand {
         let loaded = try DatasetLoader(folder: folder).load()
         var labelings = [("the motion's labels", loaded)]
         if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
-        var accuracies = Array(repeating: [Double](), count: labelings.count)
+        var accuracies = Array(repeating: [Double](), count: labelings.count), adapted = accuracies
         var scores = Array(repeating: EventScore.none, count: labelings.count)
         for fold in try CrossValidation(loaded).folds {
             let person = fold.user
@@ -226,6 +237,11 @@ struct AccuracyBench: AsyncParsableCommand {
                         + Experiment.Run.foldSummary(runs.map(\.run))
                         + (promptLabels
                             ? "; " + Self.detectionSummary(runs.map(\.score).reduce(EventScore.none, +)) : ""))
+                let adaptedRuns = runs.compactMap(\.adapted)
+                if !adaptedRuns.isEmpty {
+                    adapted[index].append(median(adaptedRuns.compactMap { $0.evaluation?.accuracy }))
+                    print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedRuns))
+                }
             }
         }
         for (index, (labels, _)) in labelings.enumerated() {
@@ -233,6 +249,9 @@ struct AccuracyBench: AsyncParsableCommand {
                 "the simulated crowd, leave one person out, \(seeds.count.counting("seed")), trained on \(labels): "
                     + Spread(accuracies[index]).summary(of: "window accuracy", over: "people")
                     + (promptLabels ? "; " + Self.detectionSummary(scores[index]) : ""))
+            if adaptUnlabeled {
+                print("  \(Self.adaptedName): " + Spread(adapted[index]).summary(of: "window accuracy", over: "people"))
+            }
         }
     }
 
@@ -247,13 +266,29 @@ struct AccuracyBench: AsyncParsableCommand {
 
     private func detectionRun(
         _ experiment: Experiment, seed: UInt64, test: Dataset
-    ) throws -> (run: Experiment.Run, score: EventScore) {
+    ) throws -> (run: Experiment.Run, score: EventScore, adapted: Experiment.Run?) {
+        let (model, runs) = try adaptedRuns(experiment, seed: seed)
+        return (
+            runs.trained, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none, runs.adapted
+        )
+    }
+
+    static let adaptedName = "batch norm adapted to the unlabeled windows of the person left out (transductive)"
+
+    /// The model trained with `seed` and its run; with --adapt-unlabeled, also the run of a copy
+    /// whose batch norm's statistics were re-estimated on all the test windows, labels ignored.
+    private func adaptedRuns(
+        _ experiment: Experiment, seed: UInt64
+    ) throws -> (model: GestureModel, runs: (trained: Experiment.Run, adapted: Experiment.Run?)) {
         let start = ContinuousClock.now
         let model = try experiment.train(seed: seed).model
-        let run = Experiment.Run(
-            validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: experiment.test!.sequences),
-            seconds: (ContinuousClock.now - start) / .seconds(1))
-        return (run, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let test = experiment.test!.sequences
+        let run = { (model: GestureModel) in
+            Experiment.Run(
+                validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: test), seconds: seconds)
+        }
+        return (model, (run(model), adaptUnlabeled ? run(try model.adaptingNormalization(to: test)) : nil))
     }
 
     static func detectionSummary(_ score: EventScore) -> String {
@@ -268,7 +303,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// Leave one subject out: each subject in turn is the test, the model trained from scratch on
     /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
-        var folds: [(subject: String, runs: [Experiment.Run])] = []
+        var folds: [(subject: String, runs: [Experiment.Run])] = [], adapted: [Double] = []
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
             let chosen = settings(
@@ -284,9 +319,18 @@ struct AccuracyBench: AsyncParsableCommand {
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
-            let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
+            let pairs = try seeds.map { seed in
+                adaptUnlabeled
+                    ? try adaptedRuns(experiment, seed: seed).runs
+                    : (try experiment.run(seed: seed, ensemble: ensemble), nil)
+            }
+            let runs = pairs.map(\.trained), adaptedRuns = pairs.compactMap(\.adapted)
             folds.append((subject, runs))
             print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
+            if !adaptedRuns.isEmpty {
+                adapted.append(median(adaptedRuns.compactMap { $0.evaluation?.accuracy }))
+                print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedRuns))
+            }
             let mistakes = Evaluation.largestMistakes(of: runs.compactMap(\.evaluation), count: 3)
             print("    most confused, over the seeds: " + mistakes.listed)
         }
@@ -296,6 +340,9 @@ struct AccuracyBench: AsyncParsableCommand {
                 + Spread(accuracies).summary(of: "window accuracy", over: "subjects")
                 + String(
                     format: "; %.1f s of training a fold (median)", median(folds.flatMap { $0.runs.map(\.seconds) })))
+        if adaptUnlabeled {
+            print("  \(Self.adaptedName): " + Spread(adapted).summary(of: "window accuracy", over: "subjects"))
+        }
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
