@@ -237,10 +237,10 @@ struct AccuracyBench: AsyncParsableCommand {
                         + Experiment.Run.foldSummary(runs.map(\.run))
                         + (promptLabels
                             ? "; " + Self.detectionSummary(runs.map(\.score).reduce(EventScore.none, +)) : ""))
-                let adaptedRuns = runs.compactMap(\.adapted)
-                if !adaptedRuns.isEmpty {
-                    adapted[index].append(median(adaptedRuns.compactMap { $0.evaluation?.accuracy }))
-                    print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedRuns))
+                let adaptedFold = runs.compactMap(\.adapted)
+                if !adaptedFold.isEmpty {
+                    adapted[index].append(median(adaptedFold.compactMap { $0.evaluation?.accuracy }))
+                    print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedFold))
                 }
             }
         }
@@ -319,17 +319,16 @@ struct AccuracyBench: AsyncParsableCommand {
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
-            let pairs = try seeds.map { seed in
-                adaptUnlabeled
-                    ? try adaptedRuns(experiment, seed: seed).runs
-                    : (try experiment.run(seed: seed, ensemble: ensemble), nil)
+            let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: Experiment.Run?) in
+                guard adaptUnlabeled else { return (try experiment.run(seed: seed, ensemble: ensemble), nil) }
+                return try adaptedRuns(experiment, seed: seed).runs
             }
-            let runs = pairs.map(\.trained), adaptedRuns = pairs.compactMap(\.adapted)
+            let runs = pairs.map(\.trained), adaptedFold = pairs.compactMap(\.adapted)
             folds.append((subject, runs))
             print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
-            if !adaptedRuns.isEmpty {
-                adapted.append(median(adaptedRuns.compactMap { $0.evaluation?.accuracy }))
-                print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedRuns))
+            if !adaptedFold.isEmpty {
+                adapted.append(median(adaptedFold.compactMap { $0.evaluation?.accuracy }))
+                print("    \(Self.adaptedName): " + Experiment.Run.foldSummary(adaptedFold))
             }
             let mistakes = Evaluation.largestMistakes(of: runs.compactMap(\.evaluation), count: 3)
             print("    most confused, over the seeds: " + mistakes.listed)
