@@ -55,7 +55,7 @@ extension GestureModel {
             }
         }
         return (
-            mean.map(Float.init), variance.map { Float($0 / Double(max(real.count, 1))) }, real.count
+            mean.map { Float($0) }, variance.map { Float($0 / Double(max(real.count, 1))) }, real.count
         )
     }
 }
