@@ -32,7 +32,7 @@ public struct Personalization: Sendable, Equatable, Codable {
         self.baseModel = baseModel
         self.baseClassNames = baseClassNames
         self.sessions = Set(sessions.map(\.recordedSession)).sorted()
-        takes = Self.takes(in: sessions, classNames: classNames)
+        takes = method == .unlabeled ? [:] : Self.takes(in: sessions, classNames: classNames)
     }
 
     /// How many of the recorded sessions (an augmented copy counting as its recording) are of each gesture.

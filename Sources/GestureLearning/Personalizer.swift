@@ -90,7 +90,6 @@ public struct Personalizer: Sendable {
     ) throws(TrainingError) -> GestureModel {
         var model = try base.adaptingNormalization(to: sessions, weight: weight)
         model.personalization = record(.unlabeled, user: user, sessions: sessions)
-        model.personalization?.takes = [:]
         return model
     }
 
