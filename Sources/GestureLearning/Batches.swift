@@ -37,9 +37,11 @@ extension ChunkSet {
     }
 
     /// One row of `width` values per window, `chunkCount × windowsPerChunk × width` (zeros for
-    /// padding): `read` copies a window's row out of the workspace after the inference pass.
+    /// padding): `read` copies a window's row out of the workspace after the inference pass
+    /// through `stage`.
     func inferenceRows(
         _ network: Network, parameters: [Float], batchSize: Int, width: Int,
+        through stage: InferenceStage = .probabilities,
         read: (Workspace, _ row: Int, _ into: UnsafeMutablePointer<Float>) -> Void
     ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk)
@@ -48,7 +50,8 @@ extension ChunkSet {
             result.withUnsafeMutableBufferPointer { result in
                 for first in stride(from: 0, to: chunkCount, by: batchSize) {
                     let (shape, chunks) = gather(first..<min(first + batchSize, chunkCount), into: workspace)
-                    network.forwardInference(parameters.baseAddress!, shape: shape, workspace: workspace)
+                    network.forwardInference(
+                        parameters.baseAddress!, shape: shape, workspace: workspace, through: stage)
                     for step in 0..<shape.steps {
                         for column in 0..<shape.active[step] {
                             let window = chunks[column] * windowsPerChunk + step

@@ -215,6 +215,14 @@ struct Network {
     }
 }
 
+/// Where an inference pass stops.
+enum InferenceStage {
+    /// Dense's output, before batch norm, in `Workspace.dense`.
+    case dense
+    /// The class probabilities, in `Workspace.probabilities`.
+    case probabilities
+}
+
 /// Memory for one network's passes over up to `capacity` rows (windows), allocated once.
 final class Workspace {
     let capacity: Int
@@ -372,15 +380,18 @@ extension Network {
         outputForward(parameters, rows: rows, workspace: workspace)
     }
 
-    /// The inference pass: no dropout, batch norm with its running statistics.
-    func forwardInference(_ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace) {
+    /// The inference pass: no dropout, batch norm with its running statistics; through `stage`.
+    func forwardInference(
+        _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
+        through stage: InferenceStage = .probabilities
+    ) {
         let rows = shape.rows
         convolutionForward(parameters, rows: rows, workspace: workspace)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
             saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
         denseForward(parameters, rows: rows, workspace: workspace)
-        inferenceHead(parameters, rows: rows, workspace: workspace)
+        if stage == .probabilities { inferenceHead(parameters, rows: rows, workspace: workspace) }
     }
 
     /// The convolution, with its ReLU, of what `convolutionInput` gives, into `workspace.convolution`.

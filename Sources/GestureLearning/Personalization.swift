@@ -8,6 +8,8 @@ public struct Personalization: Sendable, Equatable, Codable {
         case knn
         /// The last layers trained again on the person's windows.
         case finetune
+        /// Batch norm's statistics re-estimated on the person's windows, their labels ignored.
+        case unlabeled
     }
 
     public var method: Method
@@ -17,7 +19,8 @@ public struct Personalization: Sendable, Equatable, Codable {
     public var baseClassNames: [String]
     /// The person's sessions it learned from, held-out ones included.
     public var sessions: [SessionID]
-    /// How many of those sessions were recorded for each gesture (rest-only sessions are not counted).
+    /// How many of those sessions were recorded for each gesture (rest-only sessions are not
+    /// counted); none for `unlabeled`, which does not read labels.
     public var takes: [String: Int]
 
     public init(
@@ -29,7 +32,7 @@ public struct Personalization: Sendable, Equatable, Codable {
         self.baseModel = baseModel
         self.baseClassNames = baseClassNames
         self.sessions = Set(sessions.map(\.recordedSession)).sorted()
-        takes = Self.takes(in: sessions, classNames: classNames)
+        takes = method == .unlabeled ? [:] : Self.takes(in: sessions, classNames: classNames)
     }
 
     /// How many of the recorded sessions (an augmented copy counting as its recording) are of each gesture.

@@ -83,6 +83,16 @@ public struct Personalizer: Sendable {
         return trainer.epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
     }
 
+    /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,
+    /// their labels ignored (see `GestureModel.adaptingNormalization`); its classes and rejection stay.
+    public func adaptingNormalization(
+        _ sessions: [LabeledSequence], user: UserID, weight: Float = 1
+    ) throws(TrainingError) -> GestureModel {
+        var model = try base.adaptingNormalization(to: sessions, weight: weight)
+        model.personalization = record(.unlabeled, user: user, sessions: sessions)
+        return model
+    }
+
     private func record(
         _ method: Personalization.Method, user: UserID, sessions: [LabeledSequence]
     )

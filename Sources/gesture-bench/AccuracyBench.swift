@@ -132,6 +132,14 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "Models per run, trained from seeds seed·100+1…, whose mean probabilities are scored.")
     var ensemble = 1
 
+    @Flag(
+        help: """
+            seglearn-watch and the simulated crowd: also score each model with its batch norm's statistics \
+            re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
+            person adapts it on the motion `detect` sees), and as a control on the training windows.
+            """)
+    var adaptUnlabeled = false
+
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
     @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
@@ -161,6 +169,9 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
+        if adaptUnlabeled, ensemble > 1 {
+            throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
+        }
         guard basicMotionsFolds.allSatisfy((1...Self.basicMotionsFoldCount).contains) else {
             throw ValidationError("--basic-motions-folds are of 1–\(Self.basicMotionsFoldCount)")
         }
@@ -204,6 +215,7 @@ struct AccuracyBench: AsyncParsableCommand {
         var labelings = [("the motion's labels", loaded)]
         if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
         var accuracies = Array(repeating: [Double](), count: labelings.count)
+        var adapted = Array(repeating: [[Double]](repeating: [], count: Self.adaptations.count), count: labelings.count)
         var scores = Array(repeating: EventScore.none, count: labelings.count)
         for fold in try CrossValidation(loaded).folds {
             let person = fold.user
@@ -226,6 +238,7 @@ struct AccuracyBench: AsyncParsableCommand {
                         + Experiment.Run.foldSummary(runs.map(\.run))
                         + (promptLabels
                             ? "; " + Self.detectionSummary(runs.map(\.score).reduce(EventScore.none, +)) : ""))
+                Self.reportAdaptations(runs.map(\.adapted), into: &adapted[index])
             }
         }
         for (index, (labels, _)) in labelings.enumerated() {
@@ -233,6 +246,7 @@ struct AccuracyBench: AsyncParsableCommand {
                 "the simulated crowd, leave one person out, \(seeds.count.counting("seed")), trained on \(labels): "
                     + Spread(accuracies[index]).summary(of: "window accuracy", over: "people")
                     + (promptLabels ? "; " + Self.detectionSummary(scores[index]) : ""))
+            Self.summarizeAdaptations(adapted[index], over: "people")
         }
     }
 
@@ -247,13 +261,51 @@ struct AccuracyBench: AsyncParsableCommand {
 
     private func detectionRun(
         _ experiment: Experiment, seed: UInt64, test: Dataset
-    ) throws -> (run: Experiment.Run, score: EventScore) {
+    ) throws -> (run: Experiment.Run, score: EventScore, adapted: [Experiment.Run]) {
+        let (model, runs) = try adaptedRuns(experiment, seed: seed)
+        return (
+            runs.trained, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none, runs.adapted
+        )
+    }
+
+    /// What --adapt-unlabeled re-estimates batch norm's statistics on, each scored on the test
+    /// windows: the test windows themselves, and as a control, the training windows (those of
+    /// training measured without dropout, as inference runs).
+    static let adaptations = [
+        "batch norm adapted to the unlabeled windows of the person left out (transductive)",
+        "control: batch norm re-estimated on the training windows (no copies, no dropout)",
+    ]
+
+    /// The model trained with `seed` and its run; with --adapt-unlabeled, also the runs of copies
+    /// whose batch norm's statistics were re-estimated on each of `adaptations`' windows.
+    private func adaptedRuns(
+        _ experiment: Experiment, seed: UInt64
+    ) throws -> (model: GestureModel, runs: (trained: Experiment.Run, adapted: [Experiment.Run])) {
         let start = ContinuousClock.now
         let model = try experiment.train(seed: seed).model
-        let run = Experiment.Run(
-            validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: experiment.test!.sequences),
-            seconds: (ContinuousClock.now - start) / .seconds(1))
-        return (run, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let test = experiment.test!.sequences
+        let run = { (model: GestureModel) in
+            Experiment.Run(
+                validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: test), seconds: seconds)
+        }
+        let windows = adaptUnlabeled ? [test, experiment.training.sequences] : []
+        return (model, (run(model), try windows.map { try run(model.adaptingNormalization(to: $0)) }))
+    }
+
+    /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy added to `accuracies`.
+    private static func reportAdaptations(_ runs: [[Experiment.Run]], into accuracies: inout [[Double]]) {
+        for (index, name) in adaptations.enumerated() where runs.allSatisfy({ $0.count > index }) {
+            let fold = runs.map { $0[index] }
+            accuracies[index].append(median(fold.compactMap { $0.evaluation?.accuracy }))
+            print("    \(name): " + Experiment.Run.foldSummary(fold))
+        }
+    }
+
+    private static func summarizeAdaptations(_ accuracies: [[Double]], over folds: String) {
+        for (name, values) in zip(adaptations, accuracies) where !values.isEmpty {
+            print("  \(name): " + Spread(values).summary(of: "window accuracy", over: folds))
+        }
     }
 
     static func detectionSummary(_ score: EventScore) -> String {
@@ -269,6 +321,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
+        var adapted = [[Double]](repeating: [], count: Self.adaptations.count)
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
             let chosen = settings(
@@ -284,9 +337,14 @@ struct AccuracyBench: AsyncParsableCommand {
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
-            let runs = try seeds.map { try experiment.run(seed: $0, ensemble: ensemble) }
+            let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
+                guard adaptUnlabeled else { return (try experiment.run(seed: seed, ensemble: ensemble), []) }
+                return try adaptedRuns(experiment, seed: seed).runs
+            }
+            let runs = pairs.map(\.trained)
             folds.append((subject, runs))
             print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
+            Self.reportAdaptations(pairs.map(\.adapted), into: &adapted)
             let mistakes = Evaluation.largestMistakes(of: runs.compactMap(\.evaluation), count: 3)
             print("    most confused, over the seeds: " + mistakes.listed)
         }
@@ -296,6 +354,7 @@ struct AccuracyBench: AsyncParsableCommand {
                 + Spread(accuracies).summary(of: "window accuracy", over: "subjects")
                 + String(
                     format: "; %.1f s of training a fold (median)", median(folds.flatMap { $0.runs.map(\.seconds) })))
+        Self.summarizeAdaptations(adapted, over: "subjects")
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {

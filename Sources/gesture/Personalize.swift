@@ -18,13 +18,17 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             the person's windows; finetune trains the last layers again on them (the last take of each gesture \
             chooses the epoch when every gesture has 3 takes; Ctrl-C keeps the best so far). A gesture the person \
             did not record keeps the model's own recognition with knn; finetune needs takes of every gesture. The \
-            result works wherever a model does; only finetune's also exports to Core ML, ONNX and C.
+            result works wherever a model does; only finetune's also exports to Core ML, ONNX and C. --unlabeled \
+            (method unlabeled) ignores the labels: it re-estimates the batch norm's statistics on the person's \
+            windows and keeps the model's classes and rejection (docs/personalization.md has its figures).
             """)
 
     @Option(help: "The model to personalise.") var model: String
     @OptionGroup var folder: FolderOptions
     @OptionGroup var selection: SelectionOptions
-    @Option(help: "knn or finetune.") var method: Personalization.Method = .knn
+    @Option(help: "knn, finetune or unlabeled.") var method: Personalization.Method = .knn
+    @Flag(help: "Ignore the sessions' labels: only re-estimate batch norm's statistics on them (--method unlabeled).")
+    var unlabeled = false
     @Option(help: "knn: the layer whose activations windows are compared by: dense or lstm.")
     var embedding: Embedding = .dense
     @Option(help: "knn: the neighbours that vote.") var neighbours = 5
@@ -49,6 +53,10 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         guard selection.users.count == 1 else {
             throw Failure.usage("personalize needs the person: one --user")
         }
+        if unlabeled, self.method != .knn, self.method != .unlabeled {
+            throw Failure.usage("--unlabeled is its own method, not --method \(self.method.rawValue)")
+        }
+        let method: Personalization.Method = unlabeled ? .unlabeled : self.method
         if let output { try changing { try checkOutput(FilePath(output)) } }
         let base = try loadModel(model)
         var selection = selection
@@ -62,15 +70,21 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         let sessions = try analysing {
             try PersonalSessions(base: base, baseName: (model as NSString).lastPathComponent, dataset: dataset)
         }
-        describe(sessions)
-        let (personal, signal) = try method == .knn ? (nearestNeighbours(sessions), nil) : finetune(sessions)
+        describe(sessions, method: method)
+        let (personal, signal) = try personalised(sessions, by: method)
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
         try write(personal.serialized(), to: path)
         Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
         if let signal { throw interrupted(by: signal) }
     }
 
-    private func describe(_ sessions: PersonalSessions) {
+    private func describe(_ sessions: PersonalSessions, method: Personalization.Method) {
+        guard method != .unlabeled else {
+            Terminal.say(
+                "personalising for \(sessions.user.rawValue) from \(sessions.sequences.count.counting("session")), their labels ignored"
+            )
+            return
+        }
         let takes = Personalization.takes(in: sessions.sequences, classNames: sessions.personalizer.classNames)
         Terminal.say(
             "personalising for \(sessions.user.rawValue) by \(method.rawValue) from \(sessions.sequences.count.counting("session")): "
@@ -82,6 +96,22 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         if !missing.isEmpty, method == .knn {
             Terminal.note(
                 "no windows of \(missing.joined(separator: ", ")): the model's own recognition is kept for them")
+        }
+    }
+
+    /// The personal model, and the signal that stopped fine-tuning early, if one did.
+    private func personalised(
+        _ sessions: PersonalSessions, by method: Personalization.Method
+    ) throws -> (GestureModel, Int32?) {
+        switch method {
+        case .knn: (try nearestNeighbours(sessions), nil)
+        case .finetune: try finetune(sessions)
+        case .unlabeled:
+            (
+                try learning {
+                    try sessions.personalizer.adaptingNormalization(sessions.sequences, user: sessions.user)
+                }, nil
+            )
         }
     }
 

@@ -2,6 +2,8 @@ import Foundation
 import GestureTestSupport
 import Testing
 
+import struct SystemPackage.FilePath
+
 /// zed's own takes, a new gesture among them, recorded once beside the trained model.
 private let personalFolder = SharedFixture {
     let folder = try trained
@@ -73,6 +75,34 @@ private let personalFolder = SharedFixture {
         #expect(model.output.contains("== pia's own sessions"))
     }
 
+    @Test func anUnlabeledModelChangesOnlyBatchNormsStatisticsAndKeepsTheRejection() throws {
+        let made = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled", "-o",
+            "zed-unlabeled.model",
+        ]).succeeded()
+        #expect(made.output.contains("personalising for zed from 16 sessions, their labels ignored"))
+        #expect(made.output.hasSuffix("wrote zed-unlabeled.model: classes chop, drive, rest, shake\n"))
+        let folder = try personalFolder.value().path
+        let base = try ModelFileParts(folder.appending("m.model")),
+            adapted = try ModelFileParts(
+                folder.appending("zed-unlabeled.model"))
+        let rejection = try #require(base.header["rejection"] as? NSDictionary)
+        #expect(adapted.header["rejection"] as? NSDictionary == rejection)
+        let personalization = try #require(adapted.header["personalization"] as? [String: Any])
+        #expect(personalization["method"] as? String == "unlabeled" && personalization["user"] as? String == "zed")
+        let architecture = try #require(base.header["architecture"] as? [String: Any])
+        let denseUnits = try #require(architecture["denseUnits"] as? Int)
+        #expect(adapted.floats.count == base.floats.count)
+        let changed = base.floats.indices.filter { base.floats[$0] != adapted.floats[$0] }
+        #expect(!changed.isEmpty && changed.count <= 2 * denseUnits, "only the running mean and variance")
+        #expect((changed.last ?? 0) - (changed.first ?? 0) < 2 * denseUnits)
+        let mixed = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
+            "--method", "finetune",
+        ])
+        #expect(mixed.status != 0 && mixed.error.contains("--unlabeled is its own method, not --method finetune"))
+    }
+
     @Test func personalisingNeedsOnePersonWithSessions() throws {
         let noUser = try gesture(["personalize", "--model", "m.model", "--recordings", "personal"])
         #expect(noUser.status != 0 && noUser.error.contains("personalize needs the person: one --user"))
@@ -81,5 +111,24 @@ private let personalFolder = SharedFixture {
         #expect(nobody.error.split(separator: "\n").count == 1, "one line: \(nobody.error)")
         let noModel = try gesture(["personalize", "--model", "none.model", "--recordings", "personal", "--user", "zed"])
         #expect(noModel.status != 0 && noModel.error.contains("none.model"))
+    }
+}
+
+/// A model file's JSON header and floats, as ModelFile.swift lays them out.
+private struct ModelFileParts {
+    let header: [String: Any]
+    let floats: [UInt32]
+
+    init(_ path: FilePath) throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path.string)))
+        let integer = { (offset: Int, size: Int) in
+            (0..<size).reduce(0) { value, byte in value | Int(bytes[offset + byte]) << (8 * byte) }
+        }
+        let magic = "GestureLab model\n".utf8.count
+        let jsonCount = integer(magic + 4, 4), jsonStart = magic + 8
+        header = try #require(
+            try JSONSerialization.jsonObject(with: Data(bytes[jsonStart..<jsonStart + jsonCount])) as? [String: Any])
+        let floatCount = integer(jsonStart + jsonCount, 8), floatStart = jsonStart + jsonCount + 8
+        floats = (0..<floatCount).map { UInt32(integer(floatStart + 4 * $0, 4)) }
     }
 }
