@@ -86,11 +86,8 @@ struct ModelOptions: ParsableArguments {
         if augment.contains(.none), augment.count > 1 {
             throw Failure.usage("--augment none makes no copies; it cannot be given with others")
         }
-        if architecture == .temporal, let window, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
-            throw Failure.usage(
-                "--temporal-layers \(temporalLayers) of --temporal-kernel \(temporalKernel) do not fit in --window \(window)"
-            )
-        }
+        // The recipe's window is at most 20; `experiment` checks the one it takes.
+        try checkTemporalLayers(in: window ?? 20)
         try checkMemory()
         try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
         try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
@@ -98,6 +95,14 @@ struct ModelOptions: ParsableArguments {
         try Failure.check("--scale", scale, in: 1...4, being: "a factor")
         if case .share(let share) = motionRejection {
             try Failure.check("--motion-rejection", share, in: 0...1, being: "off or a share")
+        }
+    }
+
+    private func checkTemporalLayers(in window: Int) throws {
+        if architecture == .temporal, window - temporalLayers * (min(temporalKernel, window) - 1) < 1 {
+            throw Failure.usage(
+                "--temporal-layers \(temporalLayers) of --temporal-kernel \(temporalKernel) do not fit in --window \(window)"
+            )
         }
     }
 
@@ -136,7 +141,8 @@ struct ModelOptions: ParsableArguments {
     func experiment(
         _ name: String, recipe: TrainingRecipe, training: Dataset, validation: Dataset?, test: Dataset?
     ) throws -> Experiment {
-        try Experiment(
+        try checkTemporalLayers(in: recipe.window)
+        return try Experiment(
             name: name, features: recipe.features, window: recipe.window, layers: layers, training: training,
             augmentation: AugmentationPlan(
                 recipe.augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation,

@@ -336,6 +336,16 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(
             result.error
                 == "gesture: --temporal-layers 5 of --temporal-kernel 5 do not fit in --window 20\n")
+        // Without --window, the one the recipe takes for the data: 10 samples at 10 Hz.
+        try runGesture(
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "shake", "--takes", "1", "--rate", "10",
+                "--fast", "--quiet", "--keep",
+            ], in: folder.path
+        ).succeeded()
+        let slow = try runGesture(["train", "--architecture", "temporal", "--temporal-layers", "3"], in: folder.path)
+        #expect(slow.status == 2)
+        #expect(slow.error == "gesture: --temporal-layers 3 of --temporal-kernel 5 do not fit in --window 10\n")
     }
 }
 
