@@ -11,7 +11,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     public var epochs: Int
     /// Chunks a batch.
     public var batchSize: Int
-    /// What was chosen for the settings not given, e.g. "window 25 (0.5 s at 50 Hz)".
+    /// What was chosen for the settings not given, e.g. "window 20 (0.4 s at 50 Hz)".
     public var choices: [String]
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.
@@ -55,7 +55,7 @@ public struct TrainingRecipe: Sendable, Equatable {
         ].compactMap { $0 }
     }
 
-    /// "chose for people the model has not seen: window 25 (0.5 s at 50 Hz), …".
+    /// "chose for people the model has not seen: window 20 (0.4 s at 50 Hz), …".
     public var choicesText: String {
         "chose for people the model has not seen: \(choices.joined(separator: ", "))"
             + (choices.contains { $0.hasPrefix("copies") } ? "; --augment none trains the quickest model" : "")

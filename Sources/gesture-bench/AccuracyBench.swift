@@ -50,7 +50,7 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "seglearn-watch's learning-rate schedule, as `gesture train --schedule`.")
     var seglearnSchedule: LearningRateSchedule = .constant
 
-    @Option(help: "seglearn-watch's samples per window (50 Hz; default: `gesture train`'s, 25).")
+    @Option(help: "seglearn-watch's samples per window (50 Hz; default: `gesture train`'s, 20).")
     var seglearnWindow: Int?
 
     @Option(help: "seglearn-watch's windows per chunk: the LSTM starts afresh at each chunk.")
