@@ -16,6 +16,8 @@ static struct {
     void (*sgemv)(int order, int transpose, int m, int n, float alpha, const float *a, int lda, const float *x,
                   int incx, float beta, float *y, int incy);
     char *(*corename)(void);
+    void (*sposv)(const char *uplo, const int *n, const int *nrhs, float *a, const int *lda, float *b, const int *ldb,
+                  int *info, size_t uploLength);
 } openblas;
 
 static void *required(void *library, const char *name) {
@@ -38,6 +40,7 @@ static void load(void) {
     openblas.sgemm = required(library, "cblas_sgemm");
     openblas.sgemv = required(library, "cblas_sgemv");
     openblas.corename = required(library, "openblas_get_corename");
+    openblas.sposv = required(library, "sposv_");
 }
 
 static void loadOnce(void) {
@@ -61,4 +64,11 @@ void gl_openblas_sgemv(bool transposed, int rows, int columns, float alpha, cons
 const char *gl_openblas_corename(void) {
     loadOnce();
     return openblas.corename();
+}
+
+int gl_openblas_sposv(int n, int nrhs, float *a, float *b) {
+    loadOnce();
+    int info = 0;
+    openblas.sposv("L", &n, &nrhs, a, &n, b, &n, &info, 1);
+    return info;
 }

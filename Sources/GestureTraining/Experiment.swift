@@ -105,6 +105,17 @@ public struct Experiment: Sendable {
             seconds: (ContinuousClock.now - start) / .seconds(1))
     }
 
+    /// A run of MiniRocket's classifier instead of the network, on the same augmented sessions.
+    public func run(seed: UInt64, randomConvolutions settings: RandomConvolutionClassifier.Settings) throws -> Run {
+        let start = ContinuousClock.now
+        let classifier = try RandomConvolutionClassifier(
+            training: try trainingSequences(seed: seed), classNames: description.classNames,
+            windowing: description.windowing, settings: settings, seed: seed)
+        return Run(
+            validationAccuracy: nil, evaluation: test.map { Evaluation(classifier: classifier, sequences: $0.sequences) },
+            seconds: (ContinuousClock.now - start) / .seconds(1))
+    }
+
     public func run(seed: UInt64) throws -> Run {
         try run(seed: seed, isCancelled: { false })!
     }

@@ -140,6 +140,19 @@ struct AccuracyBench: AsyncParsableCommand {
             """)
     var adaptUnlabeled = false
 
+    @Flag(
+        help: """
+            seglearn-watch and basic-motions: MiniRocket's random convolutions and a ridge classifier instead of \
+            the network, on the same copies.
+            """)
+    var randomConvolutions = false
+    @Option(help: "With --random-convolutions: the seconds each window's features look back over.")
+    var history: Double = 4
+    @Option(help: "With --random-convolutions: about how many features.")
+    var convolutionFeatures = RandomConvolutionClassifier.Settings(history: 9).outputCount
+    @Option(help: "With --random-convolutions: the ridge penalty, per training window.")
+    var ridgePenalty = RandomConvolutionClassifier.Settings(history: 9).penalty
+
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
     @Option(help: "The dense layer's units.") var denseUnits = LayerSizes().denseUnits
@@ -338,7 +351,7 @@ struct AccuracyBench: AsyncParsableCommand {
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
-                guard adaptUnlabeled else { return (try experiment.run(seed: seed, ensemble: ensemble), []) }
+                guard adaptUnlabeled else { return (try run(experiment, seed: seed), []) }
                 return try adaptedRuns(experiment, seed: seed).runs
             }
             let runs = pairs.map(\.trained)
@@ -411,6 +424,15 @@ struct AccuracyBench: AsyncParsableCommand {
             augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize)
     }
 
+    /// A run of the network (or an ensemble), or of random convolutions.
+    private func run(_ experiment: Experiment, seed: UInt64) throws -> Experiment.Run {
+        guard randomConvolutions else { return try experiment.run(seed: seed, ensemble: ensemble) }
+        let settings = RandomConvolutionClassifier.Settings(
+            history: Int((history * experiment.training.rate).rounded()), outputCount: convolutionFeatures,
+            penalty: ridgePenalty)
+        return try experiment.run(seed: seed, randomConvolutions: settings)
+    }
+
     @discardableResult
     private func report(_ experiment: Experiment, fold: String? = nil) throws -> [Experiment.Run] {
         print(
@@ -418,7 +440,7 @@ struct AccuracyBench: AsyncParsableCommand {
         )
         var runs: [Experiment.Run] = []
         for seed in seeds {
-            let run = try experiment.run(seed: seed)
+            let run = try run(experiment, seed: seed)
             runs.append(run)
             print("  seed \(seed): " + run.summary)
         }

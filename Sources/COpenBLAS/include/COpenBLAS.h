@@ -18,6 +18,11 @@ void gl_openblas_sgemm(bool transposeA, bool transposeB, int m, int n, int k, fl
 void gl_openblas_sgemv(bool transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x,
                        float beta, float *y);
 
+/// Solves a · x = b for a symmetric positive definite `n × n` a and `nrhs` right-hand sides, as
+/// LAPACK's sposv: b holds each right-hand side's n values in turn and becomes x; a is overwritten.
+/// Returns LAPACK's info: 0, or i > 0 when a is not positive definite.
+int gl_openblas_sposv(int n, int nrhs, float *a, float *b);
+
 /// The kernel family OpenBLAS chose, e.g. "Haswell" or "SkylakeX".
 const char *gl_openblas_corename(void);
 

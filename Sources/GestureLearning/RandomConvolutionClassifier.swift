@@ -1,0 +1,75 @@
+/// MiniRocket as a gesture classifier: each window is classified by the random convolutions'
+/// features of the samples up to its end (`RandomConvolutions.history` of them), through a ridge
+/// classifier.
+public struct RandomConvolutionClassifier: Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// Samples each window's features look back over.
+        public var history: Int
+        public var outputCount: Int
+        public var penalty: Float
+
+        public init(history: Int, outputCount: Int = 2_016, penalty: Float = 1e-3) {
+            self.history = history
+            self.outputCount = outputCount
+            self.penalty = penalty
+        }
+    }
+
+    public let classNames: [String]
+    public let windowing: Windowing
+    let normalization: FeatureNormalization
+    let convolutions: RandomConvolutions
+    let ridge: RidgeClassifier
+
+    public init(
+        training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64
+    ) throws(RidgeError) {
+        self.classNames = classNames
+        self.windowing = windowing
+        let normalization = FeatureNormalization(fitting: training)
+        let normalized = training.map { normalization.applied(to: $0.features) }
+        let convolutions = RandomConvolutions(
+            fitting: normalized, channelCount: normalization.featureCount, history: settings.history,
+            outputCount: settings.outputCount, seed: seed)
+        let features = normalized.flatMap { convolutions.windowFeatures(of: $0, window: windowing.window) }
+        let labels = training.flatMap { windowing.windowLabels($0.labels, classCount: classNames.count) }
+        ridge = try RidgeClassifier(
+            features: features, featureCount: convolutions.outputCount, labels: labels, classCount: classNames.count,
+            penalty: settings.penalty)
+        self.normalization = normalization
+        self.convolutions = convolutions
+    }
+
+    /// Each window's class for each sequence.
+    public func predict(_ sequences: [LabeledSequence]) -> [[Int]] {
+        sequences.map { sequence in
+            let scores = ridge.scores(
+                of: convolutions.windowFeatures(
+                    of: normalization.applied(to: sequence.features), window: windowing.window))
+            return stride(from: 0, to: scores.count, by: classNames.count).map {
+                argmax(scores[$0..<$0 + classNames.count])
+            }
+        }
+    }
+}
+
+extension Evaluation {
+    /// Scores the classifier's predictions, as `init(model:sequences:)` scores a model's.
+    public init(classifier: RandomConvolutionClassifier, sequences: [LabeledSequence]) {
+        let targets = sequences.map {
+            classifier.windowing.windowLabels($0.labels, classCount: classifier.classNames.count)
+        }
+        self.init(
+            classNames: classifier.classNames, sequences: sequences, targets: targets,
+            predictions: classifier.predict(sequences))
+    }
+}
+
+extension FeatureNormalization {
+    /// `features` (rows of `featureCount` values) standardized.
+    func applied(to features: [Float]) -> [Float] {
+        var result = features
+        result.withUnsafeMutableBufferPointer { apply(to: $0) }
+        return result
+    }
+}

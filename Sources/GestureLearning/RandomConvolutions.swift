@@ -1,0 +1,144 @@
+import Glibc
+import GestureMotion
+
+/// MiniRocket's features (Dempster, Schmidt and Webb, 2021) in a streaming form. Each kernel has
+/// nine taps, spread `dilation` samples apart, weighted −1 but for three weighted 2; it slides over
+/// the sum of a few of the (normalized) features. A window's feature for one of the kernel's biases
+/// is the share of the kernel's outputs over the last `history` samples that lie above the bias.
+/// Nothing is learned but the biases, quantiles of the outputs on the training data.
+public struct RandomConvolutions: Sendable, Equatable {
+    struct Kernel: Sendable, Equatable {
+        /// The three of the nine taps weighted 2.
+        var heavyTaps: [Int]
+        var dilation: Int
+        /// The features summed before convolving.
+        var channels: [Int]
+        var biases: [Float]
+
+        /// Samples one output spans.
+        var span: Int { 8 * dilation + 1 }
+    }
+
+    /// Samples a window's features look back over, the window's own included.
+    public let history: Int
+    public let channelCount: Int
+    let kernels: [Kernel]
+
+    /// The 84 ways to choose three taps of nine.
+    static let heavyTapChoices: [[Int]] = (0..<9).flatMap { a in
+        (a + 1..<9).flatMap { b in (b + 1..<9).map { [a, b, $0] } }
+    }
+
+    /// Kernels for `history` samples of `channelCount` features, about `outputCount` features in
+    /// all, their channels and the examples their biases come from drawn with `seed`.
+    /// - Parameter examples: normalized training sequences, `channelCount` values a sample.
+    public init(fitting examples: [[Float]], channelCount: Int, history: Int, outputCount: Int, seed: UInt64) {
+        precondition(history >= 9 && channelCount > 0 && !examples.isEmpty)
+        self.history = history
+        self.channelCount = channelCount
+        var random = Xoshiro256(seed: seed)
+        let dilations = Self.dilations(history: history)
+        let biasCount = max(1, outputCount / (Self.heavyTapChoices.count * dilations.count))
+        var quantileIndex = 0
+        var kernels: [Kernel] = []
+        for dilation in dilations {
+            for taps in Self.heavyTapChoices {
+                var kernel = Kernel(
+                    heavyTaps: taps, dilation: dilation, channels: Self.channels(of: channelCount, using: &random),
+                    biases: [])
+                let example = Self.stretch(
+                    of: examples, channelCount: channelCount, history: history, using: &random)
+                let outputs = kernel.outputs(of: example, channelCount: channelCount).sorted()
+                kernel.biases = (0..<biasCount).map { _ in
+                    quantileIndex += 1
+                    let quantile = (Double(quantileIndex) * 0.618_033_988_749_894_9).truncatingRemainder(dividingBy: 1)
+                    return outputs.isEmpty ? 0 : outputs[Int(quantile * Double(outputs.count - 1))]
+                }
+                kernels.append(kernel)
+            }
+        }
+        self.kernels = kernels
+    }
+
+    public var outputCount: Int { kernels.reduce(0) { $0 + $1.biases.count } }
+
+    /// Each window's features (`windowCount × outputCount`, row-major) for a normalized sequence:
+    /// window w, which ends at sample min((w + 1) · window, samples), looks back `history` samples.
+    public func windowFeatures(of sequence: [Float], window: Int) -> [Float] {
+        let samples = sequence.count / channelCount
+        let windowCount = (samples + window - 1) / window
+        let outputCount = outputCount
+        var features = [Float](repeating: 0, count: windowCount * outputCount)
+        var column = 0
+        for kernel in kernels {
+            let outputs = kernel.outputs(of: sequence[...], channelCount: channelCount)
+            for bias in kernel.biases {
+                let positives = Self.runningCount(of: outputs, above: bias)
+                for windowIndex in 0..<windowCount {
+                    let end = min((windowIndex + 1) * window, samples)
+                    let first = max(0, end - history), last = end - kernel.span + 1
+                    guard last > first else { continue }
+                    features[windowIndex * outputCount + column] =
+                        Float(positives[last] - positives[first]) / Float(last - first)
+                }
+                column += 1
+            }
+        }
+        return features
+    }
+
+    /// Exponentially spaced dilations, up to eight, the largest one's span filling the history.
+    static func dilations(history: Int) -> [Int] {
+        let largest = log2(Double(history - 1) / 8)
+        guard largest >= 1 else { return [1] }
+        let count = min(8, Int(largest) + 1)
+        let spaced = (0..<count).map { Int(pow(2, Double($0) * largest / Double(count - 1))) }
+        return spaced.reduce(into: []) { unique, dilation in if unique.last != dilation { unique.append(dilation) } }
+    }
+
+    /// 1 to 2^log2(min(channels, 9) + 1) − 1 distinct channels, as MiniRocket draws them.
+    static func channels(of channelCount: Int, using random: inout Xoshiro256) -> [Int] {
+        let most = log2(Double(min(channelCount, 9) + 1))
+        let count = min(channelCount, max(1, Int(pow(2, Double(random.unitFloat()) * most))))
+        var all = Array(0..<channelCount)
+        for index in 0..<count { all.swapAt(index, index + random.index(below: channelCount - index)) }
+        return Array(all[..<count]).sorted()
+    }
+
+    /// `history` samples of a random example, from a random start (all of it if shorter).
+    static func stretch(
+        of examples: [[Float]], channelCount: Int, history: Int, using random: inout Xoshiro256
+    ) -> ArraySlice<Float> {
+        let example = examples[random.index(below: examples.count)]
+        let samples = example.count / channelCount
+        guard samples > history else { return example[...] }
+        let start = random.index(below: samples - history + 1) * channelCount
+        return example[start..<start + history * channelCount]
+    }
+
+    /// positives[t] = the outputs before t above `bias`.
+    static func runningCount(of outputs: [Float], above bias: Float) -> [Int32] {
+        var counts = [Int32](repeating: 0, count: outputs.count + 1)
+        for (index, output) in outputs.enumerated() { counts[index + 1] = counts[index] + (output > bias ? 1 : 0) }
+        return counts
+    }
+}
+
+extension RandomConvolutions.Kernel {
+    /// The output at every position the kernel fits in whole: output t spans samples t … t + 8·dilation.
+    func outputs(of sequence: ArraySlice<Float>, channelCount: Int) -> [Float] {
+        let samples = sequence.count / channelCount
+        guard samples >= span else { return [] }
+        let start = sequence.startIndex
+        let summed = (0..<samples).map { sample in
+            channels.reduce(Float(0)) { $0 + sequence[start + sample * channelCount + $1] }
+        }
+        return (0..<samples - span + 1).map { position in
+            var all: Float = 0
+            for tap in 0..<9 { all += summed[position + tap * dilation] }
+            var heavy: Float = 0
+            for tap in heavyTaps { heavy += summed[position + tap * dilation] }
+            return 3 * heavy - all
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import COpenBLAS
+
+/// A linear classifier fitted by ridge regression onto each class's indicator, as MiniRocket's:
+/// each feature standardized on the training data, the intercept not penalized.
+public struct RidgeClassifier: Sendable, Equatable {
+    public let classCount: Int
+    var mean: [Float]
+    var scale: [Float]
+    /// `featureCount × classCount`, row-major, on the standardized features.
+    var weights: [Float]
+    var intercept: [Float]
+
+    public var featureCount: Int { mean.count }
+
+    /// Fits `rows × featureCount` examples (row-major) to their labels, the penalty `penalty` times
+    /// the rows (each standardized feature's sum of squares), so that it means the same for any count.
+    public init(
+        features: [Float], featureCount: Int, labels: [Int], classCount: Int, penalty: Float
+    ) throws(RidgeError) {
+        let rows = labels.count
+        precondition(features.count == rows * featureCount && rows > 0 && penalty > 0)
+        self.classCount = classCount
+        (mean, scale) = Self.statistics(of: features, featureCount: featureCount)
+        var standardized = features
+        for index in standardized.indices {
+            let feature = index % featureCount
+            standardized[index] = (standardized[index] - mean[feature]) / scale[feature]
+        }
+        let prior = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
+        intercept = prior
+        var targets = [Float](repeating: 0, count: rows * classCount)
+        for (row, label) in labels.enumerated() {
+            for label2 in 0..<classCount { targets[row * classCount + label2] = (label == label2 ? 1 : 0) - prior[label2] }
+        }
+        var gram = [Float](repeating: 0, count: featureCount * featureCount)
+        gemm(featureCount, featureCount, rows, standardized, transposeA: true, standardized, &gram)
+        for feature in 0..<featureCount { gram[feature * featureCount + feature] += penalty * Float(rows) }
+        // sposv takes each right-hand side's values in turn: the classes' columns, transposed.
+        var solution = [Float](repeating: 0, count: classCount * featureCount)
+        gemm(classCount, featureCount, rows, targets, transposeA: true, standardized, &solution)
+        let info = gl_openblas_sposv(Int32(featureCount), Int32(classCount), &gram, &solution)
+        guard info == 0 else { throw RidgeError(failedColumn: Int(info)) }
+        weights = [Float](repeating: 0, count: featureCount * classCount)
+        for feature in 0..<featureCount {
+            for label in 0..<classCount {
+                weights[feature * classCount + label] = solution[label * featureCount + feature]
+            }
+        }
+    }
+
+    /// Each row's class scores (`rows × classCount`).
+    public func scores(of features: [Float]) -> [Float] {
+        let rows = features.count / featureCount
+        var standardized = features
+        for index in standardized.indices {
+            let feature = index % featureCount
+            standardized[index] = (standardized[index] - mean[feature]) / scale[feature]
+        }
+        var scores = [Float](repeating: 0, count: rows * classCount)
+        for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
+        gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
+        return scores
+    }
+
+    /// Each feature's mean and standard deviation (1 for a constant one).
+    private static func statistics(of features: [Float], featureCount: Int) -> (mean: [Float], scale: [Float]) {
+        var sum = [Double](repeating: 0, count: featureCount), squares = sum
+        for (index, value) in features.enumerated() {
+            sum[index % featureCount] += Double(value)
+            squares[index % featureCount] += Double(value) * Double(value)
+        }
+        let rows = Double(features.count / featureCount)
+        let mean = sum.map { $0 / rows }
+        let scale = zip(squares, mean).map { squares, mean in
+            let deviation = (squares / rows - mean * mean).squareRoot()
+            return deviation > 1e-6 ? Float(deviation) : 1
+        }
+        return (mean.map(Float.init), scale)
+    }
+}
+
+/// The regularized normal equations were not positive definite.
+public struct RidgeError: Error, Sendable, Equatable {
+    public var failedColumn: Int
+}

@@ -1,0 +1,92 @@
+import GestureCore
+import GestureMotion
+import Testing
+
+@testable import GestureLearning
+
+private let sessions = SyntheticSessions(
+    sessions: 12, totalSamples: 4_800, featureCount: 3, classCount: 3, seed: 11
+).make()
+
+@Suite struct RandomConvolutionTests {
+    private let convolutions = RandomConvolutions(
+        fitting: sessions.map(\.features), channelCount: 3, history: 60, outputCount: 500, seed: 5)
+
+    @Test func dilationsSpreadExponentiallyUntilAKernelSpansTheHistory() {
+        #expect(RandomConvolutions.dilations(history: 200) == [1, 2, 4, 11, 24])
+        #expect(RandomConvolutions.dilations(history: 9) == [1])
+        #expect(RandomConvolutions.dilations(history: 16) == [1])
+        #expect(RandomConvolutions.dilations(history: 20) == [1, 2])
+        let dilations = RandomConvolutions.dilations(history: 60)
+        #expect(dilations.first == 1 && 8 * dilations.last! + 1 <= 60 && dilations == dilations.sorted())
+        #expect(convolutions.kernels.count == 84 * dilations.count)
+        #expect(convolutions.outputCount == convolutions.kernels.count * (500 / (84 * dilations.count)))
+    }
+
+    /// Each feature counted directly: the share of the kernel's outputs within the window's last
+    /// `history` samples above the bias.
+    @Test func aWindowsFeatureIsTheShareOfItsHistorysOutputsAboveTheBias() {
+        let sequence = sessions[4].features, window = 10
+        let features = convolutions.windowFeatures(of: sequence, window: window)
+        let samples = sequence.count / 3
+        #expect(features.count == (samples + window - 1) / window * convolutions.outputCount)
+        for windowIndex in [0, 3, 7, samples / window - 1] {
+            let end = (windowIndex + 1) * window, start = max(0, end - convolutions.history)
+            var column = 0
+            for kernel in convolutions.kernels {
+                let outputs = kernel.outputs(of: sequence[start * 3..<end * 3], channelCount: 3)
+                for bias in kernel.biases {
+                    let share = outputs.isEmpty ? 0 : Float(outputs.count { $0 > bias }) / Float(outputs.count)
+                    #expect(abs(features[windowIndex * convolutions.outputCount + column] - share) < 1e-6)
+                    column += 1
+                }
+            }
+        }
+        #expect(features.allSatisfy { $0 >= 0 && $0 <= 1 } && Set(features).count > 10)
+    }
+
+    @Test func aWindowSeesNothingAfterItsEndNorBeforeItsHistory() {
+        let original = sessions[2].features, window = 10, windowIndex = 12
+        let end = (windowIndex + 1) * window, start = end - convolutions.history
+        let features = { (sequence: [Float]) in
+            Array(
+                convolutions.windowFeatures(of: sequence, window: window)[
+                    windowIndex * convolutions.outputCount..<(windowIndex + 1) * convolutions.outputCount])
+        }
+        var outside = original
+        for index in 0..<start * 3 { outside[index] = 9 }
+        for index in end * 3..<original.count { outside[index] = -9 }
+        #expect(features(outside) == features(original))
+        var inside = original
+        for index in (end - 5) * 3..<end * 3 { inside[index] = 9 }
+        #expect(features(inside) != features(original))
+    }
+
+    @Test func theRidgeClassifierSeparatesWhatIsSeparableAndAHugePenaltyLeavesThePrior() throws {
+        var random = Xoshiro256(seed: 3)
+        let labels = (0..<300).map { $0 % 3 == 0 ? 0 : ($0 % 3 == 1 ? 1 : 2) } + [2, 2]
+        let features = labels.flatMap { label in
+            (0..<4).map { feature in (feature == label ? 2 : 0) + random.unitFloat() - 0.5 }
+        }
+        let argmaxes = { (ridge: RidgeClassifier) in
+            let scores = ridge.scores(of: features)
+            return stride(from: 0, to: scores.count, by: 3).map { argmax(scores[$0..<$0 + 3]) }
+        }
+        let fitted = try RidgeClassifier(
+            features: features, featureCount: 4, labels: labels, classCount: 3, penalty: 1e-3)
+        #expect(argmaxes(fitted) == labels)
+        let flat = try RidgeClassifier(
+            features: features, featureCount: 4, labels: labels, classCount: 3, penalty: 1e6)
+        #expect(argmaxes(flat).allSatisfy { $0 == 2 }, "class 2 has two more examples")
+    }
+
+    @Test func theClassifierRecognisesAPersonItWasNotTrainedOn() throws {
+        let test = sessions.filter { $0.user.rawValue == "user3" }
+        let classifier = try RandomConvolutionClassifier(
+            training: sessions.filter { $0.user.rawValue != "user3" }, classNames: ["a", "b", "c"],
+            windowing: Windowing(window: 10), settings: .init(history: 60, outputCount: 500), seed: 1)
+        let evaluation = Evaluation(classifier: classifier, sequences: test)
+        #expect(Set(test.map { $0.labels[0] }) == [0, 1, 2])
+        #expect(evaluation.accuracy > 0.9)
+    }
+}
