@@ -28,13 +28,8 @@ extension Evaluation {
     /// Scores the ensemble's predictions, as `init(model:sequences:)` scores one model's.
     public init(ensemble: Ensemble, sequences: [LabeledSequence]) {
         let model = ensemble.models[0]
-        let classCount = model.classNames.count
-        let predictions = ensemble.predict(sequences).map { probabilities in
-            stride(from: 0, to: probabilities.count, by: classCount).map {
-                argmax(probabilities[$0..<$0 + classCount])
-            }
-        }
-        let targets = sequences.map { model.windowing.windowLabels($0.labels, classCount: classCount) }
-        self.init(classNames: model.classNames, sequences: sequences, targets: targets, predictions: predictions)
+        self.init(
+            classNames: model.classNames, windowing: model.windowing, sequences: sequences,
+            scores: ensemble.predict(sequences))
     }
 }

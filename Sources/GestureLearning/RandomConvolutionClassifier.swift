@@ -40,15 +40,13 @@ public struct RandomConvolutionClassifier: Sendable {
         self.convolutions = convolutions
     }
 
-    /// Each window's class for each sequence.
-    public func predict(_ sequences: [LabeledSequence]) -> [[Int]] {
+    /// Each window's class scores for each sequence (`windowCount × classes`, row-major): a
+    /// regression onto each class's indicator, summing to 1 but not bounded by 0 and 1.
+    public func scores(_ sequences: [LabeledSequence]) -> [[Float]] {
         sequences.map { sequence in
-            let scores = ridge.scores(
+            ridge.scores(
                 of: convolutions.windowFeatures(
                     of: normalization.applied(to: sequence.features), window: windowing.window))
-            return stride(from: 0, to: scores.count, by: classNames.count).map {
-                argmax(scores[$0..<$0 + classNames.count])
-            }
         }
     }
 }
@@ -56,12 +54,19 @@ public struct RandomConvolutionClassifier: Sendable {
 extension Evaluation {
     /// Scores the classifier's predictions, as `init(model:sequences:)` scores a model's.
     public init(classifier: RandomConvolutionClassifier, sequences: [LabeledSequence]) {
-        let targets = sequences.map {
-            classifier.windowing.windowLabels($0.labels, classCount: classifier.classNames.count)
-        }
         self.init(
-            classNames: classifier.classNames, sequences: sequences, targets: targets,
-            predictions: classifier.predict(sequences))
+            classNames: classifier.classNames, windowing: classifier.windowing, sequences: sequences,
+            scores: classifier.scores(sequences))
+    }
+
+    /// Scores each window's most likely class by `scores` (`windowCount × classes` for each sequence).
+    public init(classNames: [String], windowing: Windowing, sequences: [LabeledSequence], scores: [[Float]]) {
+        let classCount = classNames.count
+        let targets = sequences.map { windowing.windowLabels($0.labels, classCount: classCount) }
+        let predictions = scores.map { scores in
+            stride(from: 0, to: scores.count, by: classCount).map { argmax(scores[$0..<$0 + classCount]) }
+        }
+        self.init(classNames: classNames, sequences: sequences, targets: targets, predictions: predictions)
     }
 }
 

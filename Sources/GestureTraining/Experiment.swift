@@ -105,15 +105,27 @@ public struct Experiment: Sendable {
             seconds: (ContinuousClock.now - start) / .seconds(1))
     }
 
-    /// A run of MiniRocket's classifier instead of the network, on the same augmented sessions.
-    public func run(seed: UInt64, randomConvolutions settings: RandomConvolutionClassifier.Settings) throws -> Run {
+    /// A run of MiniRocket's classifier instead of the network, on the same augmented sessions; with
+    /// `withNetwork`, of the two together, each window's class scores the mean of theirs.
+    public func run(
+        seed: UInt64, randomConvolutions settings: RandomConvolutionClassifier.Settings, withNetwork: Bool = false
+    ) throws -> Run {
         let start = ContinuousClock.now
         let classifier = try RandomConvolutionClassifier(
             training: try trainingSequences(seed: seed), classNames: description.classNames,
             windowing: description.windowing, settings: settings, seed: seed)
-        return Run(
-            validationAccuracy: nil, evaluation: test.map { Evaluation(classifier: classifier, sequences: $0.sequences) },
-            seconds: (ContinuousClock.now - start) / .seconds(1))
+        let network = withNetwork ? try train(seed: seed).model : nil
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let evaluation = test.map { test in
+            let scores = classifier.scores(test.sequences)
+            let combined =
+                network.map { zip(scores, $0.predict(test.sequences)).map { zip($0, $1).map { ($0 + $1) / 2 } } }
+                ?? scores
+            return Evaluation(
+                classNames: description.classNames, windowing: description.windowing, sequences: test.sequences,
+                scores: combined)
+        }
+        return Run(validationAccuracy: nil, evaluation: evaluation, seconds: seconds)
     }
 
     public func run(seed: UInt64) throws -> Run {

@@ -140,17 +140,17 @@ struct AccuracyBench: AsyncParsableCommand {
             """)
     var adaptUnlabeled = false
 
-    @Flag(
+    @Option(
         help: """
-            seglearn-watch and basic-motions: MiniRocket's random convolutions and a ridge classifier instead of \
-            the network, on the same copies.
+            seglearn-watch and basic-motions: the network, MiniRocket's random convolutions with a ridge \
+            classifier, or both with their class scores averaged, trained on the same copies.
             """)
-    var randomConvolutions = false
-    @Option(help: "With --random-convolutions: the seconds each window's features look back over.")
+    var classifier = Classifier.network
+    @Option(help: "With --classifier random-convolutions or both: the seconds each window's features look back over.")
     var history: Double = 4
-    @Option(help: "With --random-convolutions: about how many features.")
+    @Option(help: "With --classifier random-convolutions or both: about how many features.")
     var convolutionFeatures = RandomConvolutionClassifier.Settings(history: 9).outputCount
-    @Option(help: "With --random-convolutions: the ridge penalty, per training window.")
+    @Option(help: "With --classifier random-convolutions or both: the ridge penalty, per training window.")
     var ridgePenalty = RandomConvolutionClassifier.Settings(history: 9).penalty
 
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
@@ -424,13 +424,19 @@ struct AccuracyBench: AsyncParsableCommand {
             augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize)
     }
 
-    /// A run of the network (or an ensemble), or of random convolutions.
+    enum Classifier: String, ExpressibleByArgument, CaseIterable {
+        case network
+        case randomConvolutions = "random-convolutions"
+        case both
+    }
+
+    /// A run of the network (or an ensemble), of random convolutions, or of both.
     private func run(_ experiment: Experiment, seed: UInt64) throws -> Experiment.Run {
-        guard randomConvolutions else { return try experiment.run(seed: seed, ensemble: ensemble) }
+        guard classifier != .network else { return try experiment.run(seed: seed, ensemble: ensemble) }
         let settings = RandomConvolutionClassifier.Settings(
             history: Int((history * experiment.training.rate).rounded()), outputCount: convolutionFeatures,
             penalty: ridgePenalty)
-        return try experiment.run(seed: seed, randomConvolutions: settings)
+        return try experiment.run(seed: seed, randomConvolutions: settings, withNetwork: classifier == .both)
     }
 
     @discardableResult
