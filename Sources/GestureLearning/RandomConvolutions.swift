@@ -1,5 +1,5 @@
-import Glibc
 import GestureMotion
+import Glibc
 
 /// MiniRocket's features (Dempster, Schmidt and Webb, 2021) in a streaming form. Each kernel has
 /// nine taps, spread `dilation` samples apart, weighted −1 but for three weighted 2; it slides over

@@ -30,7 +30,9 @@ public struct RidgeClassifier: Sendable, Equatable {
         intercept = prior
         var targets = [Float](repeating: 0, count: rows * classCount)
         for (row, label) in labels.enumerated() {
-            for label2 in 0..<classCount { targets[row * classCount + label2] = (label == label2 ? 1 : 0) - prior[label2] }
+            for column in 0..<classCount {
+                targets[row * classCount + column] = (label == column ? 1 : 0) - prior[column]
+            }
         }
         var gram = [Float](repeating: 0, count: featureCount * featureCount)
         gemm(featureCount, featureCount, rows, standardized, transposeA: true, standardized, &gram)
