@@ -21,11 +21,7 @@ public struct RidgeClassifier: Sendable, Equatable {
         precondition(features.count == rows * featureCount && rows > 0 && penalty > 0)
         self.classCount = classCount
         (mean, scale) = Self.statistics(of: features, featureCount: featureCount)
-        var standardized = features
-        for index in standardized.indices {
-            let feature = index % featureCount
-            standardized[index] = (standardized[index] - mean[feature]) / scale[feature]
-        }
+        let standardized = Self.standardizing(features, mean: mean, scale: scale)
         let prior = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
         intercept = prior
         var targets = [Float](repeating: 0, count: rows * classCount)
@@ -53,15 +49,15 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// Each row's class scores (`rows × classCount`).
     public func scores(of features: [Float]) -> [Float] {
         let rows = features.count / featureCount
-        var standardized = features
-        for index in standardized.indices {
-            let feature = index % featureCount
-            standardized[index] = (standardized[index] - mean[feature]) / scale[feature]
-        }
+        let standardized = Self.standardizing(features, mean: mean, scale: scale)
         var scores = [Float](repeating: 0, count: rows * classCount)
         for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
         gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
         return scores
+    }
+
+    private static func standardizing(_ features: [Float], mean: [Float], scale: [Float]) -> [Float] {
+        features.indices.map { index in (features[index] - mean[index % mean.count]) / scale[index % mean.count] }
     }
 
     /// Each feature's mean and standard deviation (1 for a constant one).

@@ -13,6 +13,8 @@ public struct TrainingRecipe: Sendable, Equatable {
     public var batchSize: Int
     /// What was chosen for the settings not given, e.g. "window 20 (0.4 s at 50 Hz)".
     public var choices: [String]
+    /// Whether the copies were chosen rather than given.
+    public var choseCopies: Bool
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.
     public static let featuresWithGravity = [
@@ -41,6 +43,7 @@ public struct TrainingRecipe: Sendable, Equatable {
             features ?? (Self.measuresGravity(dataset) ? Self.featuresWithGravity : TrainingData.bookFeatures)
         self.window = window ?? Self.window(at: rate)
         self.augmentations = augmentations ?? Self.augmentations
+        choseCopies = augmentations == nil
         let copies = self.augmentations.count
         let chunks = Self.chunks(of: dataset, window: self.window) * (copies + 1)
         self.epochs = epochs ?? Self.epochs(copies: copies)
@@ -49,7 +52,7 @@ public struct TrainingRecipe: Sendable, Equatable {
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
             features == nil ? "features \(self.features.joined(separator: " "))" : nil,
-            augmentations == nil ? "copies \(self.augmentations.map(\.rawValue).joined(separator: " "))" : nil,
+            choseCopies ? "copies \(self.augmentations.map(\.rawValue).joined(separator: " "))" : nil,
             epochs == nil ? "\(self.epochs) epochs" : nil,
             batchSize == nil && self.batchSize != Self.largestBatch ? "batches of \(self.batchSize)" : nil,
         ].compactMap { $0 }
@@ -58,7 +61,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// "chose for people the model has not seen: window 20 (0.4 s at 50 Hz), …".
     public var choicesText: String {
         "chose for people the model has not seen: \(choices.joined(separator: ", "))"
-            + (choices.contains { $0.hasPrefix("copies") } ? "; --augment none trains the quickest model" : "")
+            + (choseCopies ? "; --augment none trains the quickest model" : "")
     }
 
     /// The book's 20 samples, but at most a second: a longer window blurs short gestures.
