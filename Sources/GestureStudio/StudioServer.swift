@@ -68,7 +68,13 @@ public struct StudioServer: Sendable {
     private func url(port: Int) -> String { "\(certificate == nil ? "http" : "https")://\(host):\(port)" }
 
     private func server() throws(StudioError) -> HTTPServerBuilder {
-        let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router(), configuration: Self.sockets)
+        let sockets = router().buildResponder()
+        let plain = HTTPServerBuilder { [token] responder in
+            TokenCheckedUpgrades(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: sockets, configuration: Self.sockets),
+                token: token)
+        }
         guard let certificate else { return plain }
         do {
             let configuration = TLSConfiguration.makeServerConfiguration(
@@ -126,29 +132,6 @@ public struct RunningStudio: Sendable {
 public struct StudioError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// Refuses every request that does not carry the access token, before it reaches a route.
-struct TokenCheck<Context: RequestContext>: RouterMiddleware {
-    let token: AccessToken
-    private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws
-        -> Response
-    {
-        guard token.admits(request.uri.queryParameters["token"]) else {
-            return Response(
-                status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: "GestureLab Studio: open the address with its token.\n")))
-        }
-        var response = try await next(request, context)
-        // The token is in the page's address: it must not travel on to anywhere else.
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[.cacheControl] = "no-store"
-        return response
-    }
 }
 
 /// The pages, compiled into the module from Assets/.
