@@ -297,10 +297,16 @@ function sessionRow(entry) {
   row.append(
     element("td", {}, record.id), element("td", {}, record.user), element("td", {}, record.gesture),
     element("td", {}, record.take), element("td", {}, record.start.replace("T", " ").slice(0, 19)),
-    element("td", {}, record.device), element("td", {}, record.sampleCount),
+    element("td", {}, record.device), element("td", {}, record.sampleCount), heldCell(entry),
     element("td", { title: record.reason || "" }, record.status), element("td", {}, labelSummary(record)), findings);
   row.onclick = () => { location.hash = "session/" + encodeURIComponent(record.id); };
   return row;
+}
+
+// The share of rows that repeat the one before; red, with why, when the server warns of it.
+function heldCell(entry) {
+  const text = entry.heldShare === undefined || entry.heldShare === null ? "" : Math.round(number(entry.heldShare) * 100) + " %";
+  return entry.heldWarning ? element("td", { class: "held held-warning", title: entry.heldWarning }, "⚠ " + text) : element("td", { class: "held" }, text);
 }
 
 function labelSummary(record) {
@@ -368,7 +374,8 @@ function showSession(detail) {
     element("li", {}, rows.length + " rows, " + record.sampleCount + " kept"),
     element("li", {}, "device " + record.device + " at " + record.requestedRate + " Hz"),
     element("li", {}, "labels: " + labelSummary(record)),
-    ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []));
+    ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []),
+    ...(detail.entry.heldWarning ? [element("li", { class: "held-warning" }, "⚠ " + detail.entry.heldWarning)] : []));
   drawSession();
 }
 
