@@ -54,6 +54,8 @@ public struct StudioRecordings: Sendable {
         var entry: Entry
         /// The labels the rows name, by index.
         var labels: [String]
+        /// Each label's band colour, the gestures of the whole catalog taking the palette's in turn.
+        var colors: [String: String]
         /// Each row: seconds since the session started, acceleration x, y, z (g), rotation rate
         /// x, y, z (rad/s) as read, the label's index, and 1 if the row is kept, 0 if trimmed away.
         var rows: [[Double]]
@@ -86,7 +88,12 @@ public struct StudioRecordings: Sendable {
             let motion = [row.rawAcceleration, row.rawRotationRate].flatMap { [$0.x, $0.y, $0.z] }
             return [row.timestamp] + motion + [Double(labels.firstIndex(of: label)!), isKept]
         }
-        return Detail(entry: try checks().entry(record), labels: labels, rows: values)
+        let palette: [String: String]
+        do { palette = try Palette.gestureColors(in: folder) } catch { throw StudioError(error.description) }
+        return Detail(
+            entry: try checks().entry(record), labels: labels,
+            colors: Dictionary(uniqueKeysWithValues: labels.map { ($0, palette[$0] ?? Palette.gestures.last!) }),
+            rows: values)
     }
 
     /// Changes a session through the archive, as the command of the same name does; returns it as it is now.

@@ -1,4 +1,5 @@
 import Foundation
+import GestureAnalysis
 import GestureSensors
 import HTTPTypes
 import Hummingbird
@@ -153,7 +154,13 @@ enum Page {
 
     /// Each page with its script inside: a script of its own would need the token in its address too.
     private static let studioPage = page(PackageResources.studio_html, script: PackageResources.studio_js, "studio.js")
+        .replacingOccurrences(of: "/* palette */", with: paletteVariables)
     private static let phonePage = page(PackageResources.phone_html, script: PackageResources.phone_js, "phone.js")
+
+    /// The axes' colours of every plot GestureLab draws, and the gestures' bands' opacity, as CSS variables.
+    private static let paletteVariables =
+        zip(["x", "y", "z"], Palette.axes).map { "--\($0): \($1);" }.joined(separator: " ")
+        + " --band-opacity: \(Palette.bandOpacity);"
 
     private static func page(_ html: [UInt8], script: [UInt8], _ name: String) -> String {
         String(decoding: html, as: UTF8.self).replacingOccurrences(
