@@ -24,10 +24,23 @@ public struct DeviceDirectory: Sendable {
     /// cleaning checks for clipping.
     public static let knownRanges = [SimulatedSensor.id: SimulatedSensor.range]
 
-    /// The profile a device is read through, if one matches.
+    /// The profile a device is read through, if one matches: one found in a folder, else one built in.
     public func profile(for sensor: SensorInfo) -> DeviceProfile? {
-        profiles.first { $0.matches(sensor) }
+        (profiles + Self.builtInProfiles).first { $0.matches(sensor) }
     }
+
+    /// The profiles that need no folder: the phone's, whose page is served by `gesture` wherever it runs.
+    public static let builtInProfiles = [
+        try! DeviceProfile(
+            text: """
+                # Browsers deliver about 60 readings a second, so 60 Hz records each one without held rows.
+                # Units and each browser's signs are mapped before a profile applies (docs/studio.md); a
+                # profile of your own matching `phone` replaces this one, for a phone held in an unusual way.
+                name = A phone's page (built in)
+                match = phone
+                rate = 60
+                """, file: "built in")
+    ]
 
     /// The sensors found, the simulated one first, and the device nodes that could not be opened.
     public func available() -> (sensors: [SensorInfo], unreadable: [String]) {

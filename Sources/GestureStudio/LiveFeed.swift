@@ -30,6 +30,8 @@ public struct StudioDevices: Sendable {
         struct Model: Encodable {
             var name: String
             var gestures: [String]
+            /// Every class, rest included, in the order of a prediction's probabilities.
+            var classes: [String]
         }
         var devices: [Device]
         var models: [Model]
@@ -47,7 +49,7 @@ public struct StudioDevices: Sendable {
             let model = try model(index)
             return Listing.Model(
                 name: FilePath(models[index]).lastComponent?.string ?? models[index],
-                gestures: model.classNames.filter { $0 != ActivityLabel.rest.rawValue })
+                gestures: model.classNames.filter { $0 != ActivityLabel.rest.rawValue }, classes: model.classNames)
         }
         return Listing(
             devices: found + [.init(id: PhoneSensor.id, name: "the phone's page")] + replays, models: described)
@@ -191,12 +193,15 @@ struct LiveFeed {
         var gesture: String
         var probability: Double
         var runnerUp: String
+        /// Every class's, in the model's order.
+        var probabilities: [Float]
 
         init(_ prediction: Prediction) {
             time = prediction.time
             gesture = prediction.gesture
             probability = prediction.probability
             runnerUp = prediction.runnerUp
+            probabilities = prediction.probabilities
         }
     }
 

@@ -21,6 +21,9 @@ public final class PhoneLink: Sendable {
         var state = State.waiting
         var connection = 0
         var clock = PhoneClock()
+        /// Sensors reading the phone now; readings are queued for them only, so that a page nobody
+        /// reads (`gesture studio` without a live view of it) leaves nothing behind.
+        var readers = 0
         var queued: [RawSample] = []
         /// Why the last connection ended, until the sensor has heard it.
         var ended: String?
@@ -101,7 +104,7 @@ public final class PhoneLink: Sendable {
             guard shared.connection == id, case .streaming(let source) = shared.state else { return nil }
             let times = shared.clock.times(of: readings.map { $0[0] }, arrivedAt: time)
             let samples = zip(readings, times).map { source.sample($0.0.dropFirst(), at: $0.1) }
-            shared.queued += samples
+            if shared.readers > 0 { shared.queued += samples }
             shared.received += samples.count
             shared.receivedFromThisPage += samples.count
             return samples
@@ -128,14 +131,26 @@ public final class PhoneLink: Sendable {
 
     // MARK: The sensor's side
 
-    /// Drops the readings that arrived before the sensor started reading, and any disconnection
-    /// it has not heard of.
-    func discardQueued() {
+    /// A sensor starts reading: readings are queued from now on; those that arrived before, and
+    /// any disconnection it has not heard of, are dropped.
+    func beginReading() {
         shared.withLock { shared in
+            shared.readers += 1
             shared.queued = []
             shared.ended = nil
         }
     }
+
+    /// A sensor stopped reading; with none left, nothing is queued any more.
+    func endReading() {
+        shared.withLock { shared in
+            shared.readers -= 1
+            if shared.readers == 0 { shared.queued = [] }
+        }
+    }
+
+    /// Readings received and not yet taken by a sensor.
+    var queuedReadings: Int { shared.withLock { $0.queued.count } }
 
     /// The readings that arrived, waiting up to `timeout` seconds for some; none if none came.
     /// Throws when the page has gone.

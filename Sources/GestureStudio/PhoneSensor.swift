@@ -33,12 +33,16 @@ public final class PhoneSensor: MotionSensor, @unchecked Sendable {
         return rate
     }
 
-    public func stop() {}
+    public func stop() {
+        guard reading else { return }
+        link.endReading()
+        reading = false
+    }
 
     /// The next sample at the output rate, or nil when none is due yet.
     public func read(now: Double) throws(SensorError) -> RawSample? {
         if !reading {
-            link.discardQueued()
+            link.beginReading()
             reading = true
         }
         while ready.isEmpty {

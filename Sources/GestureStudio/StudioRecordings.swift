@@ -23,6 +23,30 @@ public struct StudioRecordings: Sendable {
     struct Entry: Encodable {
         var record: SessionRecord
         var findings: [Finding]
+        /// The share of its rows that repeat the one before (`SessionTiming.heldShare`), when it has rows.
+        var heldShare: Double?
+        /// What the page warns of when the share is over `SessionTiming.heldWarning`.
+        var heldWarning: String?
+
+        init(record: SessionRecord, findings: [Finding], heldShare: Double?) {
+            self.record = record
+            self.findings = findings
+            self.heldShare = heldShare
+            guard let heldShare, heldShare > SessionTiming.heldWarning else { return }
+            heldWarning =
+                "\(Int((heldShare * 100).rounded())) % of its rows are held (the reading before, repeated): the device "
+                + "delivered fewer readings than \(record.requestedRate.shortText) Hz; record at its rate, 60 Hz for a phone"
+        }
+    }
+
+    /// What the sessions table says of each session: `clean`'s findings, and the share of held rows.
+    private struct Checks {
+        var findings: [SessionID: [Finding]]
+        var heldShares: [SessionID: Double]
+
+        func entry(_ record: SessionRecord) -> Entry {
+            Entry(record: record, findings: findings[record.id] ?? [], heldShare: heldShares[record.id])
+        }
     }
 
     /// A session's rows, the kept ones and those a trim moved to discarded/, in time order.
@@ -30,6 +54,8 @@ public struct StudioRecordings: Sendable {
         var entry: Entry
         /// The labels the rows name, by index.
         var labels: [String]
+        /// Each label's band colour, the gestures of the whole catalog taking the palette's in turn.
+        var colors: [String: String]
         /// Each row: seconds since the session started, acceleration x, y, z (g), rotation rate
         /// x, y, z (rad/s) as read, the label's index, and 1 if the row is kept, 0 if trimmed away.
         var rows: [[Double]]
@@ -46,8 +72,8 @@ public struct StudioRecordings: Sendable {
     func entries() throws(StudioError) -> [Entry] {
         guard FileManager.default.fileExists(atPath: folder.catalogPath.string) else { return [] }
         let records = try catalog { catalog throws(StoreError) in try catalog.sessions() }
-        let findings = try findings()
-        return records.reversed().map { Entry(record: $0, findings: findings[$0.id] ?? []) }
+        let checks = try checks()
+        return records.reversed().map(checks.entry)
     }
 
     func detail(of id: String) throws(StudioError) -> Detail {
@@ -62,8 +88,12 @@ public struct StudioRecordings: Sendable {
             let motion = [row.rawAcceleration, row.rawRotationRate].flatMap { [$0.x, $0.y, $0.z] }
             return [row.timestamp] + motion + [Double(labels.firstIndex(of: label)!), isKept]
         }
-        let findings = try findings()[record.id] ?? []
-        return Detail(entry: Entry(record: record, findings: findings), labels: labels, rows: values)
+        let palette: [String: String]
+        do { palette = try Palette.gestureColors(in: folder) } catch { throw StudioError(error.description) }
+        return Detail(
+            entry: try checks().entry(record), labels: labels,
+            colors: Dictionary(uniqueKeysWithValues: labels.map { ($0, palette[$0] ?? Palette.gestures.last!) }),
+            rows: values)
     }
 
     /// Changes a session through the archive, as the command of the same name does; returns it as it is now.
@@ -92,8 +122,8 @@ public struct StudioRecordings: Sendable {
         return record
     }
 
-    /// `clean`'s findings on the sessions not discarded, by session.
-    private func findings() throws(StudioError) -> [SessionID: [Finding]] {
+    /// `clean`'s findings and the held rows' shares of the sessions not discarded.
+    private func checks() throws(StudioError) -> Checks {
         let dataset: Dataset
         do {
             dataset = try DatasetLoader(folder: folder).load()
@@ -101,7 +131,10 @@ public struct StudioRecordings: Sendable {
             throw StudioError("\(error)")
         }
         let bad = Cleaner(rules: rules).badSessions(in: dataset)
-        return Dictionary(bad.map { ($0.session, $0.findings) }, uniquingKeysWith: { first, _ in first })
+        return Checks(
+            findings: Dictionary(bad.map { ($0.session, $0.findings) }, uniquingKeysWith: { first, _ in first }),
+            heldShares: Dictionary(
+                dataset.sessions.map { ($0.id, SessionTiming($0).heldShare) }, uniquingKeysWith: { first, _ in first }))
     }
 
     private func rows(of id: SessionID, in file: FilePath) throws(StudioError) -> [RecordingRow] {

@@ -1,4 +1,5 @@
 import Foundation
+import GestureAnalysis
 import GestureSensors
 import HTTPTypes
 import Hummingbird
@@ -68,7 +69,13 @@ public struct StudioServer: Sendable {
     private func url(port: Int) -> String { "\(certificate == nil ? "http" : "https")://\(host):\(port)" }
 
     private func server() throws(StudioError) -> HTTPServerBuilder {
-        let plain = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router(), configuration: Self.sockets)
+        let sockets = router().buildResponder()
+        let plain = HTTPServerBuilder { [token] responder in
+            TokenCheckedUpgrades(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: sockets, configuration: Self.sockets),
+                token: token)
+        }
         guard let certificate else { return plain }
         do {
             let configuration = TLSConfiguration.makeServerConfiguration(
@@ -128,29 +135,6 @@ public struct StudioError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Refuses every request that does not carry the access token, before it reaches a route.
-struct TokenCheck<Context: RequestContext>: RouterMiddleware {
-    let token: AccessToken
-    private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws
-        -> Response
-    {
-        guard token.admits(request.uri.queryParameters["token"]) else {
-            return Response(
-                status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: "GestureLab Studio: open the address with its token.\n")))
-        }
-        var response = try await next(request, context)
-        // The token is in the page's address: it must not travel on to anywhere else.
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[.cacheControl] = "no-store"
-        return response
-    }
-}
-
 /// The pages, compiled into the module from Assets/.
 enum Page {
     case studio, phone
@@ -170,7 +154,13 @@ enum Page {
 
     /// Each page with its script inside: a script of its own would need the token in its address too.
     private static let studioPage = page(PackageResources.studio_html, script: PackageResources.studio_js, "studio.js")
+        .replacingOccurrences(of: "/* palette */", with: paletteVariables)
     private static let phonePage = page(PackageResources.phone_html, script: PackageResources.phone_js, "phone.js")
+
+    /// The axes' colours of every plot GestureLab draws, and the gestures' bands' opacity, as CSS variables.
+    private static let paletteVariables =
+        zip(["x", "y", "z"], Palette.axes).map { "--\($0): \($1);" }.joined(separator: " ")
+        + " --band-opacity: \(Palette.bandOpacity);"
 
     private static func page(_ html: [UInt8], script: [UInt8], _ name: String) -> String {
         String(decoding: html, as: UTF8.self).replacingOccurrences(

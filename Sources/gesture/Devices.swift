@@ -17,7 +17,8 @@ struct Devices: ParsableCommand {
         let devices = found + [DeviceDirectory.phone]
         Terminal.note(
             folders.isEmpty
-                ? "no device profiles: none in \(DeviceProfile.searchPath().joined(separator: ", "))"
+                ? "no device profile folders (none of \(DeviceProfile.searchPath().joined(separator: ", "))): "
+                    + "only the built-in profile of the phone's page"
                 : "device profiles from \(folders.joined(separator: ", "))")
         for path in unreadable {
             Terminal.warn("cannot open \(path); if it is a sensor, \(EvdevSensor.accessAdvice)")

@@ -43,7 +43,10 @@ struct Plot: ParsableCommand, NumberChecking {
         let chosen = try analysing { try features.split(separator: ",").map { try Feature(named: String($0)) } }
         let slice = try self.slice(of: dataset)
         let drawn = try analysing {
-            try GesturePlot(features: chosen, slice: slice, maximumSessions: panels).panels(for: dataset)
+            try GesturePlot(
+                features: chosen, slice: slice, maximumSessions: panels,
+                gestureColors: try Palette.gestureColors(in: folder.folder)
+            ).panels(for: dataset)
         }
         let note =
             drawn.sessionsLeftOut > 0

@@ -26,6 +26,13 @@ struct Stats: ParsableCommand {
                 "\(still.count.counting("session")) with no motion inside the prompt (`gesture clean` lists them): "
                     + still.map(\.session).joined(separator: ", ") + "\n")
         }
+        let held = stats.sessions.filter { $0.timing.heldShare > SessionTiming.heldWarning }
+        if !held.isEmpty {
+            Terminal.say(
+                "\(held.count.counting("session")) with more than \(Int(SessionTiming.heldWarning * 100)) % of rows held "
+                    + "(repeating the reading before: the device delivered fewer readings than the rate; record at "
+                    + "its rate, 60 Hz for a phone): " + held.map(\.session).joined(separator: ", ") + "\n")
+        }
         Terminal.say(
             Summary.table(
                 header: ["gesture", "sessions", "samples", "seconds"],
@@ -43,14 +50,14 @@ struct Stats: ParsableCommand {
         Terminal.say(
             Summary.table(
                 header: [
-                    "session", "user", "gesture", "samples", "seconds", "nominal Hz", "achieved Hz", "gaps",
+                    "session", "user", "gesture", "samples", "seconds", "nominal Hz", "achieved Hz", "held %", "gaps",
                     "longest gap s",
                 ],
                 rows: stats.sessions.map {
                     [
                         $0.session, $0.user, $0.gesture, "\($0.samples)", String(format: "%.2f", $0.seconds),
                         String(format: "%.2f", $0.timing.nominalRate), String(format: "%.2f", $0.timing.achievedRate),
-                        "\($0.timing.gaps.count)",
+                        String(format: "%.0f", $0.timing.heldShare * 100), "\($0.timing.gaps.count)",
                         $0.timing.gaps.map(\.seconds).max().map { String(format: "%.3f", $0) } ?? "-",
                     ]
                 }))

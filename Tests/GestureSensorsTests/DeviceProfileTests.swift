@@ -70,7 +70,7 @@ import Testing
         let devices = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../devices").standardized.path
         let profiles = try DeviceProfile.load(from: devices)
-        #expect(profiles.count == 7)
+        #expect(profiles.count == 6)
         let directory = DeviceDirectory(profiles: profiles)
         func profileName(_ id: String) -> String? {
             directory.profile(for: SensorInfo(id: id, name: id, maximumRate: 1))?.name
@@ -83,7 +83,16 @@ import Testing
             profileName("evdev:Sony_Interactive_Entertainment_Wireless_Controller_Motion_Sensors")?.hasPrefix(
                 "Game controller") == true)
         #expect(profileName("iio:lsm6dsm") == "Generic IIO IMU")
-        #expect(profileName("phone")?.hasPrefix("A phone's page") == true)
+        #expect(profileName("phone") == "A phone's page (built in)")
         #expect(profileName("sim") == nil)
+    }
+
+    /// Outside a checkout, with no profiles found, the phone is still read at its browsers' 60 Hz;
+    /// a profile of the user's matching it comes first.
+    @Test func thePhonesProfileIsBuiltIn() throws {
+        let phone = DeviceDirectory.phone
+        #expect(DeviceDirectory(profiles: []).profile(for: phone)?.rate == 60)
+        let own = try DeviceProfile(text: "match = phone\nrate = 50", file: "mine.profile")
+        #expect(DeviceDirectory(profiles: [own]).profile(for: phone)?.rate == 50)
     }
 }

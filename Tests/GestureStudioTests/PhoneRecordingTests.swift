@@ -96,6 +96,44 @@ import struct SystemPackage.FilePath
         #expect(!gesture.errors.contains("lost"), "\(gesture.errors)")
     }
 
+    /// In a folder outside the repository, where no device profile is found, the phone's built-in
+    /// profile records at the browser's 60 Hz with hardly a row held; at 120 Hz about half the rows
+    /// are held, and `gesture stats` and the studio's sessions table warn of that session only.
+    @Test func thePhonesBuiltInProfileRecordsEachReadingAndHeldRowsAreWarnedOf() async throws {
+        let folder = try TemporaryFolder()
+        #expect(!FileManager.default.fileExists(atPath: folder.path.appending("devices").string))
+        for arguments in [[], ["--rate", "120", "--append"]] {
+            let (gesture, page) = try await Self.recordFromThePage(
+                ["--takes", "1", "--take", "2", "--rest", "1"] + arguments, in: folder)
+            #expect(try await gesture.exitCode() == 0, "\(gesture.errors)")
+            try await page.close()
+        }
+        let sessions = try Catalog(path: folder.recordings.catalogPath.string).sessions()
+        #expect(sessions.map(\.requestedRate) == [60, 120])
+        let stats = try runGesture(["stats", "--json"], in: folder.path).succeeded().output
+        let summaries = try #require(
+            (try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])?["sessions"]
+                as? [[String: Any]])
+        let held = summaries.compactMap { ($0["timing"] as? [String: Any])?["heldShare"] as? Double }
+        #expect(held.count == 2 && held[0] < 0.1 && held[1] > 0.3, "held shares \(held)")
+        let warned = sessions[1].id.rawValue
+        let table = try runGesture(["stats"], in: folder.path).succeeded().output
+        #expect(table.contains("1 session with more than 10 % of rows held"), "\(table)")
+        #expect(table.contains("60 Hz for a phone): \(warned)\n"), "\(table)")
+
+        let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
+        let page = try await Chromium(in: folder.path).open(try await studio.address() + "#sessions", on: .laptop)
+        try await page.waitUntil("both sessions listed", "studio.sessions !== null && studio.sessions.length === 2")
+        let rows = try await page.evaluate(
+            "[...document.querySelectorAll('td.held-warning')].map((cell) => cell.parentElement.dataset.id)")
+        #expect(rows as? [String] == [warned])
+        let screenshot = folder.path.appending("studio-held.png")
+        try await page.screenshot(to: screenshot)
+        keepScreenshot(screenshot)
+        studio.interrupt()
+        #expect(try await studio.exitCode() == 0)
+    }
+
     @Test func closingThePageMidTakeEndsTheTakeIncompleteWithItsRows() async throws {
         let folder = try TemporaryFolder()
         let (gesture, page) = try await Self.recordFromThePage(["--takes", "2", "--take", "30"], in: folder)

@@ -1,6 +1,7 @@
 import BrowserDriver
 import Foundation
 import GestureTestSupport
+import Testing
 
 import struct SystemPackage.FilePath
 
@@ -49,6 +50,12 @@ final class RunningGesture {
     }
 
     func interrupt() { kill(process.processIdentifier, SIGINT) }
+
+    /// The memory it holds now, in KiB (VmRSS in its /proc status).
+    func residentKiB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        return try #require(status.firstMatch(of: /VmRSS:\s+(\d+) kB/).flatMap { Int($0.1) })
+    }
 }
 
 /// What a background process wrote to standard error so far.

@@ -53,6 +53,11 @@ import FoundationNetworking
         ] {
             #expect(try await Self.status(of: refused) == 401, "\(refused)")
         }
+        for path in ["/phone/socket", "/live/socket"] {
+            for query in ["", "?token=", "?token=\(wrong(token))"] {
+                #expect(try Self.upgradeStatus(of: base + path + query, in: folder) == "401", "\(path)\(query)")
+            }
+        }
         let socket = base.replacingOccurrences(of: "http:", with: "ws:") + "/phone/socket"
         await #expect(throws: (any Error).self) { _ = try await Self.closing(socket, after: []) }
         await #expect(throws: (any Error).self) {
@@ -139,10 +144,20 @@ import FoundationNetworking
     }
 
     /// Runs curl on `address`, trusting any certificate, and returns the HTTP status.
-    static func curl(_ address: String, in folder: TemporaryFolder) throws -> String {
+    static func curl(_ address: String, in folder: TemporaryFolder, options: [String] = []) throws -> String {
         try runGesture(
-            ["-k", "-s", "-o", "/dev/null", "-w", "%{http_code}", address], in: folder.path, executable: "/usr/bin/curl"
+            options + ["-k", "-s", "-o", "/dev/null", "-w", "%{http_code}", address], in: folder.path,
+            executable: "/usr/bin/curl"
         ).succeeded().output
+    }
+
+    /// The status curl gets asking to upgrade `address` to a WebSocket, over HTTP/1.1.
+    static func upgradeStatus(of address: String, in folder: TemporaryFolder) throws -> String {
+        let upgrade = [
+            "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        return try curl(address, in: folder, options: ["--http1.1"] + upgrade.flatMap { ["-H", $0] })
     }
 
     @Test func onTheLANItServesHTTPSWithACertificateItMakesOnceAndKeeps() async throws {
@@ -155,6 +170,8 @@ import FoundationNetworking
             let host = try #require(address.firstMatch(of: /^https:\/\/([0-9.]+):/)?.1)
             #expect(try Self.curl(address, in: folder) == "200")
             #expect(try Self.curl(String(address.prefix { $0 != "?" }), in: folder) == "401")
+            #expect(
+                try Self.upgradeStatus(of: String(address.prefix { $0 != "?" }) + "phone/socket", in: folder) == "401")
             let names = try runGesture(
                 ["x509", "-in", kept.appending("certificate.pem").string, "-noout", "-ext", "subjectAltName"],
                 in: folder.path, executable: "/usr/bin/openssl"

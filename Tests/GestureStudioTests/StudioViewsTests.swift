@@ -55,6 +55,24 @@ import FoundationNetworking
             keepScreenshot(path)
         }
 
+        /// The phone's page in a browser of its own (a tab behind another would have its timers
+        /// slowed), streaming what `player` dispatches, and the live view of the phone started.
+        func livePhone(playing player: String) async throws -> BrowserPage {
+            let address = try await gesture.address()
+            let phoneFolder = folder.path.appending("phone")
+            try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
+            let phone = try await Chromium(in: phoneFolder).open(
+                address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
+            try await phone.waitUntil("the phone's page connected", "studio.connected")
+            _ = try await phone.evaluate("document.getElementById('start').click(); true")
+            try await phone.waitUntil("the phone streaming", "studio.source === 'device-motion'")
+            _ = try await phone.evaluate(player)
+            _ = try await page.evaluate(
+                "document.getElementById('live-device').value = 'phone'; document.getElementById('live-start').click(); true"
+            )
+            return phone
+        }
+
         func file(of user: String) -> FilePath { folder.recordings.root.appending("\(user)-recordings.csv") }
 
         func sessions() throws -> [SessionRecord] {
@@ -281,20 +299,7 @@ import FoundationNetworking
 
     @Test func theLiveViewDrawsThePhoneAndSaysWhenItsPageCloses() async throws {
         let studio = try await Studio()
-        let address = try await studio.gesture.address()
-        // The phone is a browser of its own: a tab behind another would have its timers slowed.
-        let phoneFolder = studio.folder.path.appending("phone")
-        try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
-        let phoneBrowser = try await Chromium(in: phoneFolder)
-        let phone = try await phoneBrowser.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
-        try await phone.waitUntil("the phone's page connected", "studio.connected")
-        _ = try await phone.evaluate("document.getElementById('start').click(); true")
-        try await phone.waitUntil("the phone streaming", "studio.source === 'device-motion'")
-        _ = try await phone.evaluate(PhoneRecordingTests.player)
-
-        _ = try await studio.page.evaluate(
-            "document.getElementById('live-device').value = 'phone'; document.getElementById('live-start').click(); true"
-        )
+        let phone = try await studio.livePhone(playing: PhoneRecordingTests.player)
         try await studio.page.waitUntil(
             "the phone's readings drawn", "studio.live.readings > 30 && studio.live.frames > 5")
         let last = try #require(try await studio.page.evaluate("studio.live.last") as? [Double])
@@ -366,6 +371,29 @@ import FoundationNetworking
         try runGesture(["train", "--output", "m.model"], in: folder.path).succeeded()
     }
 
+    /// A bar for each of the model's classes, rest included, as long as the latest prediction's
+    /// probability of it; and no big label of its own.
+    private func expectEveryClassesBar(on page: BrowserPage) async throws {
+        let shown = try #require(
+            try await page.evaluate(
+                """
+                ({
+                  classes: [...document.querySelectorAll("#detect-classes .class-row")].map((row) => row.dataset.class),
+                  widths: [...document.querySelectorAll("#detect-classes .class-bar")].map((bar) => parseFloat(bar.style.width)),
+                  probabilities: studio.prediction.probabilities,
+                  model: studio.devices.models[0].classes,
+                  labelled: document.getElementById("detection-now") !== null,
+                })
+                """) as? [String: Any])
+        let classes = try #require(shown["classes"] as? [String]), widths = try #require(shown["widths"] as? [Double])
+        let probabilities = try #require(shown["probabilities"] as? [Double])
+        #expect(classes == shown["model"] as? [String] && classes.contains("rest"), "\(classes)")
+        #expect(widths.count == probabilities.count)
+        #expect(zip(widths, probabilities).allSatisfy { abs($0 - $1 * 100) < 0.06 }, "\(widths) for \(probabilities)")
+        #expect(abs(probabilities.reduce(0, +) - 1) < 1e-3)
+        #expect(shown["labelled"] as? Bool == false)
+    }
+
     @Test func theDetectionViewShowsTheGesturesTheSimulatedHandPerforms() async throws {
         let studio = try await Studio(arguments: ["--model", "m.model"], prepare: Self.trainModel)
         try await studio.show("detect")
@@ -375,11 +403,15 @@ import FoundationNetworking
                 "document.getElementById('detect-device').value = 'sim'; "
                     + "document.getElementById('detect-start').click(); true")
             try await studio.page.waitUntil("predictions", "studio.predictions > 0")
+            try await expectEveryClassesBar(on: studio.page)
             _ = try await studio.page.evaluate(
                 "document.querySelector('button[data-gesture=\(gesture)]').click(); true")
             try await studio.page.waitUntil("\(gesture) detected", "studio.detections.length > 0")
+            try await expectEveryClassesBar(on: studio.page)
             try await studio.screenshot("detect-\(gesture)")
             #expect(try await studio.page.evaluate("studio.detections.map(d => d.gesture)") as? [String] == [gesture])
+            let newest = try await studio.page.evaluate("document.querySelector('#detections li.newest').textContent")
+            #expect((newest as? String)?.contains("  \(gesture)  ") == true, "\(newest ?? "no detection listed")")
             _ = try await studio.page.evaluate("document.getElementById('detect-stop').click(); true")
             try await studio.page.waitUntil("stopped", "document.getElementById('detect-start').disabled === false")
         }

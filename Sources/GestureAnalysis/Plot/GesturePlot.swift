@@ -10,11 +10,16 @@ public struct GesturePlot: Sendable {
     /// Sample positions in the selection's rows, sessions one after the other.
     public var slice: Range<Int>?
     public var maximumSessions: Int
+    /// Each gesture's band colour (`Palette.gestureColors(in:)`); empty for the dataset's gestures'.
+    public var gestureColors: [String: String]
 
-    public init(features: [Feature], slice: Range<Int>? = nil, maximumSessions: Int = 6) {
+    public init(
+        features: [Feature], slice: Range<Int>? = nil, maximumSessions: Int = 6, gestureColors: [String: String] = [:]
+    ) {
         self.features = features
         self.slice = slice
         self.maximumSessions = maximumSessions
+        self.gestureColors = gestureColors
     }
 
     /// The panels, and how many sessions they draw and leave out.
@@ -26,12 +31,16 @@ public struct GesturePlot: Sendable {
     }
 
     public func panels(for dataset: Dataset) throws(AnalysisError) -> Panels {
+        let colors =
+            gestureColors.isEmpty
+            ? Palette.gestureColors(dataset.gestures.filter { !$0.isRest }.map(\.rawValue)) : gestureColors
         guard let slice else {
             let drawn = dataset.sessions.prefix(maximumSessions)
             let charts = drawn.flatMap { session in
                 group(
                     title: "\(session.id) · \(session.user) · \(session.gesture) · \(seconds(session.duration))",
-                    rows: session.rows, timeline: Timeline(session.rows), slice: session.rows.indices)
+                    rows: session.rows, timeline: Timeline(session.rows), slice: session.rows.indices,
+                    colors: colors)
             }
             return Panels(
                 charts: charts, sessionsDrawn: drawn.count, sessionsLeftOut: dataset.sessions.count - drawn.count)
@@ -48,22 +57,24 @@ public struct GesturePlot: Sendable {
             + "of the selection's \(seconds(timeline.seconds.last ?? 0)) "
             + "(samples \(slice.lowerBound) to \(slice.upperBound - 1) of \(rows.count))"
         return Panels(
-            charts: group(title: title, rows: rows, timeline: timeline, slice: slice),
+            charts: group(title: title, rows: rows, timeline: timeline, slice: slice, colors: colors),
             sessionsDrawn: Set(rows[slice].map(\.session)).count, sessionsLeftOut: 0)
     }
 
     /// A panel per unit of the rows in `slice`, the title and band labels above the first and the
     /// x axis's title below the last.
-    private func group(title: String, rows: [RecordingRow], timeline: Timeline, slice: Range<Int>) -> [LineChart] {
+    private func group(
+        title: String, rows: [RecordingRow], timeline: Timeline, slice: Range<Int>, colors: [String: String]
+    ) -> [LineChart] {
         let units = features.map(\.unit).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        let bands = bands(timeline: timeline, rows: rows, slice: slice)
+        let bands = bands(timeline: timeline, rows: rows, slice: slice, colors: colors)
         return units.enumerated().map { index, unit in
             let series = features.filter { $0.unit == unit }.map { feature in
                 LineChart.Series(
                     name: feature.name,
                     runs: timeline.runs(in: slice).map { run in
                         run.map { (timeline.seconds[$0], feature.value(of: rows[$0])) }
-                    })
+                    }, color: Palette.axisColor(of: feature.name))
             }
             return LineChart(
                 title: index == 0 ? title : "", xLabel: index == units.count - 1 ? "time (s)" : "", yLabel: unit,
@@ -71,15 +82,19 @@ public struct GesturePlot: Sendable {
         }
     }
 
-    /// A band over each run of samples labeled with a gesture, so label changes show.
-    private func bands(timeline: Timeline, rows: [RecordingRow], slice: Range<Int>) -> [LineChart.Band] {
+    /// A band over each run of samples labeled with a gesture, so label changes show, in the
+    /// gesture's colour among the dataset's gestures.
+    private func bands(
+        timeline: Timeline, rows: [RecordingRow], slice: Range<Int>, colors: [String: String]
+    ) -> [LineChart.Band] {
         var bands: [LineChart.Band] = []
         var start = slice.lowerBound
         for k in slice where k == slice.upperBound - 1 || rows[k + 1].activity != rows[k].activity {
             if !rows[k].activity.isRest {
                 bands.append(
                     LineChart.Band(
-                        from: timeline.seconds[start], to: timeline.seconds[k], label: rows[k].activity.rawValue))
+                        from: timeline.seconds[start], to: timeline.seconds[k], label: rows[k].activity.rawValue,
+                        color: colors[rows[k].activity.rawValue] ?? Palette.gestures.last!))
             }
             start = k + 1
         }

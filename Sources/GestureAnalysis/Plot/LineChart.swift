@@ -7,14 +7,17 @@ public struct LineChart: Sendable {
         public var name: String
         /// Runs of points, each drawn as one line, with a break before the next.
         public var runs: [[(x: Double, y: Double)]]
+        /// Its colour; nil for the palette's in the series' order.
+        public var color: String?
 
-        public init(name: String, points: [(x: Double, y: Double)]) {
-            self.init(name: name, runs: [points])
+        public init(name: String, points: [(x: Double, y: Double)], color: String? = nil) {
+            self.init(name: name, runs: [points], color: color)
         }
 
-        public init(name: String, runs: [[(x: Double, y: Double)]]) {
+        public init(name: String, runs: [[(x: Double, y: Double)]], color: String? = nil) {
             self.name = name
             self.runs = runs
+            self.color = color
         }
     }
 
@@ -23,10 +26,12 @@ public struct LineChart: Sendable {
         public var from: Double
         public var to: Double
         public var label: String
-        public init(from: Double, to: Double, label: String) {
+        public var color: String
+        public init(from: Double, to: Double, label: String, color: String = Palette.gestures.last!) {
             self.from = from
             self.to = to
             self.label = label
+            self.color = color
         }
     }
 
@@ -98,7 +103,9 @@ public struct LineChart: Sendable {
         for band in bands {
             let left = max(plot.x, xs(band.from)), right = min(plot.right, xs(band.to))
             guard right > left else { continue }
-            svg.rect(x: left, y: plot.y, width: right - left, height: plot.height, fill: "#7f7f7f", opacity: 0.09)
+            svg.rect(
+                x: left, y: plot.y, width: right - left, height: plot.height, fill: band.color,
+                opacity: Palette.bandOpacity)
         }
         drawAxes(into: &svg, plot: plot, xs: xs, ys: ys)
         for (index, line) in series.enumerated() {
@@ -106,7 +113,7 @@ public struct LineChart: Sendable {
                 MinMaxReduction.reduce(run, columns: Int(plot.width), x: xs).filter { $0.x.isFinite && $0.y.isFinite }
                     .map { (xs($0.x), ys($0.y)) }
             }
-            svg.path(runs, stroke: Palette.color(index))
+            svg.path(runs, stroke: color(of: index))
         }
         for marker in markers where xs.domain.contains(marker.x) {
             svg.line(x1: xs(marker.x), y1: plot.y, x2: xs(marker.x), y2: plot.bottom, stroke: "#444", dashed: true)
@@ -138,10 +145,12 @@ public struct LineChart: Sendable {
             anchor: .middle, rotated: true)
     }
 
+    private func color(of series: Int) -> String { self.series[series].color ?? Palette.color(series) }
+
     private func drawLegend(into svg: inout SVGDocument, plot: Rect) {
         for (index, line) in series.enumerated() {
             let y = plot.y + 8 + Double(index) * 16
-            svg.line(x1: plot.right + 14, y1: y, x2: plot.right + 36, y2: y, stroke: Palette.color(index), width: 2)
+            svg.line(x1: plot.right + 14, y1: y, x2: plot.right + 36, y2: y, stroke: color(of: index), width: 2)
             svg.text(line.name, x: plot.right + 42, y: y + 4, size: Self.font.label)
         }
     }

@@ -97,8 +97,29 @@ public struct SVGDocument: Sendable {
     }
 }
 
-/// Colours that stay apart on white and for most colour-blind readers (Okabe–Ito).
+/// The colours of every plot GestureLab draws, its SVGs and the studio's pages alike: one per axis,
+/// one per gesture, apart on white and for most colour-blind readers (Okabe–Ito).
 public enum Palette {
-    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+    /// x, y and z, wherever an axis is drawn.
+    public static let axes = ["#D55E00", "#009E73", "#0072B2"]
+    /// Lines in order: the axes' first, so that x, y and z drawn in that order keep their colours.
+    public static let colors = axes + ["#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+    /// Gestures' bands, drawn at `bandOpacity` under the lines: each gesture its own.
+    public static let gestures = ["#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#8C6D31", "#7F7F7F"]
+    public static let bandOpacity = 0.3
+
     public static func color(_ index: Int) -> String { colors[index % colors.count] }
+
+    /// The colour of the axis a feature's name ends with (`accelX`, `rawGyroZ`), if it names one.
+    public static func axisColor(of feature: String) -> String? {
+        ["X", "Y", "Z"].firstIndex { feature.hasSuffix($0) }.map { axes[$0] }
+    }
+
+    /// Each gesture's band colour: the gestures in name order take the colours in turn, so that the
+    /// studio and `gesture plot` of one recordings folder agree.
+    public static func gestureColors(_ names: some Sequence<String>) -> [String: String] {
+        Dictionary(
+            Set(names).sorted().enumerated().map { ($1, gestures[$0 % gestures.count]) },
+            uniquingKeysWith: { a, _ in a })
+    }
 }

@@ -15,6 +15,13 @@ public struct SessionTiming: Sendable, Codable, Equatable {
     public var gaps: [Gap]
     /// The achieved rate's departure from the nominal one, ignoring gaps, as a fraction.
     public var drift: Double
+    /// The share of rows that repeat the row before on all six axes: a reading held over a silence
+    /// of a device slower than the rate (a phone's page at 100 Hz delivers about 60 readings a second).
+    public var heldShare: Double
+
+    /// A share of held rows above which `stats` and the studio warn: a real sensor's noise makes an
+    /// exact repeat rare.
+    public static let heldWarning = 0.1
 
     public init(_ session: RecordedSession) {
         nominalRate = session.nominalRate
@@ -33,6 +40,10 @@ public struct SessionTiming: Sendable, Codable, Equatable {
             }
         }
         self.gaps = gaps
+        let held = zip(rows, rows.dropFirst()).count {
+            $0.rawAcceleration == $1.rawAcceleration && $0.rawRotationRate == $1.rawRotationRate
+        }
+        heldShare = rows.count > 1 ? Double(held) / Double(rows.count - 1) : 0
         drift = regular.seconds > 0 && nominalRate > 0 ? Double(regular.count) / regular.seconds / nominalRate - 1 : 0
     }
 }

@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const studio = {
   view: null,
   live: { readings: 0, frames: 0, status: "", error: null },
+  // The extent each chart shows now, by its canvas's id.
+  extents: {},
   sessions: null,
   session: null,
   changes: [],
@@ -47,7 +49,20 @@ function svg(tag, attributes) {
 }
 
 const number = (value) => (typeof value === "string" ? Number(value) : value);
-const axisColours = ["--x", "--y", "--z"].map((name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim());
+// The palette GestureLab's SVGs use too, which the server writes into the page's style.
+const style = getComputedStyle(document.documentElement);
+const axisColours = ["--x", "--y", "--z"].map((name) => style.getPropertyValue(name).trim());
+const bandOpacity = Number(style.getPropertyValue("--band-opacity"));
+
+// The extent a plot shows, ± of it: `least`, or the largest finite value's magnitude rounded up to
+// a round step (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten), so that nothing is cut off.
+function extent(least, values) {
+  let largest = least;
+  for (const value of values) if (Number.isFinite(value) && Math.abs(value) > largest) largest = Math.abs(value);
+  if (largest === least) return least;
+  const power = Math.pow(10, Math.floor(Math.log10(largest)));
+  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((step) => step * power).find((nice) => nice >= largest);
+}
 
 // MARK: Navigation
 
@@ -62,7 +77,8 @@ function route() {
 
 // MARK: Live charts
 
-// A strip chart of the last `seconds` of three axes, drawn on every animation frame that has new readings.
+// A strip chart of the last `seconds` of three axes, drawn on every animation frame that has new
+// readings, scaled to what it shows (at least ±`range`).
 class StripChart {
   constructor(canvas, range, unit, seconds) {
     this.canvas = canvas;
@@ -92,13 +108,15 @@ class StripChart {
     const context = canvas.getContext("2d");
     context.setTransform(scale, 0, 0, scale, 0, 0);
     context.clearRect(0, 0, width, height);
-    const y = (value) => height / 2 - (value / this.range) * (height / 2 - 6);
+    const shown = extent(this.range, this.points.flatMap(([, values]) => values));
+    studio.extents[canvas.id] = shown;
+    const y = (value) => height / 2 - (value / shown) * (height / 2 - 6);
     context.strokeStyle = "#d9dee3";
     context.beginPath(); context.moveTo(0, y(0)); context.lineTo(width, y(0)); context.stroke();
     context.fillStyle = "#66727e";
     context.font = "12px system-ui, sans-serif";
-    context.fillText("+" + this.range + " " + this.unit, 4, 14);
-    context.fillText("−" + this.range + " " + this.unit, 4, height - 6);
+    context.fillText("+" + shown + " " + this.unit, 4, 14);
+    context.fillText("−" + shown + " " + this.unit, 4, height - 6);
     if (this.points.length < 2) return;
     const newest = this.points[this.points.length - 1][0];
     const x = (time) => width - ((newest - time) / this.seconds) * width;
@@ -107,7 +125,7 @@ class StripChart {
       context.lineWidth = 1.5;
       context.beginPath();
       this.points.forEach(([time, values], index) => {
-        const point = [x(time), y(Math.max(-this.range, Math.min(this.range, values[axis])))];
+        const point = [x(time), y(values[axis])];
         if (index === 0) context.moveTo(...point); else context.lineTo(...point);
       });
       context.stroke();
@@ -223,12 +241,27 @@ $("live-stop").onclick = () => live.stop();
 
 // MARK: Detection
 
+// A bar for each of the model's classes, rest included, that every prediction sets.
+function showClasses(model) {
+  $("detect-classes").replaceChildren(...model.classes.map((name) => {
+    const row = element("div", { class: "class-row", "data-class": name });
+    const track = element("div", { class: "class-track" });
+    track.append(element("div", { class: "class-bar" }));
+    row.append(element("span", { class: "class-name" }, name), track, element("span", { class: "class-value" }, "–"));
+    return row;
+  }));
+}
+
+// How many detections the list keeps, newest first.
+const detectionsShown = 10;
+
 $("detect-start").onclick = () => {
   const model = listing.models[Number($("detect-model").value)];
   $("detections").replaceChildren();
-  $("detection-now").textContent = "";
+  showClasses(model);
   studio.detections = [];
   studio.predictions = 0;
+  studio.prediction = null;
   const performs = $("detect-device").value === "sim";
   $("detect-perform").replaceChildren(
     ...(performs ? [element("span", { class: "status" }, "The simulated hand performs:")] : []),
@@ -245,14 +278,24 @@ detecting.onMessage = (message) => {
   if (message.prediction) {
     const prediction = message.prediction;
     studio.predictions++;
-    $("detect-probability").style.width = Math.round(prediction.probability * 100) + "%";
-    $("detect-prediction").textContent = "now: " + prediction.gesture + " " + prediction.probability.toFixed(2) + " (runner-up " + prediction.runnerUp + ")";
+    studio.prediction = prediction;
+    const rows = $("detect-classes").children;
+    const top = prediction.probabilities.indexOf(Math.max(...prediction.probabilities));
+    prediction.probabilities.forEach((probability, index) => {
+      if (!rows[index]) return;
+      rows[index].classList.toggle("top", index === top);
+      rows[index].querySelector(".class-bar").style.width = (probability * 100).toFixed(1) + "%";
+      rows[index].querySelector(".class-value").textContent = probability.toFixed(2);
+    });
+    $("detect-prediction").textContent = "window ending at " + prediction.time.toFixed(2) + " s";
   }
   if (message.detection) {
     const detection = message.detection;
     studio.detections.push(detection);
-    $("detection-now").textContent = detection.gesture;
-    $("detections").prepend(element("li", {}, detection.time.toFixed(2) + " s  " + detection.gesture + "  " + detection.probability.toFixed(3)));
+    const list = $("detections");
+    for (const item of list.children) item.classList.remove("newest");
+    list.prepend(element("li", { class: "newest" }, detection.time.toFixed(2) + " s  " + detection.gesture + "  " + detection.probability.toFixed(3)));
+    while (list.children.length > detectionsShown) list.lastElementChild.remove();
   }
 };
 
@@ -297,10 +340,16 @@ function sessionRow(entry) {
   row.append(
     element("td", {}, record.id), element("td", {}, record.user), element("td", {}, record.gesture),
     element("td", {}, record.take), element("td", {}, record.start.replace("T", " ").slice(0, 19)),
-    element("td", {}, record.device), element("td", {}, record.sampleCount),
+    element("td", {}, record.device), element("td", {}, record.sampleCount), heldCell(entry),
     element("td", { title: record.reason || "" }, record.status), element("td", {}, labelSummary(record)), findings);
   row.onclick = () => { location.hash = "session/" + encodeURIComponent(record.id); };
   return row;
+}
+
+// The share of rows that repeat the one before; red, with why, when the server warns of it.
+function heldCell(entry) {
+  const text = entry.heldShare === undefined || entry.heldShare === null ? "" : Math.round(number(entry.heldShare) * 100) + " %";
+  return entry.heldWarning ? element("td", { class: "held held-warning", title: entry.heldWarning }, "⚠ " + text) : element("td", { class: "held" }, text);
 }
 
 function labelSummary(record) {
@@ -357,7 +406,7 @@ $("session-replay").onclick = () => {
 function showSession(detail) {
   const record = detail.entry.record;
   const rows = detail.rows.map((row) => row.map(number));
-  studio.session = { id: record.id, record: record, labels: detail.labels, rows: rows, findings: detail.entry.findings };
+  studio.session = { id: record.id, record: record, labels: detail.labels, colors: detail.colors, rows: rows, findings: detail.entry.findings };
   $("session-title").textContent = record.id + " · " + record.user + " · " + record.gesture + " take " + record.take + " · " + record.status;
   $("session-discard").disabled = record.status === "discarded";
   $("session-restore").disabled = record.status !== "discarded";
@@ -368,7 +417,8 @@ function showSession(detail) {
     element("li", {}, rows.length + " rows, " + record.sampleCount + " kept"),
     element("li", {}, "device " + record.device + " at " + record.requestedRate + " Hz"),
     element("li", {}, "labels: " + labelSummary(record)),
-    ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []));
+    ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []),
+    ...(detail.entry.heldWarning ? [element("li", { class: "held-warning" }, "⚠ " + detail.entry.heldWarning)] : []));
   drawSession();
 }
 
@@ -388,6 +438,8 @@ function drawSession() {
   session.x = x;
   session.timeAt = (pixel) => first + ((pixel - plot.left) / (plot.width - plot.left - plot.right)) * (last - first);
   const panels = [{ top: plot.top, range: 2, unit: "g", column: 1 }, { top: plot.top + plot.panel + plot.gap, range: 5, unit: "rad/s", column: 4 }];
+  for (const panel of panels) panel.range = extent(panel.range, rows.flatMap((row) => row.slice(panel.column, panel.column + 3)));
+  session.extents = panels.map((panel) => panel.range);
   drawTrimmed(canvas, rows, x, height);
   for (const band of bands(rows, session.labels)) drawBand(canvas, band, x, height);
   for (const panel of panels) drawPanel(canvas, rows, x, panel);
@@ -426,15 +478,15 @@ function bands(rows, labels) {
 function drawBand(canvas, band, x, height) {
   const rows = studio.session.rows;
   const from = x(rows[band[0]][0]), to = x(rows[band[1]][0]);
-  canvas.append(svg("rect", { class: "band", x: from, y: plot.top, width: Math.max(1, to - from), height: height - plot.top - 24, fill: "#f3b34a", "fill-opacity": 0.28 }));
-  const name = svg("text", { x: (from + to) / 2, y: 15, "font-size": 13, "text-anchor": "middle", "font-weight": 600, fill: "#7a5200" });
+  const colour = studio.session.colors[band[2]];
+  canvas.append(svg("rect", { class: "band", "data-label": band[2], x: from, y: plot.top, width: Math.max(1, to - from), height: height - plot.top - 24, fill: colour, "fill-opacity": bandOpacity }));
+  const name = svg("text", { x: (from + to) / 2, y: 15, "font-size": 13, "text-anchor": "middle", "font-weight": 650, fill: "#1d2329" });
   name.textContent = band[2];
   canvas.append(name);
 }
 
 function drawPanel(canvas, rows, x, panel) {
-  const y = (value) => panel.top + panel.panel / 2 - (Math.max(-panel.range, Math.min(panel.range, value)) / panel.range) * (plot.panel / 2 - 4);
-  panel.panel = plot.panel;
+  const y = (value) => panel.top + plot.panel / 2 - (value / panel.range) * (plot.panel / 2 - 4);
   canvas.append(svg("rect", { x: plot.left, y: panel.top, width: plot.width - plot.left - plot.right, height: plot.panel, fill: "none", stroke: "#d9dee3" }));
   for (const [value, text] of [[panel.range, "+" + panel.range], [0, "0"], [-panel.range, "−" + panel.range]]) {
     const label = svg("text", { x: plot.left - 4, y: y(value) + 4, "font-size": 10, "text-anchor": "end", fill: "#66727e" });
