@@ -8,13 +8,15 @@
 #include <stdlib.h>
 
 // CBLAS's enumerations, as every CBLAS defines them.
-enum { rowMajor = 101, noTranspose = 111, transpose = 112 };
+enum { rowMajor = 101, noTranspose = 111, transpose = 112, upper = 121 };
 
 static struct {
     void (*sgemm)(int order, int transposeA, int transposeB, int m, int n, int k, float alpha, const float *a, int lda,
                   const float *b, int ldb, float beta, float *c, int ldc);
     void (*sgemv)(int order, int transpose, int m, int n, float alpha, const float *a, int lda, const float *x,
                   int incx, float beta, float *y, int incy);
+    void (*ssyrk)(int order, int uplo, int transpose, int n, int k, float alpha, const float *a, int lda, float beta,
+                  float *c, int ldc);
     char *(*corename)(void);
     void (*sposv)(const char *uplo, const int *n, const int *nrhs, float *a, const int *lda, float *b, const int *ldb,
                   int *info, size_t uploLength);
@@ -39,6 +41,7 @@ static void load(void) {
     }
     openblas.sgemm = required(library, "cblas_sgemm");
     openblas.sgemv = required(library, "cblas_sgemv");
+    openblas.ssyrk = required(library, "cblas_ssyrk");
     openblas.corename = required(library, "openblas_get_corename");
     openblas.sposv = required(library, "sposv_");
 }
@@ -59,6 +62,11 @@ void gl_openblas_sgemv(bool transposed, int rows, int columns, float alpha, cons
                        float beta, float *y) {
     loadOnce();
     openblas.sgemv(rowMajor, transposed ? transpose : noTranspose, rows, columns, alpha, a, lda, x, 1, beta, y, 1);
+}
+
+void gl_openblas_gram(int rows, int columns, const float *a, float *c) {
+    loadOnce();
+    openblas.ssyrk(rowMajor, upper, transpose, columns, rows, 1, a, columns, 0, c, columns);
 }
 
 const char *gl_openblas_corename(void) {

@@ -118,9 +118,11 @@ public struct RandomConvolutions: Sendable, Equatable {
 
     /// positives[t] = the outputs before t above `bias`.
     static func runningCount(of outputs: [Float], above bias: Float) -> [Int32] {
-        var counts = [Int32](repeating: 0, count: outputs.count + 1)
-        for (index, output) in outputs.enumerated() { counts[index + 1] = counts[index] + (output > bias ? 1 : 0) }
-        return counts
+        [Int32](unsafeUninitializedCapacity: outputs.count + 1) { counts, count in
+            counts[0] = 0
+            for index in outputs.indices { counts[index + 1] = counts[index] + (outputs[index] > bias ? 1 : 0) }
+            count = outputs.count + 1
+        }
     }
 }
 
@@ -129,16 +131,24 @@ extension RandomConvolutions.Kernel {
     func outputs(of sequence: ArraySlice<Float>, channelCount: Int) -> [Float] {
         let samples = sequence.count / channelCount
         guard samples >= span else { return [] }
-        let start = sequence.startIndex
-        let summed = (0..<samples).map { sample in
-            channels.reduce(Float(0)) { $0 + sequence[start + sample * channelCount + $1] }
+        var summed = [Float](repeating: 0, count: samples)
+        sequence.withUnsafeBufferPointer { values in
+            summed.withUnsafeMutableBufferPointer { summed in
+                for channel in channels {
+                    for sample in 0..<samples { summed[sample] += values[sample * channelCount + channel] }
+                }
+            }
         }
-        return (0..<samples - span + 1).map { position in
-            var all: Float = 0
-            for tap in 0..<9 { all += summed[position + tap * dilation] }
-            var heavy: Float = 0
-            for tap in heavyTaps { heavy += summed[position + tap * dilation] }
-            return 3 * heavy - all
+        let (a, b, c) = (heavyTaps[0] * dilation, heavyTaps[1] * dilation, heavyTaps[2] * dilation)
+        return [Float](unsafeUninitializedCapacity: samples - span + 1) { outputs, count in
+            summed.withUnsafeBufferPointer { summed in
+                for position in 0..<outputs.count {
+                    var all: Float = 0
+                    for tap in 0..<9 { all += summed[position + tap * dilation] }
+                    outputs[position] = 3 * (summed[position + a] + summed[position + b] + summed[position + c]) - all
+                }
+            }
+            count = outputs.count
         }
     }
 }

@@ -31,7 +31,7 @@ public struct RidgeClassifier: Sendable, Equatable {
             }
         }
         var gram = [Float](repeating: 0, count: featureCount * featureCount)
-        gemm(featureCount, featureCount, rows, standardized, transposeA: true, standardized, &gram)
+        gl_openblas_gram(Int32(rows), Int32(featureCount), standardized, &gram)
         for feature in 0..<featureCount { gram[feature * featureCount + feature] += penalty * Float(rows) }
         // sposv takes each right-hand side's values in turn: the classes' columns, transposed.
         var solution = [Float](repeating: 0, count: classCount * featureCount)

@@ -18,8 +18,13 @@ void gl_openblas_sgemm(bool transposeA, bool transposeB, int m, int n, int k, fl
 void gl_openblas_sgemv(bool transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x,
                        float beta, float *y);
 
+/// The upper triangle (row-major) of c = aᵀ · a for a row-major `rows × columns` a, as cblas_ssyrk;
+/// the rest of c is left as it was.
+void gl_openblas_gram(int rows, int columns, const float *a, float *c);
+
 /// Solves a · x = b for a symmetric positive definite `n × n` a and `nrhs` right-hand sides, as
 /// LAPACK's sposv: b holds each right-hand side's n values in turn and becomes x; a is overwritten.
+/// It reads a's lower triangle in LAPACK's column-major order: the upper triangle of a row-major a.
 /// Returns LAPACK's info: 0, or i > 0 when a is not positive definite.
 int gl_openblas_sposv(int n, int nrhs, float *a, float *b);
 
