@@ -31,8 +31,9 @@ public struct DetectArguments: ParsableArguments {
         _ = try options.settings
     }
 
-    /// Detects with the sensor `--device` names, or the one `opened` already (the phone's page).
-    public func run(opened: (any MotionSensor)? = nil) async throws {
+    /// Detects with the sensor `--device` names, or the one `opened` already (the phone's page), and
+    /// gives `show` each line it prints, shortened to the gesture and its probability.
+    public func run(opened: (any MotionSensor)? = nil, show: (String) -> Void = { _ in }) async throws {
         try checkNumbers()
         let setup = try LiveSetup(options, sensor: sensor, holder: "player", opened: opened)
         let replay = setup.device as? ReplaySensor
@@ -48,6 +49,7 @@ public struct DetectArguments: ParsableArguments {
             let reading = run.add(sample)
             guard let shown = predictions ? reading.prediction : reading.detection else { return }
             Terminal.say(json ? Self.json(shown) : Self.text(shown))
+            show("\(shown.gesture) \(shown.probability.fixed(2))")
         }
         if evaluate, let replay { Terminal.say(Self.report(run.score(against: try replay.timeline))) }
         Terminal.note(

@@ -45,7 +45,7 @@ struct PhoneDetect: AsyncParsableCommand {
         let phone = try await PhoneConnection.open(
             for: arguments.sensor, fast: arguments.options.fast, server, folder: folder.folder)
         do {
-            try await arguments.run(opened: try phone?.device(through: arguments.sensor))
+            try await arguments.run(opened: try phone?.device(through: arguments.sensor)) { phone?.show($0) }
         } catch {
             await phone?.close(saying: "Stopped")
             throw error

@@ -52,6 +52,10 @@ import Testing
             gesture.output.split(separator: "\n").first { $0.contains(" s  ") && $0.contains("runner-up") }
         }
         #expect(prediction.contains("shake") || prediction.contains("chop") || prediction.contains("rest"))
+        // The page shows what the terminal prints, the gesture and its probability.
+        let gestureShown = try #require(prediction.firstMatch(of: /s  (\w+)  (\d\.\d\d)/))
+        try await page.waitUntil(
+            "a prediction on the page", "studio.prompts.some(p => p.startsWith('\(gestureShown.1) '))")
         #expect(gesture.errors.contains("listening to phone at 25 Hz"), "\(gesture.errors)")
         try await Self.closingThePageEnds(gesture, page)
     }
@@ -66,6 +70,8 @@ import Testing
         // The motion played is no gesture, but a model may think otherwise: whatever the score, the page shows it.
         let score = try #require(gesture.output.firstMatch(of: /final score (\d+)/)?.1, "\(gesture.output)")
         try await page.waitUntil("the score on the page", "studio.prompts.includes('Score: \(score)')")
+        try await page.waitUntil(
+            "the page no longer streaming", "document.getElementById('start').textContent === 'Ended'")
     }
 
     @Test func fastAndPersonalizeAreRefusedBeforeThePhoneIsWaitedFor() throws {

@@ -42,6 +42,7 @@ function connect() {
     studio.connected = false;
     studio.closed = event.reason || "the connection closed";
     startButton.disabled = true;
+    startButton.textContent = "Ended";
     show("Disconnected (" + studio.closed + "). Reload the page to connect again.");
   };
 }
