@@ -52,11 +52,19 @@ public struct RandomConvolutionClassifier: Sendable {
 }
 
 extension Evaluation {
-    /// Scores the classifier's predictions, as `init(model:sequences:)` scores a model's.
-    public init(classifier: RandomConvolutionClassifier, sequences: [LabeledSequence]) {
+    /// Scores the classifier's predictions, as `init(model:sequences:)` scores a model's; with a
+    /// `model` of the same classes and windows, each window's class scores are the mean of the two's.
+    public init(
+        classifier: RandomConvolutionClassifier, alongside model: GestureModel? = nil, sequences: [LabeledSequence]
+    ) {
+        let scores = classifier.scores(sequences)
+        let combined =
+            model.map { model in
+                precondition(model.classNames == classifier.classNames && model.windowing == classifier.windowing)
+                return zip(scores, model.predict(sequences)).map { zip($0, $1).map { ($0 + $1) / 2 } }
+            } ?? scores
         self.init(
-            classNames: classifier.classNames, windowing: classifier.windowing, sequences: sequences,
-            scores: classifier.scores(sequences))
+            classNames: classifier.classNames, windowing: classifier.windowing, sequences: sequences, scores: combined)
     }
 
     /// Scores each window's most likely class by `scores` (`windowCount × classes` for each sequence).

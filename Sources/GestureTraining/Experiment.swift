@@ -116,14 +116,8 @@ public struct Experiment: Sendable {
             windowing: description.windowing, settings: settings, seed: seed)
         let network = withNetwork ? try train(seed: seed).model : nil
         let seconds = (ContinuousClock.now - start) / .seconds(1)
-        let evaluation = test.map { test in
-            let scores = classifier.scores(test.sequences)
-            let combined =
-                network.map { zip(scores, $0.predict(test.sequences)).map { zip($0, $1).map { ($0 + $1) / 2 } } }
-                ?? scores
-            return Evaluation(
-                classNames: description.classNames, windowing: description.windowing, sequences: test.sequences,
-                scores: combined)
+        let evaluation = test.map {
+            Evaluation(classifier: classifier, alongside: network, sequences: $0.sequences)
         }
         return Run(validationAccuracy: nil, evaluation: evaluation, seconds: seconds)
     }

@@ -43,7 +43,13 @@ struct PersonalizeBench: AsyncParsableCommand {
         case finetuneLSTM = "finetune-lstm"
         case finetuneAll = "finetune-all"
         case scratch
+        /// seglearn-watch only: MiniRocket trained again with the person's takes, alone or beside finetune-lstm.
+        case randomConvolutions = "random-convolutions"
+        case finetuneAndRandomConvolutions = "finetune-lstm+random-convolutions"
     }
+
+    @Option(help: "random-convolutions: how many times the person's takes count among the other people's.")
+    var personalRepeats = 20
 
     func run() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -89,12 +95,14 @@ struct PersonalizeBench: AsyncParsableCommand {
             for point in points {
                 let personal = person.sequences.map { $0.share(from: 0, to: point.share) }
                 for method in methods {
-                    guard let (model, seconds) = try personalise(person, personal, by: method) else { continue }
-                    let accuracy = Evaluation(model: model, sequences: test).accuracy
-                    curve.add(point.name, accuracy: accuracy, seconds: seconds, for: method)
+                    guard
+                        let (evaluation, seconds, model) = try personalised(
+                            person, personal, by: method, others: experiment, test: test)
+                    else { continue }
+                    curve.add(point.name, accuracy: evaluation.accuracy, seconds: seconds, for: method)
                     if point.share == 1.0 / 3 {
-                        line += String(format: " %@ %.3f", method.rawValue, accuracy)
-                        if subject == subjects[0] { timing[method.rawValue] = streamingMicroseconds(model) }
+                        line += String(format: " %@ %.3f", method.rawValue, evaluation.accuracy)
+                        if subject == subjects[0], let model { timing[method.rawValue] = streamingMicroseconds(model) }
                     }
                 }
             }
@@ -201,8 +209,32 @@ struct PersonalizeBench: AsyncParsableCommand {
 
     // MARK: personalising
 
+    /// `personalise`'s evaluation on `test`, or for random convolutions MiniRocket's trained on the
+    /// sessions of `others` and `personal` (`personalRepeats` times), with the seconds it took.
+    private func personalised(
+        _ person: PersonalSessions, _ personal: [LabeledSequence], by method: Method, others: Experiment,
+        test: [LabeledSequence]
+    ) throws -> (evaluation: Evaluation, seconds: Double, model: GestureModel?)? {
+        guard method == .randomConvolutions || method == .finetuneAndRandomConvolutions else {
+            return try personalise(person, personal, by: method).map {
+                (Evaluation(model: $0.0, sequences: test), $0.1, $0.0)
+            }
+        }
+        let started = ContinuousClock.now
+        let repeated = (0..<personalRepeats).flatMap { _ in personal }
+        let classifier = try RandomConvolutionClassifier(
+            training: try others.trainingSequences(seed: seed) + repeated, classNames: others.description.classNames,
+            windowing: others.description.windowing,
+            settings: .init(history: Int(4 * others.training.rate), penalty: 0.01), seed: seed)
+        let finetuned = method == .randomConvolutions ? nil : try personalise(person, personal, by: .finetuneLSTM)?.0
+        return (
+            Evaluation(classifier: classifier, alongside: finetuned, sequences: test),
+            (ContinuousClock.now - started) / .seconds(1), nil
+        )
+    }
+
     /// The model `method` makes from `personal`, and the seconds it took; nil where it cannot (from
-    /// scratch without a window of every class).
+    /// scratch without a window of every class, random convolutions).
     private func personalise(
         _ person: PersonalSessions, _ personal: [LabeledSequence], by method: Method
     ) throws
@@ -221,6 +253,8 @@ struct PersonalizeBench: AsyncParsableCommand {
                 layers: [.finetuneDense: .dense, .finetuneLSTM: .lstm][method] ?? .all,
                 options: TrainingOptions(epochs: finetuneEpochs, learningRate: finetuneLearningRate, seed: seed)
             ).model
+        case .randomConvolutions, .finetuneAndRandomConvolutions:
+            return nil
         case .scratch:
             let base = personalizer.base
             let trainer = Trainer(

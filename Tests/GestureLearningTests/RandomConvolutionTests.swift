@@ -89,4 +89,28 @@ private let sessions = SyntheticSessions(
         #expect(Set(test.map { $0.labels[0] }) == [0, 1, 2])
         #expect(evaluation.accuracy > 0.9)
     }
+
+    @Test func besideANetworkEachWindowTakesTheClassOfTheMeanOfTheirScores() throws {
+        let model = try trainSmallModel(epochs: 2)
+        let classifier = try RandomConvolutionClassifier(
+            training: smallSessions, classNames: model.classNames, windowing: model.windowing,
+            settings: .init(history: 30, outputCount: 300), seed: 2)
+        let classes = model.classNames.count
+        var confusion = [[Int]](repeating: [Int](repeating: 0, count: classes), count: classes)
+        var disagreements = 0
+        for (sequence, (scores, probabilities)) in zip(
+            smallSessions, zip(classifier.scores(smallSessions), model.predict(smallSessions)))
+        {
+            let targets = model.windowing.windowLabels(sequence.labels, classCount: classes)
+            for (window, target) in targets.enumerated() {
+                let range = window * classes..<(window + 1) * classes
+                let mean = zip(scores[range], probabilities[range]).map { ($0 + $1) / 2 }
+                confusion[target][argmax(mean)] += 1
+                if argmax(scores[range]) != argmax(probabilities[range]) { disagreements += 1 }
+            }
+        }
+        let evaluation = Evaluation(classifier: classifier, alongside: model, sequences: smallSessions)
+        #expect(evaluation.confusion == confusion)
+        #expect(disagreements > 0, "the two disagree somewhere, so the mean decides")
+    }
 }
