@@ -52,6 +52,7 @@ public struct DetectArguments: ParsableArguments {
             show("\(shown.gesture) \(shown.probability.fixed(2))")
         }
         if evaluate, let replay { Terminal.say(Self.report(run.score(against: try replay.timeline))) }
+        if let adaptation = run.detector?.adaptation { Terminal.note(Self.report(adaptation)) }
         Terminal.note(
             "\(signal.map { _ in "stopped: " } ?? "")\(run.detections.count.counting("detection")) "
                 + "in \(run.duration.fixed(1)) s")
@@ -95,6 +96,12 @@ public struct DetectArguments: ParsableArguments {
             time: detection.time, gesture: detection.gesture, probability: detection.probability,
             runnerUp: detection.runnerUp, runnerUpProbability: detection.runnerUpProbability)
         return try! jsonLine(line)
+    }
+
+    static func report(_ adaptation: StreamAdaptation) -> String {
+        "adapted batch norm \(adaptation.adaptations.counting("time")) on "
+            + "\(adaptation.seconds(adaptation.accepted).fixed(1)) s of motion the rejection accepted "
+            + "(\(adaptation.seconds(adaptation.unknown).fixed(1)) s of unknown motion left out), every \(adaptation.seconds(adaptation.every).fixed(1)) s of it"
     }
 
     static func report(_ score: EventScore) -> String {

@@ -15,8 +15,24 @@ public struct DetectionOptions: ParsableArguments {
             goes to a class, as with models trained before rejection.
             """)
     var reject = Switch.on
+    @Flag(
+        help: """
+            Adapt the model to the motion it listens to: batch norm's statistics re-estimated on the motion the \
+            rejection accepts (never on unknown motion), after every --adapt-every seconds of it.
+            """)
+    var adapt = false
+    @Option(help: "With --adapt: seconds of accepted motion between re-estimates.") var adaptEvery = 30.0
 
     public init() {}
+
+    /// With --adapt, the seconds of accepted motion between re-estimates.
+    var adaptingEvery: Double? {
+        get throws(Failure) {
+            guard adapt else { return nil }
+            try Failure.check("--adapt-every", adaptEvery, in: 0.1...3600, being: "a number of seconds")
+            return adaptEvery
+        }
+    }
 
     public var settings: DetectionSettings {
         get throws(Failure) {
@@ -67,7 +83,7 @@ public struct LiveSetup {
     public init(
         _ options: DetectionOptions, sensor: SensorOptions, holder: String, opened: (any MotionSensor)? = nil
     ) throws {
-        let settings = try options.settings
+        let settings = try options.settings, adaptingEvery = try options.adaptingEvery
         model = try loadModel(options.model)
         clock = options.fast ? ManualClock() : MonotonicClock()
         device = try opened ?? sensor.open(holder: try userID(holder), clock: clock)
@@ -76,7 +92,8 @@ public struct LiveSetup {
         }
         do {
             rate = try device.start(rate: sensor.rate ?? model.samplingRate)
-            detector = try LiveDetector(model: model, sensorRate: rate, settings: settings)
+            detector = try LiveDetector(
+                model: model, sensorRate: rate, settings: settings, adaptingEvery: adaptingEvery)
         } catch let error as SensorError {
             throw Failure.usage(error.description)
         } catch let error as LiveError {

@@ -8,7 +8,8 @@ public struct Personalization: Sendable, Equatable, Codable {
         case knn
         /// The last layers trained again on the person's windows.
         case finetune
-        /// Batch norm's statistics re-estimated on the person's windows, their labels ignored.
+        /// Batch norm's statistics re-estimated on the person's windows, their labels ignored, and
+        /// by default self-trained on the windows it is then confident of (`SelfTraining`).
         case unlabeled
     }
 

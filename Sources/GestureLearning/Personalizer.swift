@@ -85,12 +85,33 @@ public struct Personalizer: Sendable {
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,
     /// their labels ignored (see `GestureModel.adaptingNormalization`); its classes and rejection stay.
+    /// With `selfTraining`, the layers after the LSTM are then trained on the windows the adapted
+    /// model is confident of, and the statistics re-estimated again.
     public func adaptingNormalization(
-        _ sessions: [LabeledSequence], user: UserID, weight: Float = 1
+        _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil
     ) throws(TrainingError) -> GestureModel {
         var model = try base.adaptingNormalization(to: sessions, weight: weight)
+        if let selfTraining {
+            model = try selfTrained(model, on: sessions, selfTraining).adaptingNormalization(
+                to: sessions, weight: weight)
+        }
         model.personalization = record(.unlabeled, user: user, sessions: sessions)
         return model
+    }
+
+    /// `model` with the layers after the LSTM trained on its confident windows of `sessions`
+    /// (itself when it has none), its rejection kept: the LSTM's output it measures is unchanged.
+    private func selfTrained(
+        _ model: GestureModel, on sessions: [LabeledSequence], _ selfTraining: SelfTraining
+    ) throws(TrainingError) -> GestureModel {
+        let confident = model.confidentWindows(in: sessions, confidence: selfTraining.confidence)
+        guard !confident.isEmpty else { return model }
+        let trainer = Trainer(model: description, options: selfTraining.options)
+        try trainer.checkSessions(confident, validation: [])
+        var run = TrainingRun(
+            start: model, frozen: TunedLayers.dense.frozenParameters(model.network.layout),
+            options: selfTraining.options, training: confident, validation: [])
+        return trainer.epochs(of: &run, onEpoch: { _ in }, isCancelled: { false }).model
     }
 
     private func record(

@@ -9,8 +9,15 @@ public struct LiveDetector {
     private var features: LiveFeatures
     private var detector: StreamingDetector<StreamingClassifier>
     private var readings = 0
+    /// With adaptation, the windows it keeps and the re-estimates it made.
+    public private(set) var adaptation: StreamAdaptation?
 
-    public init(model: GestureModel, sensorRate: Double, settings: DetectionSettings) throws(LiveError) {
+    /// With `adaptingEvery`, batch norm's statistics are re-estimated after every so many seconds
+    /// of motion the rejection accepts, on the latest `keeping` seconds of it (`StreamAdaptation`).
+    public init(
+        model: GestureModel, sensorRate: Double, settings: DetectionSettings, adaptingEvery: Double? = nil,
+        keeping: Double = 300
+    ) throws(LiveError) {
         guard model.windowing.window % settings.offset == 0 else {
             throw LiveError(
                 "the offset \(settings.offset) must divide the model's window of \(model.windowing.window) samples")
@@ -25,6 +32,9 @@ public struct LiveDetector {
         detector = StreamingDetector(
             classifier: StreamingClassifier(model: model), window: model.windowing.window,
             featureCount: model.featureNames.count, settings: settings)
+        if let adaptingEvery {
+            adaptation = try StreamAdaptation(base: model, every: adaptingEvery, keeping: keeping)
+        }
     }
 
     /// Feeds one reading; returns the prediction it completed, and the detection, if the
@@ -34,6 +44,11 @@ public struct LiveDetector {
         let values = features.values(of: sample)
         guard readings % rateMatch.keepEvery == 0, let prediction = detector.add(values, at: sample.time) else {
             return (nil, nil)
+        }
+        if let latest = detector.latest, latest.slot == 0,
+            let adapted = adaptation?.add(latest.window, isUnknown: latest.isUnknown)
+        {
+            detector.replaceClassifier(with: StreamingClassifier(model: adapted))
         }
         return (prediction, detector.detection(prediction))
     }

@@ -77,8 +77,11 @@ public struct Prediction: Sendable, Equatable {
 /// a cooldown and optional averaging.
 /// Pure logic: time comes with the samples.
 public struct StreamingDetector<Classifier: WindowClassifier> {
-    public let classifier: Classifier
+    public private(set) var classifier: Classifier
     public let settings: DetectionSettings
+    /// The window the latest prediction classified (`window × features` raw values), its slot, and
+    /// whether the classifier's rejection found it unknown (with `settings.reject` off too).
+    public private(set) var latest: (window: [Float], slot: Int, isUnknown: Bool)?
     private var windows: SlidingWindows
     private var states: [Classifier.State]
     private var recent: [[Float]] = []
@@ -94,12 +97,21 @@ public struct StreamingDetector<Classifier: WindowClassifier> {
     /// Adds a sample taken at `time`; returns the prediction its window made, if it completed one.
     public mutating func add<C: Collection<Float>>(_ sample: C, at time: Double) -> Prediction? {
         guard let slot = windows.append(sample) else { return nil }
-        let probabilities = classifier.step(Array(windows.latest), state: &states[slot])
+        let window = Array(windows.latest)
+        let probabilities = classifier.step(window, state: &states[slot])
         recent.append(probabilities)
         if recent.count > settings.averaging { recent.removeFirst() }
         var prediction = prediction(averaged(), at: time)
-        prediction.isUnknown = settings.reject && classifier.rejects(probabilities, state: states[slot])
+        let isUnknown = classifier.rejects(probabilities, state: states[slot])
+        prediction.isUnknown = settings.reject && isUnknown
+        latest = (window, slot, isUnknown)
         return prediction
+    }
+
+    /// Classifies the next windows with `classifier`, carrying on the window slots' states: the
+    /// same network's, its batch norm's statistics re-estimated, say.
+    public mutating func replaceClassifier(with classifier: Classifier) {
+        self.classifier = classifier
     }
 
     /// The detection a prediction makes, if any; starts the cooldown.

@@ -136,9 +136,28 @@ struct AccuracyBench: AsyncParsableCommand {
         help: """
             seglearn-watch and the simulated crowd: also score each model with its batch norm's statistics \
             re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
-            person adapts it on the motion `detect` sees), and as a control on the training windows.
+            person adapts it on the motion `detect` sees), then self-trained on its confident windows too, and as \
+            a control on the training windows.
             """)
     var adaptUnlabeled = false
+
+    @Option(
+        help: """
+            With --adapt-unlabeled: the probability a window's top class needs for self-training to label the \
+            window with it.
+            """)
+    var selfTrainingConfidence = SelfTraining.defaultConfidence
+    @Option(help: "With --adapt-unlabeled: self-training's epochs.")
+    var selfTrainingEpochs = SelfTraining.defaultOptions.epochs
+    @Option(help: "With --adapt-unlabeled: self-training's learning rate.")
+    var selfTrainingLearningRate = SelfTraining.defaultOptions.learningRate
+
+    private var selfTraining: SelfTraining {
+        var options = SelfTraining.defaultOptions
+        options.epochs = selfTrainingEpochs
+        options.learningRate = selfTrainingLearningRate
+        return SelfTraining(confidence: selfTrainingConfidence, options: options)
+    }
 
     @Option(
         help: """
@@ -182,6 +201,9 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
+        if adaptUnlabeled, classifier != .network {
+            throw ValidationError("--adapt-unlabeled adapts the network, not --classifier \(classifier.rawValue)")
+        }
         if adaptUnlabeled, ensemble > 1 {
             throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
         }
@@ -228,7 +250,9 @@ struct AccuracyBench: AsyncParsableCommand {
         var labelings = [("the motion's labels", loaded)]
         if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
         var accuracies = Array(repeating: [Double](), count: labelings.count)
-        var adapted = Array(repeating: [[Double]](repeating: [], count: Self.adaptations.count), count: labelings.count)
+        var adapted = Array(
+            repeating: [[(accuracy: Double, seconds: Double)]](repeating: [], count: Self.adaptations.count),
+            count: labelings.count)
         var scores = Array(repeating: EventScore.none, count: labelings.count)
         for fold in try CrossValidation(loaded).folds {
             let person = fold.user
@@ -286,6 +310,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// training measured without dropout, as inference runs).
     static let adaptations = [
         "batch norm adapted to the unlabeled windows of the person left out (transductive)",
+        "and self-trained on its confident windows, batch norm adapted again",
         "control: batch norm re-estimated on the training windows (no copies, no dropout)",
     ]
 
@@ -298,26 +323,43 @@ struct AccuracyBench: AsyncParsableCommand {
         let model = try experiment.train(seed: seed).model
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         let test = experiment.test!.sequences
-        let run = { (model: GestureModel) in
-            Experiment.Run(
-                validationAccuracy: nil, evaluation: Evaluation(model: model, sequences: test), seconds: seconds)
+        let run = { (adapt: () throws -> GestureModel) throws in
+            let start = ContinuousClock.now
+            let adapted = try adapt()
+            return Experiment.Run(
+                validationAccuracy: nil, evaluation: Evaluation(model: adapted, sequences: test),
+                seconds: seconds + (ContinuousClock.now - start) / .seconds(1))
         }
-        let windows = adaptUnlabeled ? [test, experiment.training.sequences] : []
-        return (model, (run(model), try windows.map { try run(model.adaptingNormalization(to: $0)) }))
+        let trained = try run { model }
+        guard adaptUnlabeled else { return (model, (trained, [])) }
+        let personalizer = Personalizer(base: model, baseName: experiment.name, classNames: model.classNames)
+        let adapted = [
+            try run { try model.adaptingNormalization(to: test) },
+            try run { try personalizer.adaptingNormalization(test, user: test[0].user, selfTraining: selfTraining) },
+            try run { try model.adaptingNormalization(to: experiment.training.sequences) },
+        ]
+        return (model, (trained, adapted))
     }
 
     /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy added to `accuracies`.
-    private static func reportAdaptations(_ runs: [[Experiment.Run]], into accuracies: inout [[Double]]) {
+    /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy and
+    /// seconds (training and adapting) added to `folds`.
+    private static func reportAdaptations(
+        _ runs: [[Experiment.Run]], into folds: inout [[(accuracy: Double, seconds: Double)]]
+    ) {
         for (index, name) in adaptations.enumerated() where runs.allSatisfy({ $0.count > index }) {
             let fold = runs.map { $0[index] }
-            accuracies[index].append(median(fold.compactMap { $0.evaluation?.accuracy }))
+            folds[index].append((median(fold.compactMap { $0.evaluation?.accuracy }), median(fold.map(\.seconds))))
             print("    \(name): " + Experiment.Run.foldSummary(fold))
         }
     }
 
-    private static func summarizeAdaptations(_ accuracies: [[Double]], over folds: String) {
-        for (name, values) in zip(adaptations, accuracies) where !values.isEmpty {
-            print("  \(name): " + Spread(values).summary(of: "window accuracy", over: folds))
+    private static func summarizeAdaptations(_ folds: [[(accuracy: Double, seconds: Double)]], over people: String) {
+        for (name, values) in zip(adaptations, folds) where !values.isEmpty {
+            print(
+                "  \(name): " + Spread(values.map(\.accuracy)).summary(of: "window accuracy", over: people)
+                    + String(format: "; %.1f s of training and adapting a fold (median)", median(values.map(\.seconds)))
+            )
         }
     }
 
@@ -334,7 +376,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
-        var adapted = [[Double]](repeating: [], count: Self.adaptations.count)
+        var adapted = [[(accuracy: Double, seconds: Double)]](repeating: [], count: Self.adaptations.count)
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
             let chosen = settings(

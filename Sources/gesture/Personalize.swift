@@ -20,7 +20,9 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             did not record keeps the model's own recognition with knn; finetune needs takes of every gesture. The \
             result works wherever a model does; only finetune's also exports to Core ML, ONNX and C. --unlabeled \
             (method unlabeled) ignores the labels: it re-estimates the batch norm's statistics on the person's \
-            windows and keeps the model's classes and rejection (docs/personalization.md has its figures).
+            windows, trains the layers after the LSTM briefly on the windows the model is then confident of and \
+            its rejection accepts, and re-estimates again; it keeps the model's classes and rejection \
+            (docs/personalization.md has its figures).
             """)
 
     @Option(help: "The model to personalise.") var model: String
@@ -29,6 +31,12 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
     @Option(help: "knn, finetune or unlabeled.") var method: Personalization.Method = .knn
     @Flag(help: "Ignore the sessions' labels: only re-estimate batch norm's statistics on them (--method unlabeled).")
     var unlabeled = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "unlabeled: train the layers after the LSTM on the windows the adapted model is confident of.")
+    var selfTraining = true
+    @Option(help: "unlabeled: the probability a window's top class needs to label the window for self-training.")
+    var confidence = SelfTraining.defaultConfidence
     @Option(help: "knn: the layer whose activations windows are compared by: dense or lstm.")
     var embedding: Embedding = .dense
     @Option(help: "knn: the neighbours that vote.") var neighbours = 5
@@ -46,6 +54,7 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
         try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
+        try Failure.check("--confidence", Double(confidence), in: 0...1, being: "a probability")
     }
 
     func run() async throws {
@@ -109,7 +118,9 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         case .unlabeled:
             (
                 try learning {
-                    try sessions.personalizer.adaptingNormalization(sessions.sequences, user: sessions.user)
+                    try sessions.personalizer.adaptingNormalization(
+                        sessions.sequences, user: sessions.user,
+                        selfTraining: selfTraining ? SelfTraining(confidence: confidence) : nil)
                 }, nil
             )
         }

@@ -90,6 +90,24 @@ private let tourModel = SharedFixture {
         #expect(numbers[3] <= 1, "\(summary)")
     }
 
+    /// Adapting as it listens re-estimates every 4 s of accepted motion and still finds the gestures.
+    @Test func detectAdaptsToTheReplayedUserAndReportsHowOften() throws {
+        let result = try detect([
+            "--device", "replay:unseen/zed-recordings.csv", "--evaluate", "--adapt", "--adapt-every", "4",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let summary = try #require(result.output.split(separator: "\n").first { $0.contains("gestures:") })
+        #expect(summary.hasPrefix("4 gestures: "), "\(summary)")
+        let note = try #require(result.error.split(separator: "\n").first { $0.contains("adapted batch norm") })
+        let numbers = note.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        // "adapted batch norm N times on A s of motion the rejection accepted (U s …), every E s of it",
+        // E the whole windows nearest 4 s.
+        #expect(numbers[0] >= 1 && abs(numbers[3] - 4) < 0.5, "\(note)")
+        #expect(abs(numbers[0] - (numbers[1] / numbers[3]).rounded(.down)) <= 1, "\(note)")
+        let bad = try detect(["--device", "replay:unseen/zed-recordings.csv", "--adapt", "--adapt-every", "0"])
+        #expect(bad.status != 0 && bad.error.contains("--adapt-every 0"))
+    }
+
     /// Two minutes of simulated walking, labeled walk, which the model was never taught: no gesture
     /// to find, and every detection a false one, counted per hour of that unknown motion.
     @Test func motionTheModelDoesNotKnowIsUnknownMotionNotAMissedGesture() throws {

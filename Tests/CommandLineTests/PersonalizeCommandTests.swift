@@ -75,10 +75,10 @@ private let personalFolder = SharedFixture {
         #expect(model.output.contains("== pia's own sessions"))
     }
 
-    @Test func anUnlabeledModelChangesOnlyBatchNormsStatisticsAndKeepsTheRejection() throws {
+    @Test func anUnlabeledModelWithoutSelfTrainingChangesOnlyBatchNormsStatisticsAndKeepsTheRejection() throws {
         let made = try gesture([
-            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled", "-o",
-            "zed-unlabeled.model",
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
+            "--no-self-training", "-o", "zed-unlabeled.model",
         ]).succeeded()
         #expect(made.output.contains("personalising for zed from 16 sessions, their labels ignored"))
         #expect(made.output.hasSuffix("wrote zed-unlabeled.model: classes chop, drive, rest, shake\n"))
@@ -101,6 +101,32 @@ private let personalFolder = SharedFixture {
             "--method", "finetune",
         ])
         #expect(mixed.status != 0 && mixed.error.contains("--unlabeled is its own method, not --method finetune"))
+    }
+
+    /// Self-training (the default) trains the layers after the LSTM: the convolution and the LSTM,
+    /// whose output the rejection measures, stay bit for bit, and so does the rejection.
+    @Test func anUnlabeledModelSelfTrainedChangesOnlyTheLayersAfterTheLSTMAndKeepsTheRejection() throws {
+        try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
+            "--confidence", "0.8", "-o", "zed-selftrained.model",
+        ]).succeeded()
+        let folder = try personalFolder.value().path
+        let base = try ModelFileParts(folder.appending("m.model")),
+            adapted = try ModelFileParts(folder.appending("zed-selftrained.model"))
+        #expect(adapted.header["rejection"] as? NSDictionary == base.header["rejection"] as? NSDictionary)
+        let architecture = try #require(base.header["architecture"] as? [String: Any])
+        let dense = try #require(architecture["denseUnits"] as? Int),
+            lstm = try #require(architecture["lstmUnits"] as? Int)
+        let afterLSTM = dense * (lstm + 1) + 4 * dense + (dense + 1) * 4
+        let changed = base.floats.indices.filter { base.floats[$0] != adapted.floats[$0] }
+        #expect(changed.count > 2 * dense, "more than batch norm's statistics")
+        // The last change is batch norm's running variance, the parameters' end.
+        #expect((changed.last ?? 0) - (changed.first ?? 0) < afterLSTM, "nothing before the dense layer")
+        let bad = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
+            "--confidence", "1.5",
+        ])
+        #expect(bad.status != 0 && bad.error.contains("--confidence 1.5 is not a probability from 0 to 1"))
     }
 
     @Test func personalisingNeedsOnePersonWithSessions() throws {
