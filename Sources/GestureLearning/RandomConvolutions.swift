@@ -63,7 +63,8 @@ public struct RandomConvolutions: Sendable, Equatable {
     public var outputCount: Int { kernels.reduce(0) { $0 + $1.biases.count } }
 
     /// Each window's features (`windowCount × outputCount`, row-major) for a normalized sequence:
-    /// window w, which ends at sample min((w + 1) · window, samples), looks back `history` samples.
+    /// window w, which ends at sample min((w + 1) · window, samples), looks back `history` samples
+    /// (a kernel that does not fit in what it sees yet gives 0).
     public func windowFeatures(of sequence: [Float], window: Int) -> [Float] {
         let samples = sequence.count / channelCount
         let windowCount = (samples + window - 1) / window
