@@ -49,31 +49,27 @@ public struct FeatureNormalization: Sendable, Equatable {
     /// it becomes 0 rather than NaN.
     public init(fitting sequences: [LabeledSequence]) {
         let featureCount = sequences.first?.featureCount ?? 0
-        var sum = [Double](repeating: 0, count: featureCount)
-        var sumOfSquares = sum
-        var count = 0
-        for sequence in sequences {
-            precondition(sequence.featureCount == featureCount)
-            for (index, value) in sequence.features.enumerated() {
-                sum[index % featureCount] += Double(value)
-            }
-            count += sequence.sampleCount
-        }
-        let mean = sum.map { $0 / Double(max(count, 1)) }
-        for sequence in sequences {
-            for (index, value) in sequence.features.enumerated() {
-                let difference = Double(value) - mean[index % featureCount]
-                sumOfSquares[index % featureCount] += difference * difference
-            }
-        }
-        let deviation = sumOfSquares.map { sum -> Float in
-            let value = Float((sum / Double(max(count, 1))).squareRoot())
+        precondition(sequences.allSatisfy { $0.featureCount == featureCount })
+        self.init(fitting: ColumnStatistics(sequences.map(\.features), width: featureCount))
+    }
+
+    /// Standardizes with `statistics`' means and deviations, a constant column's deviation 1.
+    init(fitting statistics: ColumnStatistics) {
+        let deviation = statistics.variance.map { variance -> Float in
+            let value = Float(variance.squareRoot())
             return value > 1e-6 ? value : 1
         }
-        self.init(mean: mean.map(Float.init), deviation: deviation)
+        self.init(mean: statistics.mean.map(Float.init), deviation: deviation)
     }
 
     public var featureCount: Int { mean.count }
+
+    /// `features` (rows of `featureCount` values) standardized.
+    func applied(to features: [Float]) -> [Float] {
+        var result = features
+        result.withUnsafeMutableBufferPointer { apply(to: $0) }
+        return result
+    }
 
     /// Standardizes `features` (rows of `featureCount` values) in place.
     func apply(to features: UnsafeMutableBufferPointer<Float>) {
@@ -81,5 +77,33 @@ public struct FeatureNormalization: Sendable, Equatable {
             let feature = index % featureCount
             features[index] = (features[index] - mean[feature]) / deviation[feature]
         }
+    }
+}
+
+/// Each column's mean and (biased) variance over rows of `width` values, summed in Double in two
+/// passes.
+struct ColumnStatistics {
+    var mean: [Double]
+    var variance: [Double]
+    var rows: Int
+
+    /// - Parameter blocks: runs of whole rows, `width` values each, row-major.
+    init<Block: Collection<Float>>(_ blocks: [Block], width: Int) {
+        var sum = [Double](repeating: 0, count: width)
+        var sumOfSquares = sum
+        let rows = blocks.reduce(0) { $0 + $1.count } / max(width, 1)
+        for block in blocks {
+            for (index, value) in block.enumerated() { sum[index % width] += Double(value) }
+        }
+        let mean = sum.map { $0 / Double(max(rows, 1)) }
+        for block in blocks {
+            for (index, value) in block.enumerated() {
+                let difference = Double(value) - mean[index % width]
+                sumOfSquares[index % width] += difference * difference
+            }
+        }
+        self.mean = mean
+        variance = sumOfSquares.map { $0 / Double(max(rows, 1)) }
+        self.rows = rows
     }
 }

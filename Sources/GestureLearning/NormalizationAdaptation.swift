@@ -43,19 +43,7 @@ extension GestureModel {
             into.update(from: workspace.dense + row * width, count: width)
         }
         let real = chunks.lossWeights.indices.filter { chunks.lossWeights[$0] > 0 }
-        var mean = [Double](repeating: 0, count: width), variance = mean
-        for window in real {
-            for unit in 0..<width { mean[unit] += Double(rows[window * width + unit]) }
-        }
-        mean = mean.map { $0 / Double(max(real.count, 1)) }
-        for window in real {
-            for unit in 0..<width {
-                let difference = Double(rows[window * width + unit]) - mean[unit]
-                variance[unit] += difference * difference
-            }
-        }
-        return (
-            mean.map { Float($0) }, variance.map { Float($0 / Double(max(real.count, 1))) }, real.count
-        )
+        let statistics = ColumnStatistics(real.map { rows[$0 * width..<($0 + 1) * width] }, width: width)
+        return (statistics.mean.map { Float($0) }, statistics.variance.map { Float($0) }, statistics.rows)
     }
 }

@@ -77,12 +77,3 @@ extension Evaluation {
         self.init(classNames: classNames, sequences: sequences, targets: targets, predictions: predictions)
     }
 }
-
-extension FeatureNormalization {
-    /// `features` (rows of `featureCount` values) standardized.
-    func applied(to features: [Float]) -> [Float] {
-        var result = features
-        result.withUnsafeMutableBufferPointer { apply(to: $0) }
-        return result
-    }
-}

@@ -4,13 +4,12 @@ import COpenBLAS
 /// each feature standardized on the training data, the intercept not penalized.
 public struct RidgeClassifier: Sendable, Equatable {
     public let classCount: Int
-    var mean: [Float]
-    var scale: [Float]
+    let standardization: FeatureNormalization
     /// `featureCount × classCount`, row-major, on the standardized features.
     var weights: [Float]
     var intercept: [Float]
 
-    public var featureCount: Int { mean.count }
+    public var featureCount: Int { standardization.featureCount }
 
     /// Fits `rows × featureCount` examples (row-major) to their labels, the penalty `penalty` times
     /// the rows (each standardized feature's sum of squares), so that it means the same for any count.
@@ -20,8 +19,8 @@ public struct RidgeClassifier: Sendable, Equatable {
         let rows = labels.count
         precondition(features.count == rows * featureCount && rows > 0 && penalty > 0)
         self.classCount = classCount
-        (mean, scale) = Self.statistics(of: features, featureCount: featureCount)
-        let standardized = Self.standardizing(features, mean: mean, scale: scale)
+        standardization = FeatureNormalization(fitting: ColumnStatistics([features], width: featureCount))
+        let standardized = standardization.applied(to: features)
         let prior = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
         intercept = prior
         var targets = [Float](repeating: 0, count: rows * classCount)
@@ -49,31 +48,11 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// Each row's class scores (`rows × classCount`).
     public func scores(of features: [Float]) -> [Float] {
         let rows = features.count / featureCount
-        let standardized = Self.standardizing(features, mean: mean, scale: scale)
+        let standardized = standardization.applied(to: features)
         var scores = [Float](repeating: 0, count: rows * classCount)
         for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
         gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
         return scores
-    }
-
-    private static func standardizing(_ features: [Float], mean: [Float], scale: [Float]) -> [Float] {
-        features.indices.map { index in (features[index] - mean[index % mean.count]) / scale[index % mean.count] }
-    }
-
-    /// Each feature's mean and standard deviation (1 for a constant one).
-    private static func statistics(of features: [Float], featureCount: Int) -> (mean: [Float], scale: [Float]) {
-        var sum = [Double](repeating: 0, count: featureCount), squares = sum
-        for (index, value) in features.enumerated() {
-            sum[index % featureCount] += Double(value)
-            squares[index % featureCount] += Double(value) * Double(value)
-        }
-        let rows = Double(features.count / featureCount)
-        let mean = sum.map { $0 / rows }
-        let scale = zip(squares, mean).map { squares, mean in
-            let deviation = (squares / rows - mean * mean).squareRoot()
-            return deviation > 1e-6 ? Float(deviation) : 1
-        }
-        return (mean.map(Float.init), scale)
     }
 }
 
