@@ -3,15 +3,29 @@
 /// classifier.
 public struct RandomConvolutionClassifier: Sendable {
     public struct Settings: Sendable, Equatable {
+        /// The settings chosen by leaving each subject out (docs/training.md): four seconds of
+        /// history, about 2,016 features, a penalty of 0.01.
+        public static let historySeconds = 4.0
+        public static let outputCount = 2_016
+        public static let penalty: Float = 0.01
+
         /// Samples each window's features look back over.
         public var history: Int
         public var outputCount: Int
         public var penalty: Float
 
-        public init(history: Int, outputCount: Int = 2_016, penalty: Float = 1e-3) {
+        public init(history: Int, outputCount: Int = Self.outputCount, penalty: Float = Self.penalty) {
             self.history = history
             self.outputCount = outputCount
             self.penalty = penalty
+        }
+
+        /// `seconds` of history at `rate` Hz.
+        public init(
+            seconds: Double = Self.historySeconds, rate: Double, outputCount: Int = Self.outputCount,
+            penalty: Float = Self.penalty
+        ) {
+            self.init(history: Int((seconds * rate).rounded()), outputCount: outputCount, penalty: penalty)
         }
     }
 

@@ -166,11 +166,11 @@ struct AccuracyBench: AsyncParsableCommand {
             """)
     var classifier = Classifier.network
     @Option(help: "With --classifier random-convolutions or both: the seconds each window's features look back over.")
-    var history: Double = 4
+    var history = RandomConvolutionClassifier.Settings.historySeconds
     @Option(help: "With --classifier random-convolutions or both: about how many features.")
-    var convolutionFeatures = RandomConvolutionClassifier.Settings(history: 9).outputCount
+    var convolutionFeatures = RandomConvolutionClassifier.Settings.outputCount
     @Option(help: "With --classifier random-convolutions or both: the ridge penalty, per training window.")
-    var ridgePenalty = RandomConvolutionClassifier.Settings(history: 9).penalty
+    var ridgePenalty = RandomConvolutionClassifier.Settings.penalty
 
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
     @Option(help: "The LSTM's units.") var lstmUnits = LayerSizes().lstmUnits
@@ -476,8 +476,7 @@ struct AccuracyBench: AsyncParsableCommand {
     private func run(_ experiment: Experiment, seed: UInt64) throws -> Experiment.Run {
         guard classifier != .network else { return try experiment.run(seed: seed, ensemble: ensemble) }
         let settings = RandomConvolutionClassifier.Settings(
-            history: Int((history * experiment.training.rate).rounded()), outputCount: convolutionFeatures,
-            penalty: ridgePenalty)
+            seconds: history, rate: experiment.training.rate, outputCount: convolutionFeatures, penalty: ridgePenalty)
         return try experiment.run(seed: seed, randomConvolutions: settings, withNetwork: classifier == .both)
     }
 

@@ -51,7 +51,7 @@ struct CLibraryBench: AsyncParsableCommand {
         for target in targets where !target.countsInstructions {
             print("\(target): no instructions counted, needs qemu-user (scripts/setup --tests installs it)")
         }
-        let scored = try models.isEmpty ? try await trainedOnTheSimulatedCrowd() : try models.map(loaded)
+        let scored = models.isEmpty ? try await trainedOnTheSimulatedCrowd() : try models.map(loaded)
         for (name, model, sessions) in scored {
             let reference = sessions.map { $0.streamed(through: StreamingClassifier(model: model)) }
             let layers = model.architecture

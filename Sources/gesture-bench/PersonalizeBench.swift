@@ -225,7 +225,7 @@ struct PersonalizeBench: AsyncParsableCommand {
         let classifier = try RandomConvolutionClassifier(
             training: try others.trainingSequences(seed: seed) + repeated, classNames: others.description.classNames,
             windowing: others.description.windowing,
-            settings: .init(history: Int(4 * others.training.rate), penalty: 0.01), seed: seed)
+            settings: .init(rate: others.training.rate), seed: seed)
         let finetuned = method == .randomConvolutions ? nil : try personalise(person, personal, by: .finetuneLSTM)?.0
         return (
             Evaluation(classifier: classifier, alongside: finetuned, sequences: test),
