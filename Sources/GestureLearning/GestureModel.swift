@@ -19,6 +19,9 @@ public struct GestureModel: Sendable, Equatable {
     public internal(set) var neighbours: NearestNeighbours?
     /// What makes a window unknown motion; nil for a model from before rejection, or fine-tuned.
     public internal(set) var rejection: Rejection?
+    /// MiniRocket's classifier, trained on the same windows, whose class scores each window's
+    /// probabilities are averaged with; nil for the network alone (and for a model personalised).
+    public internal(set) var randomConvolutions: RandomConvolutionClassifier?
     /// The network's parameters in `Network`'s layout, its large weight matrices rounded to
     /// bfloat16 (`Network.roundingToBFloat16`); training keeps Floats and rounds the model it makes.
     var parameters: [Float]
@@ -44,7 +47,8 @@ public struct GestureModel: Sendable, Equatable {
         featureNames: [String], windowing: Windowing, samplingRate: Double, classNames: [String],
         normalization: FeatureNormalization, architecture: Architecture, parameters: [Float],
         trainingRecord: TrainingRecord? = nil, personalization: Personalization? = nil,
-        neighbours: NearestNeighbours? = nil, rejection: Rejection? = nil
+        neighbours: NearestNeighbours? = nil, rejection: Rejection? = nil,
+        randomConvolutions: RandomConvolutionClassifier? = nil
     ) {
         self.featureNames = featureNames
         self.windowing = windowing
@@ -57,6 +61,14 @@ public struct GestureModel: Sendable, Equatable {
         self.personalization = personalization
         self.neighbours = neighbours
         self.rejection = rejection
+        self.randomConvolutions = randomConvolutions
+    }
+
+    /// This model without its random convolutions: what the exports carry.
+    public var networkAlone: GestureModel {
+        var model = self
+        model.randomConvolutions = nil
+        return model
     }
 
     /// This model with other parameters (rounded as every model's are).
@@ -65,12 +77,20 @@ public struct GestureModel: Sendable, Equatable {
             featureNames: featureNames, windowing: windowing, samplingRate: samplingRate, classNames: classNames,
             normalization: normalization, architecture: architecture, parameters: parameters,
             trainingRecord: trainingRecord, personalization: personalization, neighbours: neighbours,
-            rejection: rejection)
+            rejection: rejection, randomConvolutions: randomConvolutions)
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),
-    /// the LSTM starting afresh at every chunk as in training.
+    /// the LSTM starting afresh at every chunk as in training; averaged with the random
+    /// convolutions' scores when the model has them.
     public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
+        let probabilities = networkPredictions(sequences)
+        guard let randomConvolutions else { return probabilities }
+        return zip(probabilities, randomConvolutions.scores(sequences)).map(RandomConvolutionClassifier.averaged)
+    }
+
+    /// `predict`'s probabilities from the network (and k nearest neighbours) alone.
+    func networkPredictions(_ sequences: [LabeledSequence]) -> [[Float]] {
         let chunks = ChunkSet(
             sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
         let probabilities =

@@ -7,7 +7,8 @@ public struct ModelFileError: Error, Equatable, CustomStringConvertible {
 }
 
 /// The model file: the magic line, the format version, a JSON header describing the model, the
-/// floats (normalization, then the network's parameters), and an FNV-1a checksum of all that.
+/// floats (normalization, then the network's parameters, then those of the parts a model may
+/// have), and an FNV-1a checksum of all that.
 /// Integers and floats are little-endian.
 ///
 ///     "GestureLab model\n"  UInt32 version  UInt32 n  n bytes of JSON  UInt64 m  m × Float32  UInt64 checksum
@@ -32,6 +33,24 @@ extension GestureModel {
         var neighbours: Neighbours?
         /// Absent from files written before models rejected unknown motion: those never reject.
         var rejection: RejectionHeader?
+        /// Absent from files of the network alone.
+        var randomConvolutions: RandomConvolutionsHeader?
+    }
+
+    /// Random convolutions but their floats: their normalization, their biases and the ridge's
+    /// standardization, weights and intercept, which follow the rejection's prototypes.
+    fileprivate struct RandomConvolutionsHeader: Codable {
+        struct Kernel: Codable {
+            var heavyTaps: [Int]
+            var dilation: Int
+            var channels: [Int]
+            var biasCount: Int
+        }
+
+        var history: Int
+        var kernels: [Kernel]
+
+        var outputCount: Int { kernels.reduce(0) { $0 + $1.biasCount } }
     }
 
     /// A rejection but its prototypes, which follow the k-NN model's.
@@ -60,6 +79,15 @@ extension GestureModel {
                 RejectionHeader(
                     embedding: $0.embedding, labels: $0.labels, limits: $0.limits, falseRejectRate: $0.falseRejectRate,
                     motion: $0.motion)
+            },
+            randomConvolutions: randomConvolutions.map { classifier in
+                RandomConvolutionsHeader(
+                    history: classifier.convolutions.history,
+                    kernels: classifier.convolutions.kernels.map {
+                        .init(
+                            heavyTaps: $0.heavyTaps, dilation: $0.dilation, channels: $0.channels,
+                            biasCount: $0.biases.count)
+                    })
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -67,7 +95,7 @@ extension GestureModel {
         let json = try! encoder.encode(header)
         let floats =
             normalization.mean + normalization.deviation + parameters + (neighbours?.prototypes ?? [])
-            + (rejection?.prototypes ?? [])
+            + (rejection?.prototypes ?? []) + (randomConvolutions?.floats ?? [])
         var bytes = Self.magic
         append(UInt32(Self.fileFormatVersion), to: &bytes)
         append(UInt32(json.count), to: &bytes)
@@ -136,6 +164,12 @@ extension GestureModel {
                     embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
                     prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
                     limits: rejection.limits, falseRejectRate: rejection.falseRejectRate, motion: rejection.motion)
+            },
+            randomConvolutions: header.randomConvolutions.map { part in
+                RandomConvolutionClassifier(
+                    part, floats: Array(floats[sections.randomConvolutions]), features: header.featureNames.count,
+                    classNames: header.classNames,
+                    windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk))
             })
     }
 
@@ -170,6 +204,7 @@ extension GestureModel.Header {
         if let temporal = architecture.temporal { try validate(temporal) }
         if let neighbours { try validate(neighbours) }
         if let rejection { try validate(rejection) }
+        if let randomConvolutions { try validate(randomConvolutions) }
     }
 
     private func validateSizes() throws(ModelFileError) {
@@ -239,6 +274,22 @@ extension GestureModel.Header {
         }
     }
 
+    private func validate(_ part: GestureModel.RandomConvolutionsHeader) throws(ModelFileError) {
+        let features = featureNames.count
+        let kernelsFit = part.kernels.allSatisfy { kernel in
+            kernel.heavyTaps.count == 3 && kernel.heavyTaps.allSatisfy((0..<9).contains)
+                && Set(kernel.heavyTaps).count == 3 && kernel.dilation >= 1 && 8 * kernel.dilation < part.history
+                && !kernel.channels.isEmpty && kernel.channels.allSatisfy((0..<features).contains)
+                && Set(kernel.channels).count == kernel.channels.count && kernel.biasCount >= 1
+        }
+        guard (9...GestureModel.largestSize).contains(part.history), !part.kernels.isEmpty, kernelsFit,
+            part.outputCount <= GestureModel.largestSize, neighbours == nil
+        else {
+            throw inconsistent(
+                "\(part.kernels.count) random convolutions over \(part.history) samples of \(features) features")
+        }
+    }
+
     private func validate(_ neighbours: GestureModel.Neighbours) throws(ModelFileError) {
         guard neighbours.k >= 1, !neighbours.labels.isEmpty,
             neighbours.labels.allSatisfy((0..<classNames.count).contains)
@@ -250,13 +301,14 @@ extension GestureModel.Header {
 }
 
 /// Where a model file's floats sit: the normalization's means and deviations, the network's
-/// parameters, then a k-NN model's prototypes, then the rejection's.
+/// parameters, then a k-NN model's prototypes, then the rejection's, then the random convolutions'.
 private struct FloatSections {
     let mean: Range<Int>
     let deviation: Range<Int>
     let parameters: Range<Int>
     let prototypes: Range<Int>
     let rejectionPrototypes: Range<Int>
+    let randomConvolutions: Range<Int>
 
     init(_ header: GestureModel.Header) {
         let features = header.featureNames.count
@@ -267,9 +319,53 @@ private struct FloatSections {
         prototypes = ranges.next((header.neighbours?.labels.count ?? 0) * header.prototypeDimension)
         rejectionPrototypes = ranges.next(
             (header.rejection.map { $0.labels.count * $0.embedding.width(header.architecture) }) ?? 0)
+        randomConvolutions = ranges.next(
+            header.randomConvolutions.map {
+                RandomConvolutionClassifier.floatCount(
+                    features: features, outputs: $0.outputCount, classes: header.classNames.count)
+            } ?? 0)
     }
 
-    var count: Int { rejectionPrototypes.upperBound }
+    var count: Int { randomConvolutions.upperBound }
+}
+
+extension RandomConvolutionClassifier {
+    /// Its normalization, its kernels' biases, the ridge's standardization, weights and intercept.
+    fileprivate var floats: [Float] {
+        normalization.mean + normalization.deviation + convolutions.kernels.flatMap(\.biases)
+            + ridge.standardization.mean + ridge.standardization.deviation + ridge.weights + ridge.intercept
+    }
+
+    fileprivate static func floatCount(features: Int, outputs: Int, classes: Int) -> Int {
+        2 * features + 3 * outputs + outputs * classes + classes
+    }
+
+    /// The classifier `floats` and `part` describe, in `floats`' order.
+    fileprivate init(
+        _ part: GestureModel.RandomConvolutionsHeader, floats: [Float], features: Int, classNames: [String],
+        windowing: Windowing
+    ) {
+        var ranges = ConsecutiveRanges()
+        let mean = ranges.next(features), deviation = ranges.next(features)
+        var kernels: [RandomConvolutions.Kernel] = []
+        for kernel in part.kernels {
+            kernels.append(
+                .init(
+                    heavyTaps: kernel.heavyTaps, dilation: kernel.dilation, channels: kernel.channels,
+                    biases: Array(floats[ranges.next(kernel.biasCount)])))
+        }
+        let ridgeMean = ranges.next(part.outputCount), ridgeDeviation = ranges.next(part.outputCount)
+        let weights = ranges.next(part.outputCount * classNames.count), intercept = ranges.next(classNames.count)
+        self.init(
+            classNames: classNames, windowing: windowing,
+            normalization: FeatureNormalization(mean: Array(floats[mean]), deviation: Array(floats[deviation])),
+            convolutions: RandomConvolutions(history: part.history, channelCount: features, kernels: kernels),
+            ridge: RidgeClassifier(
+                classCount: classNames.count,
+                standardization: FeatureNormalization(
+                    mean: Array(floats[ridgeMean]), deviation: Array(floats[ridgeDeviation])),
+                weights: Array(floats[weights]), intercept: Array(floats[intercept])))
+    }
 }
 
 private func inconsistent(_ what: String) -> ModelFileError {

@@ -20,7 +20,8 @@ public enum TunedLayers: String, Sendable, CaseIterable {
 
 /// Makes a model trained on many people one person's, from that person's sessions: by k nearest
 /// neighbours on the network's embeddings of their windows, or by training the last layers again.
-/// Either can learn classes the base model never had.
+/// Either can learn classes the base model never had. Personalised models are the network alone:
+/// the base model's random convolutions, which know nothing of the person, are left out.
 public struct Personalizer: Sendable {
     public let base: GestureModel
     /// The base model's file name, for the personalised model's record.
@@ -30,7 +31,7 @@ public struct Personalizer: Sendable {
 
     public init(base: GestureModel, baseName: String, classNames: [String]) {
         precondition(classNames.starts(with: base.classNames), "the base model's classes come first")
-        self.base = base
+        self.base = base.networkAlone
         self.baseName = baseName
         self.classNames = classNames
     }

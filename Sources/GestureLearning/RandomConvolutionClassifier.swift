@@ -1,7 +1,7 @@
 /// MiniRocket as a gesture classifier: each window is classified by the random convolutions'
 /// features of the samples up to its end (`RandomConvolutions.history` of them), through a ridge
 /// classifier.
-public struct RandomConvolutionClassifier: Sendable {
+public struct RandomConvolutionClassifier: Sendable, Equatable {
     public struct Settings: Sendable, Equatable {
         /// The settings chosen by leaving each subject out (docs/training.md): four seconds of
         /// history, about 2,016 features, a penalty of 0.01.
@@ -54,6 +54,17 @@ public struct RandomConvolutionClassifier: Sendable {
         self.convolutions = convolutions
     }
 
+    init(
+        classNames: [String], windowing: Windowing, normalization: FeatureNormalization,
+        convolutions: RandomConvolutions, ridge: RidgeClassifier
+    ) {
+        self.classNames = classNames
+        self.windowing = windowing
+        self.normalization = normalization
+        self.convolutions = convolutions
+        self.ridge = ridge
+    }
+
     /// Each window's class scores for each sequence (`windowCount × classes`, row-major): a
     /// regression onto each class's indicator, summing to 1 but not bounded by 0 and 1.
     public func scores(_ sequences: [LabeledSequence]) -> [[Float]] {
@@ -62,6 +73,21 @@ public struct RandomConvolutionClassifier: Sendable {
                 of: convolutions.windowFeatures(
                     of: normalization.applied(to: sequence.features), window: windowing.window))
         }
+    }
+
+    /// The class scores of the window `samples` (raw features, `window × featureCount`) ends, which
+    /// it adds to `recent`: the stream's last `history` samples, normalized.
+    func scores(ofWindow samples: [Float], recent: inout [Float]) -> [Float] {
+        let channels = normalization.featureCount
+        recent += normalization.applied(to: samples)
+        let kept = min(recent.count, convolutions.history * channels)
+        recent.removeFirst(recent.count - kept)
+        return ridge.scores(of: convolutions.windowFeatures(of: recent, window: kept / channels))
+    }
+
+    /// The mean of `probabilities` and `scores`, element by element: the two together.
+    static func averaged(_ probabilities: [Float], _ scores: [Float]) -> [Float] {
+        zip(probabilities, scores).map { ($0 + $1) / 2 }
     }
 }
 
@@ -75,7 +101,7 @@ extension Evaluation {
         let combined =
             model.map { model in
                 precondition(model.classNames == classifier.classNames && model.windowing == classifier.windowing)
-                return zip(scores, model.predict(sequences)).map { zip($0, $1).map { ($0 + $1) / 2 } }
+                return zip(model.predict(sequences), scores).map(RandomConvolutionClassifier.averaged)
             } ?? scores
         self.init(
             classNames: classifier.classNames, windowing: classifier.windowing, sequences: sequences, scores: combined)

@@ -60,6 +60,12 @@ public struct RandomConvolutions: Sendable, Equatable {
         self.kernels = kernels
     }
 
+    init(history: Int, channelCount: Int, kernels: [Kernel]) {
+        self.history = history
+        self.channelCount = channelCount
+        self.kernels = kernels
+    }
+
     public var outputCount: Int { kernels.reduce(0) { $0 + $1.biases.count } }
 
     /// Each window's features (`windowCount × outputCount`, row-major) for a normalized sequence:

@@ -45,6 +45,13 @@ public struct RidgeClassifier: Sendable, Equatable {
         }
     }
 
+    init(classCount: Int, standardization: FeatureNormalization, weights: [Float], intercept: [Float]) {
+        self.classCount = classCount
+        self.standardization = standardization
+        self.weights = weights
+        self.intercept = intercept
+    }
+
     /// Each row's class scores (`rows × classCount`).
     public func scores(of features: [Float]) -> [Float] {
         let rows = features.count / featureCount

@@ -6,6 +6,8 @@ public struct StreamState: Sendable, Equatable {
     public var cell: [Float]
     /// The moving averages the rejection's test of the motion's statistics reads.
     public var motion: MotionAverages
+    /// The stream's last samples, normalized, that the random convolutions read (none without).
+    public var recentSamples: [Float] = []
 
     /// The state at the start of a stream (and of every chunk in training): zeros.
     public init(units: Int, features: Int = 0) {
@@ -17,7 +19,8 @@ public struct StreamState: Sendable, Equatable {
 
 /// Classifies one window at a time, carrying the LSTM's state from window to window, for live
 /// detection. A stream that starts from `StreamState(units:)` and is reset every
-/// `windowsPerChunk` windows gives the probabilities `GestureModel.predict` gives.
+/// `windowsPerChunk` windows gives the probabilities `GestureModel.predict` gives (a model's
+/// random convolutions read the stream's past across those resets, as `predict` reads its sequence).
 ///
 /// It reads the model's large matrices as packed bfloat16 (`BFloat16Matrix`), the values the
 /// model holds, so one prediction reads half the bytes of the offline path's Floats.
@@ -75,7 +78,11 @@ public final class StreamingClassifier {
             }
         }
         guard let neighbours = model.neighbours else {
-            return Array(UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+            let probabilities = Array(
+                UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+            guard let convolutions = model.randomConvolutions else { return probabilities }
+            return RandomConvolutionClassifier.averaged(
+                probabilities, convolutions.scores(ofWindow: window, recent: &state.recentSamples))
         }
         let vote = { (activations: UnsafePointer<Float>) in
             neighbours.probabilities(

@@ -11,10 +11,14 @@ public struct TrainingOptions: Sendable, Equatable {
     public var seed: UInt64
     /// How the rejection's test of the motion's statistics is calibrated; nil leaves it out.
     public var motionRejection: MotionCalibration?
+    /// MiniRocket's classifier to train beside the network, on the same windows; nil for the
+    /// network alone.
+    public var randomConvolutions: RandomConvolutionClassifier.Settings?
 
     public init(
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
-        seed: UInt64 = 1, motionRejection: MotionCalibration? = nil
+        seed: UInt64 = 1, motionRejection: MotionCalibration? = nil,
+        randomConvolutions: RandomConvolutionClassifier.Settings? = nil
     ) {
         self.epochs = epochs
         self.batchSize = batchSize
@@ -22,6 +26,7 @@ public struct TrainingOptions: Sendable, Equatable {
         self.schedule = schedule
         self.seed = seed
         self.motionRejection = motionRejection
+        self.randomConvolutions = randomConvolutions
     }
 }
 
@@ -107,8 +112,26 @@ public struct Trainer: Sendable {
         untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+        if let settings = options.randomConvolutions, !result.wasCancelled {
+            result.model.randomConvolutions = try randomConvolutions(training, settings: settings)
+        }
         result.model = result.model.calibratingRejection(on: training, motion: options.motionRejection)
         return result
+    }
+
+    private func randomConvolutions(
+        _ training: [LabeledSequence], settings: RandomConvolutionClassifier.Settings
+    ) throws(TrainingError) -> RandomConvolutionClassifier {
+        do {
+            return try RandomConvolutionClassifier(
+                training: training, classNames: model.classNames, windowing: model.windowing, settings: settings,
+                seed: options.seed)
+        } catch {
+            throw TrainingError(
+                description:
+                    "the random convolutions' ridge regression has no solution (feature \(error.failedColumn)); "
+                    + "train with --classifier network")
+        }
     }
 
     /// Runs the epochs, reporting each, keeping the best; stops early once `isCancelled`.

@@ -105,21 +105,17 @@ public struct Experiment: Sendable {
             seconds: (ContinuousClock.now - start) / .seconds(1))
     }
 
-    /// A run of MiniRocket's classifier instead of the network, on the same augmented sessions; with
-    /// `withNetwork`, of the two together, each window's class scores the mean of theirs.
-    public func run(
-        seed: UInt64, randomConvolutions settings: RandomConvolutionClassifier.Settings, withNetwork: Bool = false
-    ) throws -> Run {
+    /// A run of MiniRocket's classifier instead of the network, on the same augmented sessions.
+    public func run(seed: UInt64, randomConvolutions settings: RandomConvolutionClassifier.Settings) throws -> Run {
         let start = ContinuousClock.now
         let classifier = try RandomConvolutionClassifier(
             training: try trainingSequences(seed: seed), classNames: description.classNames,
             windowing: description.windowing, settings: settings, seed: seed)
-        let network = withNetwork ? try train(seed: seed).model : nil
         let seconds = (ContinuousClock.now - start) / .seconds(1)
-        let evaluation = test.map {
-            Evaluation(classifier: classifier, alongside: network, sequences: $0.sequences)
-        }
-        return Run(validationAccuracy: nil, evaluation: evaluation, seconds: seconds)
+        return Run(
+            validationAccuracy: nil,
+            evaluation: test.map { Evaluation(classifier: classifier, sequences: $0.sequences) },
+            seconds: seconds)
     }
 
     public func run(seed: UInt64) throws -> Run {

@@ -474,10 +474,16 @@ struct AccuracyBench: AsyncParsableCommand {
 
     /// A run of the network (or an ensemble), of random convolutions, or of both.
     private func run(_ experiment: Experiment, seed: UInt64) throws -> Experiment.Run {
-        guard classifier != .network else { return try experiment.run(seed: seed, ensemble: ensemble) }
         let settings = RandomConvolutionClassifier.Settings(
             seconds: history, rate: experiment.training.rate, outputCount: convolutionFeatures, penalty: ridgePenalty)
-        return try experiment.run(seed: seed, randomConvolutions: settings, withNetwork: classifier == .both)
+        switch classifier {
+        case .network: return try experiment.run(seed: seed, ensemble: ensemble)
+        case .randomConvolutions: return try experiment.run(seed: seed, randomConvolutions: settings)
+        case .both:
+            var both = experiment
+            both.options.randomConvolutions = settings
+            return try both.run(seed: seed)
+        }
     }
 
     @discardableResult

@@ -52,7 +52,7 @@ struct Export: AsyncParsableCommand, NumberChecking {
 
     func run() async throws {
         try checkNumbers()
-        let loaded = try loadModel(model)
+        let loaded = try networkOf(try loadModel(model))
         if bookLabels, format != .coreml {
             throw Failure.usage("--book-labels is for --format coreml only")
         }
@@ -78,6 +78,16 @@ struct Export: AsyncParsableCommand, NumberChecking {
             try writeFile(try exporting { () throws(InteropError) in try ONNXExport(model: loaded) }.serialized())
         case .c: try writeLibrary(loaded)
         }
+    }
+
+    /// The model's network, warning that the export leaves its random convolutions out.
+    private func networkOf(_ loaded: GestureModel) -> GestureModel {
+        if loaded.randomConvolutions != nil {
+            Terminal.warn(
+                "\(model) averages its network with random convolutions, which exports do not carry yet: "
+                    + "the export is the network alone, whose decisions can differ from gesture detect's")
+        }
+        return loaded.networkAlone
     }
 
     private func writeLibrary(_ model: GestureModel) throws {

@@ -72,6 +72,13 @@ struct ModelOptions: ParsableArguments {
             more rejects more motion the model was not taught, and more of your takes.
             """)
     var motionRejection = MotionRejectionSetting.off
+    @Option(
+        help: """
+            network: the network alone; both: MiniRocket's random convolutions with a ridge classifier trained \
+            beside it, each window's class scores the mean of the two's (more accurate for new people, about \
+            twice the training; exports take the network alone).
+            """)
+    var classifier = ClassifierChoice.network
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -142,7 +149,7 @@ struct ModelOptions: ParsableArguments {
         _ name: String, recipe: TrainingRecipe, training: Dataset, validation: Dataset?, test: Dataset?
     ) throws -> Experiment {
         try checkTemporalLayers(in: recipe.window)
-        return try Experiment(
+        var experiment = try Experiment(
             name: name, features: recipe.features, window: recipe.window, layers: layers, training: training,
             augmentation: AugmentationPlan(
                 recipe.augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation,
@@ -152,6 +159,10 @@ struct ModelOptions: ParsableArguments {
                 seed: seed,
                 motionRejection: motionRejection.calibration),
             validation: validation, test: test)
+        if classifier == .both {
+            experiment.options.randomConvolutions = RandomConvolutionClassifier.Settings(rate: experiment.training.rate)
+        }
+        return experiment
     }
 
     var layers: LayerSizes {
@@ -162,6 +173,12 @@ struct ModelOptions: ParsableArguments {
             temporalFilters: architecture == .temporal ? temporalFilters : 0, temporalKernel: temporalKernel,
             temporalLayers: temporalLayers)
     }
+}
+
+/// `--classifier`: the network alone, or random convolutions beside it.
+enum ClassifierChoice: String, ExpressibleByArgument, CaseIterable {
+    case network
+    case both
 }
 
 /// `--augment`: a copy to add, or none.

@@ -48,6 +48,11 @@ struct Train: AsyncParsableCommand, NumberChecking {
         if !recipe.choices.isEmpty {
             (json ? Terminal.note : Terminal.say)(recipe.choicesText)
         }
+        if let convolutions = experiment.options.randomConvolutions {
+            (json ? Terminal.note : Terminal.say)(
+                "and beside the network, once it is trained, random convolutions over \(convolutions.history) samples "
+                    + "(\(convolutions.outputCount) features, ridge penalty \(convolutions.penalty))")
+        }
         let trainer = experiment.trainer(seed: model.seed)
         let epochs = experiment.options.epochs
         if overfit != nil {

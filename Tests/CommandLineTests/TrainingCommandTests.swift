@@ -131,6 +131,42 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(both.error == "gesture: --augment none makes no copies; it cannot be given with others\n")
     }
 
+    /// `--classifier both` trains random convolutions beside the network; evaluation and detection
+    /// use them, and an export says it leaves them out.
+    @Test func randomConvolutionsBesideTheNetworkTravelInTheModel() throws {
+        let folder = try recordings()
+        let options = ["train", "--manifest", "split.txt", "--epochs", "2", "--augment", "none"]
+        let both = try runGesture(options + ["--classifier", "both", "--output", "both.model"], in: folder.path)
+            .succeeded()
+        #expect(
+            both.output.contains(
+                "and beside the network, once it is trained, random convolutions over 100 samples (2016 features, "
+                    + "ridge penalty 0.01)\n"),
+            "4 s at 25 Hz: \(both.output)")
+        let network = try runGesture(options + ["--output", "network.model"], in: folder.path).succeeded()
+        #expect(!network.output.contains("random convolutions"))
+        let accuracy = { (model: String) throws -> Substring? in
+            try runGesture(["evaluate", model, "--test", "split.txt"], in: folder.path).succeeded().output
+                .firstMatch(of: #/window accuracy ([0-9.]+)/#)?.1
+        }
+        #expect(try accuracy("both.model") != nil && accuracy("network.model") != nil)
+        let detect = try runGesture(
+            [
+                "detect", "--device", "sim", "--model", "both.model", "--fast", "--perform", "shake", "--threshold",
+                "0", "--predictions",
+            ], in: folder.path
+        ).succeeded()
+        #expect(detect.output.contains("shake"), "\(detect.output.prefix(300))")
+        let export = try runGesture(["export", "both.model", "--format", "onnx", "-o", "both.onnx"], in: folder.path)
+            .succeeded()
+        #expect(
+            export.error
+                == "gesture: warning: both.model averages its network with random convolutions, which exports do not "
+                + "carry yet: the export is the network alone, whose decisions can differ from gesture detect's\n")
+        let bad = try runGesture(options + ["--classifier", "forest"], in: folder.path)
+        #expect(bad.status == 2 && bad.error.contains("'forest'"), "\(bad.error)")
+    }
+
     @Test func overfittingTwoSessionsFits() throws {
         let folder = try recordings()
         let result = try runGesture(["train", "--overfit", "2", "--epochs", "200"], in: folder.path)

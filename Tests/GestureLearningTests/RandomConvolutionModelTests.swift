@@ -1,0 +1,85 @@
+import Foundation
+import GestureCore
+import Testing
+
+@testable import GestureLearning
+
+/// `trainSmallModel`'s network with random convolutions trained beside it.
+private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
+    let options = TrainingOptions(
+        epochs: 2, batchSize: 4, seed: 1, randomConvolutions: .init(history: 30, outputCount: 300))
+    return try Trainer(model: smallDescription, options: options).train(
+        smallSessions, validation: Array(smallSessions.prefix(2))
+    ).model
+}
+
+@Suite struct RandomConvolutionModelTests {
+    @Test func eachWindowsProbabilitiesAreTheMeanOfTheNetworksAndTheConvolutionsScores() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let convolutions = try #require(model.randomConvolutions)
+        let network = model.networkAlone
+        #expect(network.randomConvolutions == nil)
+        #expect(network.parameters == (try trainSmallModel()).parameters, "the network trains as it does alone")
+        let scores = convolutions.scores(smallSessions)
+        for (both, (alone, scores)) in zip(model.predict(smallSessions), zip(network.predict(smallSessions), scores)) {
+            #expect(both == zip(alone, scores).map { ($0 + $1) / 2 })
+            #expect(both != alone)
+        }
+    }
+
+    @Test func theModelFileKeepsThemBitForBit() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let loaded = try GestureModel(serialized: model.serialized())
+        #expect(loaded == model)
+        #expect(loaded.predict(smallSessions) == model.predict(smallSessions))
+        #expect(try GestureModel(serialized: model.networkAlone.serialized()) == model.networkAlone)
+    }
+
+    @Test func aKernelLongerThanTheHistoryIsAClearError() throws {
+        var model = try trainSmallModelWithRandomConvolutions()
+        let classifier = try #require(model.randomConvolutions)
+        model.randomConvolutions = RandomConvolutionClassifier(
+            classNames: classifier.classNames, windowing: classifier.windowing, normalization: classifier.normalization,
+            convolutions: RandomConvolutions(
+                history: 12, channelCount: 3, kernels: classifier.convolutions.kernels),
+            ridge: classifier.ridge)
+        #expect(
+            throws: ModelFileError(
+                description:
+                    "the model file is inconsistent: \(classifier.convolutions.kernels.count) random convolutions over 12 samples of 3 features"
+            )
+        ) { try GestureModel(serialized: model.serialized()) }
+    }
+
+    /// The LSTM starts afresh where a chunk starts, as in `predict`; the convolutions read the
+    /// stream's past across, as `predict` reads the whole sequence.
+    @Test func streamingEqualsOffline() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let long = try sequence(
+            [Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 }, featureCount: 3)
+        let offline = model.predict([long])[0]
+        let classifier = StreamingClassifier(model: model)
+        var state = classifier.initialState
+        for window in 0..<25 {
+            if window % model.windowing.windowsPerChunk == 0 {
+                let recent = state.recentSamples
+                state = classifier.initialState
+                state.recentSamples = recent
+            }
+            let probabilities = classifier.step(Array(long.features[window * 30..<(window + 1) * 30]), state: &state)
+            for (index, probability) in probabilities.enumerated() {
+                #expect(abs(probability - offline[window * 2 + index]) <= 1e-5, "window \(window)")
+            }
+        }
+        #expect(state.recentSamples.count == 30 * 3)
+    }
+
+    @Test func personalisedModelsAreTheNetworkAlone() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let personalizer = Personalizer(base: model, baseName: "both.gesturemodel", classNames: model.classNames)
+        #expect(personalizer.base == model.networkAlone)
+        let person = smallSessions.filter { $0.user == smallSessions[0].user }
+        let personal = try personalizer.nearestNeighbours(person, user: smallSessions[0].user)
+        #expect(personal.randomConvolutions == nil && personal.neighbours != nil)
+    }
+}
