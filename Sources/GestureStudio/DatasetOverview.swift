@@ -74,7 +74,7 @@ extension StudioRecordings {
                 }
                 return DatasetOverview.ManifestParts(file: name, parts: parts)
             } catch {
-                return DatasetOverview.ManifestParts(file: name, parts: [:], error: error.description)
+                return DatasetOverview.ManifestParts(file: name, parts: [:], error: "\(error)")
             }
         }
     }

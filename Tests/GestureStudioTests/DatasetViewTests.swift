@@ -102,6 +102,19 @@ import struct SystemPackage.FilePath
 
         #expect(try contents(of: studio.folder.recordings.root) == filesBefore, "the view changed a file")
         #expect(try studio.sessions() == catalogBefore, "the view changed the catalog")
+
+        // A manifest that cannot be read says where, and gives no parts.
+        try "gesturelab-manifest 1\ntrian \(deadAxis)\n".write(
+            toFile: studio.folder.recordings.root.appending("broken.txt").string, atomically: true, encoding: .utf8)
+        try await studio.show("sessions")
+        try await studio.show("dataset")
+        try await studio.page.waitUntil("two manifests", "studio.dataset.manifests.length === 2")
+        _ = try await studio.page.evaluate(
+            "document.getElementById('dataset-manifest').value = '0'; showDataset(); true")
+        let status = try #require(
+            try await studio.page.evaluate("document.getElementById('dataset-status').textContent") as? String)
+        #expect(status.contains("broken.txt:2: unknown keyword 'trian'"), "\(status)")
+        #expect(Set(try await texts("#dataset-cells td.train, #dataset-cells td.test", on: studio.page)) == [""])
     }
 
     /// Waits until the table has `cells` rows and `sessions` thumbnails.

@@ -425,7 +425,7 @@ function cellRow(cell, sessions, partsOf, heldWarning) {
   row.append(
     element("td", {}, cell.user), element("td", {}, cell.gesture), element("td", { class: "takes" }, cell.sessions),
     element("td", { class: "minutes" }, (number(cell.seconds) / 60).toFixed(2)),
-    element("td", { class: "rate" }, cell.nominalRates.map(number).join(", ")),
+    element("td", { class: "rate" }, [...new Set(cell.nominalRates.map((rate) => String(Number(number(rate).toFixed(1)))))].join(", ")),
     element("td", { class: "achieved" }, number(cell.achievedRate).toFixed(1)),
     element("td", { class: held > heldWarning ? "held held-warning" : "held" }, (held > heldWarning ? "⚠ " : "") + (held * 100).toFixed(1) + " %"),
     ...parts.map((part) => element("td", { class: part }, partsOf ? inPart(part) : "")),
