@@ -124,17 +124,25 @@ public struct StudioRecordings: Sendable {
 
     /// `clean`'s findings and the held rows' shares of the sessions not discarded.
     private func checks() throws(StudioError) -> Checks {
-        let dataset: Dataset
+        let dataset = try dataset()
+        return Checks(
+            findings: findings(in: dataset),
+            heldShares: Dictionary(
+                dataset.sessions.map { ($0.id, SessionTiming($0).heldShare) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// The sessions not discarded, as `gesture stats` and `clean` load them.
+    func dataset() throws(StudioError) -> Dataset {
         do {
-            dataset = try DatasetLoader(folder: folder).load()
+            return try DatasetLoader(folder: folder).load()
         } catch {
             throw StudioError("\(error)")
         }
+    }
+
+    func findings(in dataset: Dataset) -> [SessionID: [Finding]] {
         let bad = Cleaner(rules: rules).badSessions(in: dataset)
-        return Checks(
-            findings: Dictionary(bad.map { ($0.session, $0.findings) }, uniquingKeysWith: { first, _ in first }),
-            heldShares: Dictionary(
-                dataset.sessions.map { ($0.id, SessionTiming($0).heldShare) }, uniquingKeysWith: { first, _ in first }))
+        return Dictionary(bad.map { ($0.session, $0.findings) }, uniquingKeysWith: { first, _ in first })
     }
 
     private func rows(of id: SessionID, in file: FilePath) throws(StudioError) -> [RecordingRow] {
@@ -146,7 +154,7 @@ public struct StudioRecordings: Sendable {
         }
     }
 
-    private func catalog<T>(_ read: (Catalog) throws(StoreError) -> T) throws(StudioError) -> T {
+    func catalog<T>(_ read: (Catalog) throws(StoreError) -> T) throws(StudioError) -> T {
         do {
             return try read(Catalog(path: folder.catalogPath.string))
         } catch {

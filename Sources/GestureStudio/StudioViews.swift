@@ -23,6 +23,9 @@ public struct StudioViews: Sendable {
         router.get("/api/devices") { _, _ in await Self.json { () throws(StudioError) in try devices.listing() } }
         router.get("/api/sessions") { _, _ in await Self.json { () throws(StudioError) in try recordings.entries() }
         }
+        router.get("/api/dataset") { _, _ in
+            await Self.json { () throws(StudioError) in try recordings.overview() }
+        }
         router.get("/api/sessions/:id") { _, context in
             let id = try Self.sessionID(context)
             return await Self.json { () throws(StudioError) in try recordings.detail(of: id) }

@@ -16,7 +16,7 @@ public struct ExperimentData: Sendable {
         folder: RecordingsFolder, manifest path: String?, gestures: [ActivityLabel], rate: Double?,
         usingTestPart: Bool = false
     ) throws(AnalysisError) {
-        let manifest = try path.map { path throws(AnalysisError) in try Self.readManifest(path) }
+        let manifest = try path.map { path throws(AnalysisError) in try Manifest.read(path) }
         let loaded = try DatasetLoader(folder: folder).load()
         let rate = rate ?? manifest?.rate
         func select(_ ids: [SessionID]?) throws(AnalysisError) -> Dataset {
@@ -30,13 +30,5 @@ public struct ExperimentData: Sendable {
         training = try select(manifest?.sessions(in: main))
         let validationIDs = manifest?.sessions(in: .validation) ?? []
         validation = usingTestPart || validationIDs.isEmpty ? nil : try select(validationIDs)
-    }
-
-    static func readManifest(_ path: String) throws(AnalysisError) -> Manifest {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw AnalysisError("cannot read the manifest \(path): \(fileErrorReason(error))")
-        }
-        do { return try Manifest(text: text, file: path) } catch { throw AnalysisError(error.description) }
     }
 }

@@ -47,6 +47,23 @@ private func expectTextsClear(_ svg: String, sourceLocation: SourceLocation = #_
         try expectTextsClear(svg)
     }
 
+    @Test func aThumbnailIsTheBandsAndLinesAloneInTheAxesColoursFillingItsSize() throws {
+        let session = try #require(try syntheticDataset().first { !$0.gesture.isRest })
+        let chart = try #require(
+            try GesturePlot(features: Feature.rawAcceleration, gestureColors: [session.gesture.rawValue: "#CC79A7"])
+                .panels(for: Dataset(sessions: [session])).charts.first)
+        let svg = chart.thumbnail(width: 240, height: 64).text
+        let reading = try SVGReading(svg)
+        #expect(reading.size.width == 240 && reading.size.height == 64)
+        #expect(reading.texts.isEmpty)
+        #expect(reading.named("path").map { $0.attributes["stroke"] } == Palette.axes)
+        let bands = reading.named("rect").filter { $0.attributes["fill-opacity"] != nil }
+        #expect(!bands.isEmpty && bands.allSatisfy { $0.attributes["fill"] == "#CC79A7" })
+        #expect(reading.frames.map { [$0.minX, $0.minY, $0.maxX, $0.maxY] } == [[0.5, 0.5, 239.5, 63.5]])
+        let size = try renderedSize(svg)
+        #expect(size.width == 240 && size.height == 64)
+    }
+
     @Test func aHundredThousandSamplesKeepTheirPeaksAndStaySmall() throws {
         // A slow wave with one spike: min/max reduction must keep the spike and the extremes.
         let count = 100_000

@@ -17,6 +17,13 @@ import Testing
         #expect(twist.sessions == 8)
         #expect(twist.samples == 8 * 300)
         #expect(abs(twist.seconds - 8 * 299.0 / 50) < 1e-9)
+        let annTwist = try #require(stats.cellTotals.first { $0.user == "ann" && $0.gesture == "twist" })
+        #expect(annTwist.sessions == 4 && annTwist.samples == 4 * 300)
+        // Without a requested rate, each session's is its median interval's: 50 Hz, give or take rounding.
+        #expect(annTwist.nominalRates.allSatisfy { abs($0 - 50) < 1e-6 })
+        #expect(abs(annTwist.seconds - 4 * 299.0 / 50) < 1e-9 && abs(annTwist.achievedRate - 50) < 1e-9)
+        #expect(!stats.cellTotals.contains { $0.user == "cy" && $0.gesture == "twist" })
+        #expect(stats.cellTotals.map(\.sessions).reduce(0, +) == sessions.count)
 
         // Gravity is (0, 0.6, 0.8) on every row but the NaN one.
         let gravY = try #require(stats.features.first { $0.feature == "gravY" })

@@ -128,26 +128,13 @@ import FoundationNetworking
     private func dragEdge(
         _ side: String, by pixels: Double, on studio: Studio, changes: Int, making kind: String
     ) async throws -> [String: Any] {
-        let box = try #require(
-            try await studio.page.evaluate(
-                "(() => { const b = document.querySelector('.edge[data-side=\(side)]').getBoundingClientRect(); "
-                    + "return [b.left + b.width / 2, b.top + b.height / 2]; })()") as? [Double])
-        let (x, y) = (box[0], box[1])
-        try await mouse("mousePressed", x, y, on: studio.page)
-        for step in 1...4 { try await mouse("mouseMoved", x + pixels * Double(step) / 4, y, on: studio.page) }
-        try await mouse("mouseReleased", x + pixels, y, on: studio.page)
+        let (x, y) = try await studio.page.middle(of: ".edge[data-side=\(side)]")
+        try await studio.page.mouse("mousePressed", x, y)
+        for step in 1...4 { try await studio.page.mouse("mouseMoved", x + pixels * Double(step) / 4, y) }
+        try await studio.page.mouse("mouseReleased", x + pixels, y)
         try await studio.page.waitUntil("change \(changes) made", "studio.changes.length === \(changes)")
         return try #require(
             try await studio.page.evaluate("studio.changes[\(changes - 1)].request.\(kind)") as? [String: Any])
-    }
-
-    private func mouse(_ type: String, _ x: Double, _ y: Double, on page: BrowserPage) async throws {
-        try await page.send(
-            "Input.dispatchMouseEvent",
-            [
-                "type": type, "x": x, "y": y, "button": "left", "buttons": type == "mouseReleased" ? 0 : 1,
-                "clickCount": 1,
-            ])
     }
 
     /// The labels of every row of `user`'s file, in file order, with the session and time of each.
@@ -415,5 +402,33 @@ import FoundationNetworking
             _ = try await studio.page.evaluate("document.getElementById('detect-stop').click(); true")
             try await studio.page.waitUntil("stopped", "document.getElementById('detect-start').disabled === false")
         }
+    }
+}
+
+extension BrowserPage {
+    /// A mouse event at a point of the page, with the left button, as a hand makes it.
+    func mouse(_ type: String, _ x: Double, _ y: Double) async throws {
+        try await send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": type, "x": x, "y": y, "button": "left", "buttons": type == "mouseReleased" ? 0 : 1,
+                "clickCount": 1,
+            ])
+    }
+
+    /// Presses and releases the left button over the middle of the element `selector` finds.
+    func click(_ selector: String) async throws {
+        let (x, y) = try await middle(of: selector)
+        try await mouse("mousePressed", x, y)
+        try await mouse("mouseReleased", x, y)
+    }
+
+    /// The middle of the element `selector` finds, in the page's pixels.
+    func middle(of selector: String) async throws -> (x: Double, y: Double) {
+        let box = try #require(
+            try await evaluate(
+                "(() => { const b = document.querySelector('\(selector)').getBoundingClientRect(); "
+                    + "return [b.left + b.width / 2, b.top + b.height / 2]; })()") as? [Double])
+        return (box[0], box[1])
     }
 }

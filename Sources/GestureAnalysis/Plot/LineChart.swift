@@ -100,21 +100,9 @@ public struct LineChart: Sendable {
                 y: top + 22,
                 size: Self.font.title)
         }
-        for band in bands {
-            let left = max(plot.x, xs(band.from)), right = min(plot.right, xs(band.to))
-            guard right > left else { continue }
-            svg.rect(
-                x: left, y: plot.y, width: right - left, height: plot.height, fill: band.color,
-                opacity: Palette.bandOpacity)
-        }
+        drawBands(into: &svg, plot: plot, xs: xs)
         drawAxes(into: &svg, plot: plot, xs: xs, ys: ys)
-        for (index, line) in series.enumerated() {
-            let runs = line.runs.map { run in
-                MinMaxReduction.reduce(run, columns: Int(plot.width), x: xs).filter { $0.x.isFinite && $0.y.isFinite }
-                    .map { (xs($0.x), ys($0.y)) }
-            }
-            svg.path(runs, stroke: color(of: index))
-        }
+        drawLines(into: &svg, plot: plot, xs: xs, ys: ys)
         for marker in markers where xs.domain.contains(marker.x) {
             svg.line(x1: xs(marker.x), y1: plot.y, x2: xs(marker.x), y2: plot.bottom, stroke: "#444", dashed: true)
         }
@@ -122,6 +110,39 @@ public struct LineChart: Sendable {
             svg.text(label.text, x: label.x, y: plot.y - 5, size: Self.font.label, color: label.color)
         }
         drawLegend(into: &svg, plot: plot)
+    }
+
+    /// The bands and lines alone, the plot area filling the page, in a frame: a session's thumbnail.
+    public func thumbnail(width: Double, height: Double) -> SVGDocument {
+        var svg = SVGDocument(width: width, height: height)
+        let plot = Rect(x: 0.5, y: 0.5, width: width - 1, height: height - 1)
+        let xs = LinearScale(domain: xDomain, pixels: plot.x...plot.right)
+        drawBands(into: &svg, plot: plot, xs: xs)
+        drawLines(
+            into: &svg, plot: plot, xs: xs,
+            ys: LinearScale(domain: yDomain, pixels: plot.y...plot.bottom, flipped: true))
+        svg.rect(x: plot.x, y: plot.y, width: plot.width, height: plot.height, fill: "none", stroke: "#666")
+        return svg
+    }
+
+    private func drawBands(into svg: inout SVGDocument, plot: Rect, xs: LinearScale) {
+        for band in bands {
+            let left = max(plot.x, xs(band.from)), right = min(plot.right, xs(band.to))
+            guard right > left else { continue }
+            svg.rect(
+                x: left, y: plot.y, width: right - left, height: plot.height, fill: band.color,
+                opacity: Palette.bandOpacity)
+        }
+    }
+
+    private func drawLines(into svg: inout SVGDocument, plot: Rect, xs: LinearScale, ys: LinearScale) {
+        for (index, line) in series.enumerated() {
+            let runs = line.runs.map { run in
+                MinMaxReduction.reduce(run, columns: Int(plot.width), x: xs).filter { $0.x.isFinite && $0.y.isFinite }
+                    .map { (xs($0.x), ys($0.y)) }
+            }
+            svg.path(runs, stroke: color(of: index))
+        }
     }
 
     private func drawAxes(into svg: inout SVGDocument, plot: Rect, xs: LinearScale, ys: LinearScale) {

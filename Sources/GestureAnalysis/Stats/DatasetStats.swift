@@ -10,6 +10,21 @@ public struct DatasetStats: Sendable, Codable {
         public var seconds: Double
     }
 
+    /// One user's sessions of one gesture: a cell of the count table, with its data and timing.
+    public struct CellTotals: Sendable, Codable, Equatable {
+        public var user: String
+        public var gesture: String
+        public var sessions: Int
+        public var samples: Int
+        public var seconds: Double
+        /// The sessions' nominal rates, each once, lowest first.
+        public var nominalRates: [Double]
+        /// Samples per second over the cell: its sessions' intervals between first and last sample.
+        public var achievedRate: Double
+        /// The share of its rows that repeat the row before, over all its sessions.
+        public var heldShare: Double
+    }
+
     public struct FeatureSummary: Sendable, Codable, Equatable {
         public var feature: String
         public var unit: String
@@ -38,6 +53,8 @@ public struct DatasetStats: Sendable, Codable {
     /// Sessions per gesture (outer key) and user (inner key).
     public var sessionCounts: [String: [String: Int]]
     public var gestureTotals: [GestureTotals]
+    /// A cell per user and gesture with sessions, by user then gesture.
+    public var cellTotals: [CellTotals]
     public var features: [FeatureSummary]
     public var sessions: [SessionSummary]
 
@@ -63,6 +80,22 @@ public struct DatasetStats: Sendable, Codable {
                 samples: session.rows.count, seconds: session.duration, timing: SessionTiming(session),
                 noMotion: session.lacksMotion)
         }
+        cellTotals = Dictionary(grouping: sessions) { [$0.user, $0.gesture] }.sorted {
+            $0.key.lexicographicallyPrecedes($1.key)
+        }
+        .map { Self.cell($0.value) }
+    }
+
+    private static func cell(_ sessions: [SessionSummary]) -> CellTotals {
+        let intervals = sessions.reduce(0) { $0 + max(0, $1.samples - 1) }
+        let held = sessions.reduce(0.0) { $0 + $1.timing.heldShare * Double(max(0, $1.samples - 1)) }
+        let seconds = sessions.reduce(0) { $0 + $1.seconds }
+        return CellTotals(
+            user: sessions[0].user, gesture: sessions[0].gesture, sessions: sessions.count,
+            samples: sessions.reduce(0) { $0 + $1.samples }, seconds: seconds,
+            nominalRates: Set(sessions.map(\.timing.nominalRate)).sorted(),
+            achievedRate: seconds > 0 ? Double(intervals) / seconds : 0,
+            heldShare: intervals > 0 ? held / Double(intervals) : 0)
     }
 
     public func count(gesture: String, user: String) -> Int { sessionCounts[gesture]?[user] ?? 0 }

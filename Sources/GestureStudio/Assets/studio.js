@@ -13,6 +13,9 @@ const studio = {
   // The extent each chart shows now, by its canvas's id.
   extents: {},
   sessions: null,
+  // The dataset view's figures as the server sent them, and the cells and sessions it shows.
+  dataset: null,
+  datasetShown: null,
   session: null,
   changes: [],
   errors: [],
@@ -72,6 +75,7 @@ function route() {
   for (const section of document.querySelectorAll("main > section")) section.classList.toggle("current", section.id === view);
   for (const link of document.querySelectorAll("header nav a")) link.classList.toggle("current", link.id === "nav-" + (view === "session" ? "sessions" : view));
   if (view === "sessions") loadSessions();
+  if (view === "dataset") loadDataset();
   if (view === "session") loadSession(decodeURIComponent(id));
 }
 
@@ -360,6 +364,91 @@ function labelSummary(record) {
 
 for (const id of ["filter-user", "filter-gesture", "filter-status", "filter-findings"]) $(id).onchange = showSessions;
 
+// MARK: Dataset
+
+// What `gesture stats` counts per user and gesture, the parts the chosen manifest gives the
+// sessions, what `clean` finds in them, and a thumbnail of each, narrowed to a user and a gesture.
+const datasetFilter = { user: "", gesture: "" };
+const parts = ["train", "validation", "test"];
+
+async function loadDataset() {
+  const first = studio.dataset === null;
+  let dataset;
+  try {
+    dataset = await api("/api/dataset");
+  } catch (error) {
+    return fail(error);
+  }
+  studio.dataset = dataset;
+  const select = $("dataset-manifest"), chosen = select.value;
+  select.replaceChildren(element("option", { value: "" }, "none"),
+    ...dataset.manifests.map((manifest, index) => element("option", { value: index }, manifest.file)));
+  select.value = first && dataset.manifests.length > 0 ? "0" : chosen;
+  showDataset();
+}
+
+function showDataset() {
+  const dataset = studio.dataset;
+  filterChips($("dataset-users"), dataset.cells.map((cell) => cell.user), "user");
+  filterChips($("dataset-gestures"), dataset.cells.map((cell) => cell.gesture), "gesture");
+  const manifest = dataset.manifests[$("dataset-manifest").value];
+  const partsOf = (session) => (manifest ? manifest.parts[session.summary.session] || [] : []);
+  const chosen = (item) => (!datasetFilter.user || item.user === datasetFilter.user) && (!datasetFilter.gesture || item.gesture === datasetFilter.gesture);
+  const cells = dataset.cells.filter(chosen);
+  const sessions = dataset.sessions.filter((session) => chosen(session.summary));
+  $("dataset-cells").replaceChildren(...cells.map((cell) => {
+    const own = dataset.sessions.filter((session) => session.summary.user === cell.user && session.summary.gesture === cell.gesture);
+    return cellRow(cell, own, manifest && !manifest.error ? partsOf : null, dataset.heldWarning);
+  }));
+  $("dataset-thumbnails").replaceChildren(...sessions.map((session) => thumbnailCard(session, partsOf(session))));
+  const status = $("dataset-status");
+  status.className = manifest && manifest.error ? "error" : "status";
+  status.textContent = manifest && manifest.error ? manifest.error : sessions.length + " of " + dataset.sessions.length + " sessions (discarded ones left out, as gesture stats does)";
+  studio.datasetShown = { cells: cells.map((cell) => [cell.user, cell.gesture]), sessions: sessions.map((session) => session.summary.session) };
+}
+
+// A button per value and one for all; the chosen one dark. Choosing one narrows the table and the thumbnails.
+function filterChips(container, values, key) {
+  const chip = (value, text) => {
+    const made = element("button", { "data-value": value, class: datasetFilter[key] === value ? "chosen" : "" }, text);
+    made.onclick = () => { datasetFilter[key] = value; showDataset(); };
+    return made;
+  };
+  container.replaceChildren(chip("", "all"), ...[...new Set(values)].sort().map((value) => chip(value, value)));
+}
+
+function cellRow(cell, sessions, partsOf, heldWarning) {
+  const held = number(cell.heldShare);
+  const inPart = (part) => sessions.reduce((sum, session) => sum + partsOf(session).filter((named) => named === part).length, 0);
+  const bad = sessions.filter((session) => session.findings.length > 0).length;
+  const row = element("tr", { "data-user": cell.user, "data-gesture": cell.gesture });
+  row.append(
+    element("td", {}, cell.user), element("td", {}, cell.gesture), element("td", { class: "takes" }, cell.sessions),
+    element("td", { class: "minutes" }, (number(cell.seconds) / 60).toFixed(2)),
+    element("td", { class: "rate" }, [...new Set(cell.nominalRates.map((rate) => String(Number(number(rate).toFixed(1)))))].join(", ")),
+    element("td", { class: "achieved" }, number(cell.achievedRate).toFixed(1)),
+    element("td", { class: held > heldWarning ? "held held-warning" : "held" }, (held > heldWarning ? "⚠ " : "") + (held * 100).toFixed(1) + " %"),
+    ...parts.map((part) => element("td", { class: part }, partsOf ? inPart(part) : "")),
+    element("td", { class: "findings" }, bad === 0 ? "" : bad + (bad === 1 ? " session" : " sessions")));
+  row.onclick = () => { datasetFilter.user = cell.user; datasetFilter.gesture = cell.gesture; showDataset(); };
+  return row;
+}
+
+function thumbnailCard(session, named) {
+  const summary = session.summary;
+  const card = element("div", { class: "thumbnail", "data-id": summary.session });
+  const image = element("img", { alt: "acceleration of " + summary.session, src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(session.thumbnail) });
+  const caption = element("div", {}, summary.user + " · " + summary.gesture + (session.take ? " take " + session.take : "") + " · " + number(summary.seconds).toFixed(1) + " s");
+  const marks = element("div");
+  for (const part of named) marks.append(element("span", { class: "part" }, part));
+  for (const finding of session.findings) marks.append(element("span", { class: "finding", title: finding.reason }, finding.kind));
+  card.append(image, caption, marks);
+  card.onclick = () => { location.hash = "session/" + encodeURIComponent(summary.session); };
+  return card;
+}
+
+$("dataset-manifest").onchange = showDataset;
+
 // MARK: A session
 
 async function loadSession(id) {
@@ -389,7 +478,7 @@ function say(text) {
 
 function fail(error) {
   studio.errors.push(String(error.message || error));
-  const line = studio.view === "session" ? $("session-status") : $("sessions-count");
+  const line = { session: $("session-status"), dataset: $("dataset-status") }[studio.view] || $("sessions-count");
   line.textContent = String(error.message || error);
   line.className = "error";
 }
