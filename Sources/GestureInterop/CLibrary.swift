@@ -27,6 +27,7 @@ public struct CLibrary {
     ) throws(InteropError) {
         try InteropError.checkExportable(model)
         try Self.check(settings, window: model.windowing.window)
+        try Self.check(model.randomConvolutions, window: model.windowing.window)
         self.model = model
         self.weights = weights
         self.settings = settings
@@ -132,7 +133,7 @@ public struct CLibrary {
     public var flashBytes: Int {
         let values = matrices.map(\.values.count).reduce(0, +), rows = matrices.map(\.rows).reduce(0, +)
         let matrixBytes = weights == .int8 ? values + 4 * rows : 4 * values
-        return matrixBytes + 4 * vectors.map(\.values.count).reduce(0, +) + rejectionBytes
+        return matrixBytes + 4 * vectors.map(\.values.count).reduce(0, +) + rejectionBytes + convolutionBytes
     }
 
     /// Bytes of RAM, at most: one board (its detector: its sample ring, a state per window slot, recent
@@ -143,7 +144,7 @@ public struct CLibrary {
     /// Bytes of one `gesture_detector`, at most.
     var detectorBytes: Int {
         4 * (2 * windowValues + slots * 2 * units + settings.averaging * model.classNames.count) + 64
-            + slots * motionStateBytes
+            + slots * (motionStateBytes + convolutionStateBytes)
     }
 
     /// Bytes of one `gesture_board`, at most: its detector, the attitude and the reading count.
@@ -156,7 +157,7 @@ public struct CLibrary {
         let arrays =
             2 * windowValues + model.architecture.convolutionFilters + 5 * units + model.architecture.denseUnits
             + 2 * model.classNames.count + model.featureNames.count + (motion?.center.count ?? 0)
-        return 4 * arrays + 256
+        return 4 * arrays + convolutionStackBytes + 256
     }
 
     private var windowValues: Int { model.windowing.window * model.featureNames.count }
@@ -172,7 +173,7 @@ public struct CLibrary {
             #define GESTURE_WINDOW \(model.windowing.window)
             #define GESTURE_CLASSES \(model.classNames.count)
             #define GESTURE_UNITS \(units)
-            #define GESTURE_RATE \(model.samplingRate.shortText)
+            #define GESTURE_RATE \(model.samplingRate.shortText)\(convolutionDefine)
             /* The detector: a prediction every GESTURE_OFFSET samples, each of the GESTURE_SLOTS overlapping
                windows carrying its own state; at most GESTURE_MAX_AVERAGING predictions averaged. */
             #define GESTURE_OFFSET \(settings.offset)
@@ -185,7 +186,7 @@ public struct CLibrary {
             /* The LSTM's memory from one window to the next; zeros (gesture_state_reset) to start. */
             typedef struct {
                 float hidden[GESTURE_UNITS];
-                float cell[GESTURE_UNITS];\(motionStateFields)
+                float cell[GESTURE_UNITS];\(motionStateFields)\(convolutionStateFields)
             } gesture_state;
 
             void gesture_state_reset(gesture_state *state);
@@ -308,7 +309,7 @@ public struct CLibrary {
                 }
             }
 
-            \(motionSource)
+            \(motionSource)\(convolutionSource)
             void gesture_predict(const float *window, gesture_state *state, float *probabilities) {
                 float normalized[WINDOW_VALUES], lstm_input[FILTERS + GESTURE_UNITS], gates[4 * GESTURE_UNITS];
                 float hidden[DENSE];
@@ -329,6 +330,7 @@ public struct CLibrary {
                 dense_embedding(state->hidden, hidden);
                 \(product)(\(CMatrix.arguments("output", weights)), GESTURE_CLASSES, DENSE, hidden, output_bias, probabilities);
                 softmax(probabilities);
+                \(convolutionAverage)
             }
 
             void gesture_detector_init(gesture_detector *detector) {

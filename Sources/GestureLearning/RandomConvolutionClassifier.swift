@@ -31,9 +31,9 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
 
     public let classNames: [String]
     public let windowing: Windowing
-    let normalization: FeatureNormalization
-    let convolutions: RandomConvolutions
-    let ridge: RidgeClassifier
+    public let normalization: FeatureNormalization
+    public let convolutions: RandomConvolutions
+    public let ridge: RidgeClassifier
 
     public init(
         training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64

@@ -7,13 +7,13 @@ import Glibc
 /// is the share of the kernel's outputs over the last `history` samples that lie above the bias.
 /// Nothing is learned but the biases, quantiles of the outputs on the training data.
 public struct RandomConvolutions: Sendable, Equatable {
-    struct Kernel: Sendable, Equatable {
+    public struct Kernel: Sendable, Equatable {
         /// The three of the nine taps weighted 2.
-        var heavyTaps: [Int]
-        var dilation: Int
+        public internal(set) var heavyTaps: [Int]
+        public internal(set) var dilation: Int
         /// The features summed before convolving.
-        var channels: [Int]
-        var biases: [Float]
+        public internal(set) var channels: [Int]
+        public internal(set) var biases: [Float]
 
         /// Samples one output spans.
         var span: Int { 8 * dilation + 1 }
@@ -22,7 +22,7 @@ public struct RandomConvolutions: Sendable, Equatable {
     /// Samples a window's features look back over, the window's own included.
     public let history: Int
     public let channelCount: Int
-    let kernels: [Kernel]
+    public let kernels: [Kernel]
 
     /// The 84 ways to choose three taps of nine.
     static let heavyTapChoices: [[Int]] = (0..<9).flatMap { a in

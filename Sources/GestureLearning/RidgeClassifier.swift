@@ -4,10 +4,10 @@ import COpenBLAS
 /// each feature standardized on the training data, the intercept not penalized.
 public struct RidgeClassifier: Sendable, Equatable {
     public let classCount: Int
-    let standardization: FeatureNormalization
+    public let standardization: FeatureNormalization
     /// `featureCount × classCount`, row-major, on the standardized features.
-    var weights: [Float]
-    var intercept: [Float]
+    public internal(set) var weights: [Float]
+    public internal(set) var intercept: [Float]
 
     public var featureCount: Int { standardization.featureCount }
 

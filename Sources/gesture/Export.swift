@@ -52,7 +52,7 @@ struct Export: AsyncParsableCommand, NumberChecking {
 
     func run() async throws {
         try checkNumbers()
-        let loaded = try networkOf(try loadModel(model))
+        let loaded = try loadModel(model)
         if bookLabels, format != .coreml {
             throw Failure.usage("--book-labels is for --format coreml only")
         }
@@ -68,24 +68,25 @@ struct Export: AsyncParsableCommand, NumberChecking {
         switch format {
         case .coreml:
             let export = try exporting { () throws(InteropError) in
-                try CoreMLExport(model: loaded, bookLabels: bookLabels)
+                try CoreMLExport(model: networkOf(loaded), bookLabels: bookLabels)
             }
             try writeFile(export.serialized())
             for difference in export.differencesFromTheBook {
                 Terminal.note("the book's GestureIt app would need changes to use it: \(difference)")
             }
         case .onnx:
-            try writeFile(try exporting { () throws(InteropError) in try ONNXExport(model: loaded) }.serialized())
+            try writeFile(
+                try exporting { () throws(InteropError) in try ONNXExport(model: networkOf(loaded)) }.serialized())
         case .c: try writeLibrary(loaded)
         }
     }
 
-    /// The model's network, warning that the export leaves its random convolutions out.
+    /// The model's network, warning that a Core ML or ONNX export leaves its random convolutions out.
     private func networkOf(_ loaded: GestureModel) -> GestureModel {
         if loaded.randomConvolutions != nil {
             Terminal.warn(
-                "\(model) averages its network with random convolutions, which exports do not carry yet: "
-                    + "the export is the network alone, whose decisions can differ from gesture detect's")
+                "\(model) averages its network with random convolutions, which \(format == .coreml ? "Core ML" : "ONNX") exports do not carry "
+                    + "yet (C does): the export is the network alone, whose decisions can differ from gesture detect's")
         }
         return loaded.networkAlone
     }

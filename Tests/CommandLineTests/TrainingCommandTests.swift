@@ -161,8 +161,11 @@ private func isXML(_ path: FilePath) -> Bool {
             .succeeded()
         #expect(
             export.error
-                == "gesture: warning: both.model averages its network with random convolutions, which exports do not "
-                + "carry yet: the export is the network alone, whose decisions can differ from gesture detect's\n")
+                == "gesture: warning: both.model averages its network with random convolutions, which ONNX exports do not "
+                + "carry yet (C does): the export is the network alone, whose decisions can differ from gesture detect's\n"
+        )
+        let c = try runGesture(["export", "both.model", "--format", "c", "-o", "c"], in: folder.path).succeeded()
+        #expect(c.error.isEmpty, "\(c.error)")
         let bad = try runGesture(options + ["--classifier", "forest"], in: folder.path)
         #expect(bad.status == 2 && bad.error.contains("'forest'"), "\(bad.error)")
     }

@@ -42,6 +42,36 @@ import Testing
         }
     }
 
+    /// Random convolutions beside the network: each slot keeps its last samples, and the averaged
+    /// probabilities, the windows rejected and the detections are GestureLab's, here and on aarch64.
+    @Test func randomConvolutionsBesideTheNetworkPredictAndDetectAsGestureLab() throws {
+        var model = rejectingModel
+        model.randomConvolutions = try RandomConvolutionClassifier(
+            training: interopSessions, classNames: model.classNames, windowing: model.windowing,
+            settings: .init(history: 60, outputCount: 500), seed: 3)
+        let library = try CLibrary(model: model, weights: .float32)
+        #expect(library.source.contains("convolution_scores(window, state, scores);"))
+        let network = try CLibrary(model: model.networkAlone, weights: .float32)
+        let features = try #require(model.randomConvolutions).convolutions.outputCount
+        #expect(
+            library.ramBytes
+                == network.ramBytes + library.slots * 4 * (60 * 6 + 1) + 4 * (2 * 60 + features + 3),
+            "each slot's samples, and on the stack the summed channels, outputs, features and scores")
+        for weights in CLibrary.Weights.allCases {
+            try checkPredictions(of: model, weights: weights, windows: 200, on: .host)
+        }
+        try checkDetections(of: syntheticSamples(), by: model, on: .host)
+        if CTarget.aarch64.isInstalled {
+            try checkPredictions(of: model, weights: .float32, windows: 200, on: .aarch64)
+        }
+        var short = model
+        short.windowing = Windowing(window: 65)
+        #expect(
+            throws: InteropError(
+                "the random convolutions look back 60 samples, less than the window of 65: C cannot carry them")
+        ) { try CLibrary(model: short, weights: .float32) }
+    }
+
     @Test func theDetectorFindsWhatGestureLabsDetectorFinds() throws {
         try checkDetections(of: syntheticSamples(), by: widenedInteropModel, on: .host)
         try checkDetections(of: try recordedFeatures(), by: recordedModel, on: .host)
