@@ -269,7 +269,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "GestureLearningTests",
-            dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS", "GestureTargets", "GestureTestSupport",
+            ]),
         .testTarget(
             name: "GestureTrainingTests",
             dependencies: ["GestureAnalysis", "GestureLearning", "GestureTraining", "GestureTestSupport"]),
