@@ -22,10 +22,11 @@ public enum ProductKernels: String, CaseIterable, Sendable {
     case avx2
     /// NEON for one row's products, on packed bfloat16 weights; OpenBLAS for the rest (aarch64).
     case neon
+    /// OpenBLAS for every product, on the Float weights: where none of the above runs, it is faster
+    /// than plain C (11.8 µs a prediction against 18.8 on the development machine).
+    case openblas
     /// Plain C for one row's products, on packed bfloat16 weights; OpenBLAS for the rest: any CPU.
     case portable
-    /// OpenBLAS for every product, on the Float weights.
-    case openblas
 
     /// Whether this CPU runs them.
     public var isAvailable: Bool {
@@ -43,7 +44,7 @@ public enum ProductKernels: String, CaseIterable, Sendable {
             #else
             false
             #endif
-        case .portable, .openblas: true
+        case .openblas, .portable: true
         }
     }
 
@@ -78,7 +79,7 @@ public enum ProductKernels: String, CaseIterable, Sendable {
             #if arch(arm64)
             gl_row_times_bfloat16_pairs_neon(Int32(k), Int32(n), x, pairs, y, adding)
             #endif
-        case .portable, .openblas: gl_row_times_bfloat16_pairs_portable(Int32(k), Int32(n), x, pairs, y, adding)
+        case .openblas, .portable: gl_row_times_bfloat16_pairs_portable(Int32(k), Int32(n), x, pairs, y, adding)
         }
     }
 }

@@ -139,7 +139,7 @@ struct PredictSpeedBench: ParsableCommand {
         let extensions = ["avx512f", "avx2"].map { "\($0) \(cpuFlags().contains($0) ? "yes" : "no")" }
         print("CPU: \(cpuModel()); \(extensions.joined(separator: ", ")); OpenBLAS \(OpenBLAS.coreName)")
         print("products by default: \(OpenBLAS.productKernels)")
-        let reference = paths.last!
+        let reference = paths.first { $0.kernels == .openblas }!
         for path in paths {
             let difference = zip(path.probabilities, reference.probabilities).map { abs($0 - $1) }.max() ?? 0
             let name = path.kernels.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
