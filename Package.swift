@@ -91,7 +91,7 @@ let package = Package(
         // Learning.
         // OpenBLAS's products (Debian: libopenblas0), loaded when first used.
         .target(name: "COpenBLAS", dependencies: ["CLearningKernels"]),
-        // Hand-written AVX-512 matrix kernels, chosen at run time.
+        // Hand-written matrix kernels (AVX-512; for one row also AVX2, NEON and plain C), chosen at run time.
         .target(name: "CLearningKernels"),
         // Tensors, layers, training, evaluation and the model file.
         .target(
@@ -269,7 +269,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "GestureLearningTests",
-            dependencies: ["GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS"]),
+            dependencies: [
+                "GestureCore", "GestureMotion", "GestureLearning", "COpenBLAS", "GestureTargets", "GestureTestSupport",
+            ]),
         .testTarget(
             name: "GestureTrainingTests",
             dependencies: ["GestureAnalysis", "GestureLearning", "GestureTraining", "GestureTestSupport"]),

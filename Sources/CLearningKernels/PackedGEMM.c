@@ -2,7 +2,7 @@
 // 8 rows × 32 columns that takes the left-hand factor as it is, rows or columns. A factor used many
 // times, as the LSTM's recurrent weights are at every step, is packed once, where OpenBLAS would
 // pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
-// run time.
+// run time; so are its kernels for one row (RowProducts.c has the other instruction sets').
 
 #include "CLearningKernels.h"
 
@@ -44,34 +44,6 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
             for (int row = 0; row < k; row++) {
                 memcpy(destination + (size_t)row * panelWidth, b + (size_t)row * ldb + first, sizeof(float) * columns);
             }
-        }
-    }
-}
-
-// Streaming prediction multiplies one row by each weight matrix. In Float the LSTM's weights
-// (845 KB) do not stay in this CPU's 1 MB L2 cache and the product waits on L3; as bfloat16 they
-// do. A group of 32 columns is packed as 16 pairs, column c in the low half of pair c and column
-// c + 16 in the high half, so shifting a pair left and masking it give two vectors of Floats.
-enum { pairGroupWidth = 32 };
-
-long gl_bfloat16_pair_count(int k, int n) {
-    return (long)k * ((n + pairGroupWidth - 1) / pairGroupWidth) * (pairGroupWidth / 2);
-}
-
-static uint32_t upperHalf(float value) {
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    return bits >> 16;
-}
-
-void gl_pack_bfloat16_pairs(const float *w, int k, int n, uint32_t *packed) {
-    int groups = (n + pairGroupWidth - 1) / pairGroupWidth;
-    for (int row = 0; row < k; row++) {
-        for (int pair = 0; pair < groups * 16; pair++) {
-            int low = pair / 16 * pairGroupWidth + pair % 16, high = low + 16;
-            uint32_t lowHalf = low < n ? upperHalf(w[(size_t)row * n + low]) : 0;
-            uint32_t highHalf = high < n ? upperHalf(w[(size_t)row * n + high]) : 0;
-            packed[(size_t)row * groups * 16 + pair] = highHalf << 16 | lowHalf;
         }
     }
 }
@@ -172,8 +144,8 @@ static inline void rowTimesPairGroups(int k, int groups, const float *x, const u
 }
 
 __attribute__((target("avx512f")))
-void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate) {
-    int pairsPerRow = (n + pairGroupWidth - 1) / pairGroupWidth * 16, first = 0;
+void gl_row_times_bfloat16_pairs_avx512(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate) {
+    int pairsPerRow = (int)gl_bfloat16_pair_count(1, n), first = 0;
     for (; n - first >= 256; first += 256) {
         rowTimesPairGroups(k, 8, x, packed + first / 2, pairsPerRow, y + first, 256, accumulate);
     }
@@ -219,10 +191,6 @@ bool gl_has_avx512f(void) { return false; }
 
 void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
                     float *c, int ldc, bool accumulate) {
-    __builtin_trap();
-}
-
-void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate) {
     __builtin_trap();
 }
 

@@ -1,6 +1,5 @@
 import CLearningKernels
 import COpenBLAS
-import FoundationEssentials
 
 /// `c = alpha · op(a) · op(b) + beta · c` on row-major matrices, where op(a) is `m × k` and op(b)
 /// is `k × n`; `transposeA`/`transposeB` read `a`/`b` as stored transposed.
@@ -8,7 +7,8 @@ import FoundationEssentials
 /// On a CPU with AVX-512, given room to pack op(b) (`PackedFactor.packedCount(k:n:)` floats), at
 /// least a block of rows to pay for the packing, alpha 1 and beta 0 or 1, the hand-written kernel
 /// does it: 2–16 % faster than OpenBLAS on this model's shapes; so does another for a single row
-/// (as fast as OpenBLAS, and streaming prediction then never loads it). Otherwise OpenBLAS.
+/// (as fast as OpenBLAS, and streaming prediction then never loads it). Without AVX-512, plain C
+/// does a single row by a small matrix, for the same reason. Otherwise OpenBLAS.
 func gemm(
     _ m: Int, _ n: Int, _ k: Int,
     _ a: UnsafePointer<Float>, transposeA: Bool = false,
@@ -24,6 +24,13 @@ func gemm(
     }
     if kernelApplies, m == 1, !transposeA, !transposeB {
         gl_row_times_matrix(Int32(k), Int32(n), a, b, Int32(n), c, beta == 1)
+        return
+    }
+    if ProductKernels.chosen != .openblas, m == 1, !transposeA, !transposeB, k * n <= 4096, alpha == 1,
+        beta == 0 || beta == 1
+    {
+        // A model's output layer: streaming prediction then never loads OpenBLAS.
+        gl_row_times_small_matrix(Int32(k), Int32(n), a, b, c, beta == 1)
         return
     }
     if m == 1 && !transposeA {
@@ -43,9 +50,8 @@ func gemm(
 /// (OpenBLAS packs its operands again at every call, a fifth of the time of these small products).
 /// Where the CPU lacks AVX-512, or without room to pack, the products go to OpenBLAS.
 struct PackedFactor {
-    /// Whether the CPU has AVX-512 and `GESTURELAB_OPENBLAS_ONLY` is unset (to measure OpenBLAS alone).
-    static let kernelIsAvailable =
-        gl_has_avx512f() && ProcessInfo.processInfo.environment["GESTURELAB_OPENBLAS_ONLY"] == nil
+    /// Whether the products take the AVX-512 kernels (see `ProductKernels.chosen`).
+    static let kernelIsAvailable = ProductKernels.chosen == .avx512
     /// The rows the kernel computes together.
     static let blockRows = 8
 
@@ -97,7 +103,10 @@ public enum OpenBLAS {
 
     /// What does the matrix products: OpenBLAS's kernels, or GestureLab's own where it has them.
     public static var productKernels: String {
-        PackedFactor.kernelIsAvailable
-            ? "GestureLab's AVX-512 kernel (OpenBLAS \(coreName) for a few rows)" : "OpenBLAS \(coreName)"
+        switch ProductKernels.chosen {
+        case .avx512: "GestureLab's AVX-512 kernel (OpenBLAS \(coreName) for a few rows)"
+        case .openblas: "OpenBLAS \(coreName)"
+        case let kernels: "GestureLab's \(kernels) kernel for one row, OpenBLAS \(coreName) for the rest"
+        }
     }
 }

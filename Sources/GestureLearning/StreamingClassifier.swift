@@ -26,6 +26,7 @@ public struct StreamState: Sendable, Equatable {
 /// model holds, so one prediction reads half the bytes of the offline path's Floats.
 public final class StreamingClassifier {
     public let model: GestureModel
+    public let kernels: ProductKernels
     private let network: Network
     private let convolution: BFloat16Matrix
     /// The LSTM's input and recurrent weights stacked: one product of [convolution output, hidden].
@@ -35,17 +36,24 @@ public final class StreamingClassifier {
     /// The convolution's output, then the hidden state: the LSTM's one input row.
     private let lstmInput: UnsafeMutablePointer<Float>
 
-    public init(model: GestureModel) {
+    /// `kernels` do the products of one row by the large matrices (by default the fastest here).
+    public init(model: GestureModel, kernels: ProductKernels = .chosen) {
         let network = model.network, layout = network.layout
         let filters = network.convolution.outputs, units = network.lstm.units
         self.model = model
+        self.kernels = kernels
         self.network = network
         (convolution, lstm, dense) = model.parameters.withUnsafeBufferPointer { parameters in
             let base = parameters.baseAddress!
             return (
-                BFloat16Matrix(base + layout.convolution.weight.lowerBound, k: network.convolution.inputs, n: filters),
-                BFloat16Matrix(base + layout.lstm.weights.lowerBound, k: filters + units, n: network.lstm.gateWidth),
-                BFloat16Matrix(base + layout.dense.weight.lowerBound, k: units, n: network.dense.outputs)
+                BFloat16Matrix(
+                    base + layout.convolution.weight.lowerBound, k: network.convolution.inputs, n: filters,
+                    kernels: kernels),
+                BFloat16Matrix(
+                    base + layout.lstm.weights.lowerBound, k: filters + units, n: network.lstm.gateWidth,
+                    kernels: kernels),
+                BFloat16Matrix(
+                    base + layout.dense.weight.lowerBound, k: units, n: network.dense.outputs, kernels: kernels)
             )
         }
         workspace = Workspace(network, capacity: 1)

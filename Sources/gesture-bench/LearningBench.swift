@@ -37,7 +37,7 @@ struct LearningBenchOptions: ParsableArguments {
 
     /// Chooses the kernels, before the first product loads OpenBLAS.
     func prepareKernels() {
-        if openblasOnly { setenv("GESTURELAB_OPENBLAS_ONLY", "1", 1) }
+        if openblasOnly { setenv("GESTURELAB_KERNELS", ProductKernels.openblas.rawValue, 1) }
         if defaultKernels { setenv("GESTURELAB_OPENBLAS_AUTODETECT", "1", 1) }
     }
 
@@ -107,14 +107,17 @@ struct PredictSpeedBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "predict-speed",
         abstract: """
-            Microseconds for one streaming prediction: one window through the model, the LSTM state carried; \
-            and for the rejection's check of it.
+            Microseconds for one streaming prediction on each kernel set this CPU runs, interleaved: one \
+            window through the model, the LSTM state carried; and for the rejection's check of it.
             """)
 
     @OptionGroup var shape: LearningBenchOptions
 
-    @Option(help: "Predictions to time.")
+    @Option(help: "Predictions to time on each kernel set.")
     var predictions = 20_000
+
+    @Option(help: "Predictions in a row on one kernel set before the next takes its turn.")
+    var round = 500
 
     func run() throws {
         shape.prepareKernels()
@@ -122,28 +125,54 @@ struct PredictSpeedBench: ParsableCommand {
         let model = GestureModel(
             untrained: shape.description, normalization: FeatureNormalization(fitting: sessions), seed: 1
         ).calibratingRejection(on: sessions)
-        let classifier = StreamingClassifier(model: model)
+        let paths = ProductKernels.available.map { StreamSpeed(StreamingClassifier(model: model, kernels: $0)) }
         let windowSize = shape.window * shape.features
         let stream = sessions[0].features
-        var state = classifier.initialState
-        var times: [Double] = [], checks: [Double] = []
-        times.reserveCapacity(predictions)
-        checks.reserveCapacity(predictions)
-        for index in 0..<predictions {
-            let start = (index * windowSize) % (stream.count - windowSize + 1)
-            let window = Array(stream[start..<start + windowSize])
-            let begin = ContinuousClock.now
-            let probabilities = classifier.step(window, state: &state)
-            let stepped = ContinuousClock.now
-            _ = classifier.rejects(probabilities, state: state)
-            times.append((stepped - begin) / .microseconds(1))
-            checks.append((ContinuousClock.now - stepped) / .microseconds(1))
+        for first in stride(from: 0, to: predictions, by: round) {
+            for path in paths {
+                for index in first..<min(first + round, predictions) {
+                    let start = (index * windowSize) % (stream.count - windowSize + 1)
+                    path.predict(Array(stream[start..<start + windowSize]))
+                }
+            }
         }
-        print("products: \(OpenBLAS.productKernels)")
-        print(
-            String(
-                format:
-                    "%d predictions: median %.2f µs, p99 %.2f µs; the rejection's check: median %.2f µs, p99 %.2f µs",
-                predictions, median(times), percentile(times, 0.99), median(checks), percentile(checks, 0.99)))
+        let extensions = ["avx512f", "avx2"].map { "\($0) \(cpuFlags().contains($0) ? "yes" : "no")" }
+        print("CPU: \(cpuModel()); \(extensions.joined(separator: ", ")); OpenBLAS \(OpenBLAS.coreName)")
+        print("products by default: \(OpenBLAS.productKernels)")
+        let reference = paths.first { $0.kernels == .openblas }!
+        for path in paths {
+            let difference = zip(path.probabilities, reference.probabilities).map { abs($0 - $1) }.max() ?? 0
+            let name = path.kernels.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+            let figures = String(
+                format: "median %.2f µs, p99 %.2f µs; the rejection's check %.2f µs; max |Δp| %.1e", median(path.times),
+                percentile(path.times, 0.99), median(path.checks), difference)
+            print("\(name) \(predictions) predictions: \(figures) from \(reference.kernels.rawValue)")
+        }
+    }
+}
+
+/// One kernel set's stream in `predict-speed`: its state, times and every probability it gave.
+private final class StreamSpeed {
+    let classifier: StreamingClassifier
+    var state: StreamState
+    var times: [Double] = []
+    var checks: [Double] = []
+    var probabilities: [Float] = []
+
+    init(_ classifier: StreamingClassifier) {
+        self.classifier = classifier
+        state = classifier.initialState
+    }
+
+    var kernels: ProductKernels { classifier.kernels }
+
+    func predict(_ window: [Float]) {
+        let begin = ContinuousClock.now
+        let stepped = classifier.step(window, state: &state)
+        let end = ContinuousClock.now
+        _ = classifier.rejects(stepped, state: state)
+        times.append((end - begin) / .microseconds(1))
+        checks.append((ContinuousClock.now - end) / .microseconds(1))
+        probabilities += stepped
     }
 }

@@ -41,3 +41,9 @@ func cpuModel() -> String {
     let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     return info.firstMatch(of: /model name\s*:\s*([^\n]+)/).map { String($0.1) } ?? "unknown"
 }
+
+/// The processor's features, as /proc/cpuinfo's `flags` line names them (x86-64).
+func cpuFlags() -> Set<String> {
+    let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    return Set(info.firstMatch(of: /flags\s*:\s*([^\n]+)/)?.1.split(separator: " ").map(String.init) ?? [])
+}

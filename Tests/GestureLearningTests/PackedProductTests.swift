@@ -55,12 +55,15 @@ import Testing
         #expect(Float.infinity.roundedToBFloat16 == .infinity)
     }
 
-    /// Shapes with whole and partial groups of 32 columns, as the model's (64, 800, 128) and others.
-    @Test(arguments: [(120, 64), (264, 800), (200, 128), (13, 37), (5, 4), (7, 300)])
-    func packedProductEqualsTheFloatProduct(shape: (k: Int, n: Int)) {
+    /// Shapes with whole and partial groups of 32 columns, as the model's (64, 800, 128) and others,
+    /// on every kernel set this CPU runs.
+    @Test(
+        arguments: [(120, 64), (264, 800), (200, 128), (13, 37), (5, 4), (7, 300), (3, 97)],
+        ProductKernels.available)
+    func packedProductEqualsTheFloatProduct(shape: (k: Int, n: Int), kernels: ProductKernels) {
         let matrix = Floats(Floats(random: shape.k * shape.n, seed: 40).array.map(\.roundedToBFloat16))
         let x = Floats(random: shape.k, seed: 41), start = Floats(random: shape.n, seed: 42)
-        let packed = BFloat16Matrix(matrix.pointer, k: shape.k, n: shape.n)
+        let packed = BFloat16Matrix(matrix.pointer, k: shape.k, n: shape.n, kernels: kernels)
         for adding in [false, true] {
             let viaPacked = Floats(start.array), viaFloats = Floats(start.array)
             packed.multiply(x.pointer, into: viaPacked.pointer, adding: adding)

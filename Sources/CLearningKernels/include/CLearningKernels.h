@@ -23,16 +23,32 @@ void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int inde
 /// one row's product, reading w once and in order. Only where `gl_has_avx512f()`.
 void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, float *y, bool accumulate);
 
+/// Whether this CPU and OS run AVX2 and FMA, which `gl_row_times_bfloat16_pairs_avx2` needs.
+bool gl_has_avx2_fma(void);
+
 /// The pairs `gl_pack_bfloat16_pairs` writes for a `k × n` matrix.
 long gl_bfloat16_pair_count(int k, int n);
 
-/// Packs `w` (`k × n`, row-major, values that are bfloat16s) for `gl_row_times_bfloat16_pairs`:
+/// Packs `w` (`k × n`, row-major, values that are bfloat16s) for `gl_row_times_bfloat16_pairs_*`:
 /// each row's columns in groups of 32, zero-padded, as 16 pairs of bfloat16.
 void gl_pack_bfloat16_pairs(const float *w, int k, int n, uint32_t *packed);
 
 /// y (`n`) = x (`k`) · the packed matrix, + y with `accumulate`, in Float arithmetic: one row's
-/// product, as streaming prediction makes. Only where `gl_has_avx512f()`.
-void gl_row_times_bfloat16_pairs(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate);
+/// product, as streaming prediction makes. One kernel per instruction set, the same results but
+/// for rounding: AVX-512 only where `gl_has_avx512f()`, AVX2 only where `gl_has_avx2_fma()` (both
+/// x86-64 only), NEON on aarch64 only, and plain C anywhere.
+void gl_row_times_bfloat16_pairs_avx512(int k, int n, const float *x, const uint32_t *packed, float *y,
+                                        bool accumulate);
+void gl_row_times_bfloat16_pairs_avx2(int k, int n, const float *x, const uint32_t *packed, float *y,
+                                      bool accumulate);
+void gl_row_times_bfloat16_pairs_neon(int k, int n, const float *x, const uint32_t *packed, float *y,
+                                      bool accumulate);
+void gl_row_times_bfloat16_pairs_portable(int k, int n, const float *x, const uint32_t *packed, float *y,
+                                          bool accumulate);
+
+/// y (`n`) = x (`k`) · w (`k × n`, row-major), + y with `accumulate`: one row's product in plain C,
+/// for matrices too small for OpenBLAS to pay for its call, as a model's output layer.
+void gl_row_times_small_matrix(int k, int n, const float *x, const float *w, float *y, bool accumulate);
 
 /// One LSTM step for `rows` sequences, rows contiguous. `gates` (`rows × 4·units`: input, forget,
 /// candidate, output) come in before their activations and leave after them; writes the cells, their
