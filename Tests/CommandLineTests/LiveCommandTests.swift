@@ -139,6 +139,27 @@ private let tourModel = SharedFixture {
         #expect(direct.output == lean.output && !lean.output.isEmpty)
     }
 
+    /// Every kernel set this CPU runs detects the same; one it cannot run is a one-line error.
+    @Test func theKernelsChosenByNameDetectTheSameAndAnUnknownNameIsRefused() throws {
+        let detect = { (kernels: String?) in
+            var environment = ProcessInfo.processInfo.environment
+            environment["GESTURELAB_KERNELS"] = kernels
+            return try runGesture(
+                ["detect", "--model", "m.model", "--fast", "--device", "replay:unseen/zed-recordings.csv"],
+                in: trained.path, environment: environment)
+        }
+        let chosen = try detect(nil).succeeded()
+        #expect(!chosen.output.isEmpty)
+        for kernels in ["portable", "openblas"] {
+            #expect(try detect(kernels).succeeded().output == chosen.output, "\(kernels)")
+        }
+        let unknown = try detect("quantum")
+        #expect(unknown.status == 1)
+        #expect(
+            unknown.error.hasPrefix("gesture: GESTURELAB_KERNELS=quantum is not one this CPU runs (")
+                && unknown.error.filter { $0 == "\n" }.count == 1, "\(unknown.error)")
+    }
+
     @Test func detectionsAsJSONLinesNameTimeGestureProbabilityAndRunnerUp() throws {
         let result = try detect(["--device", "replay:unseen/zed-recordings.csv", "--json"])
         #expect(result.status == 0)
