@@ -61,6 +61,9 @@ struct OpenSetBench: AsyncParsableCommand {
     @Option(help: "Epochs of training (`gesture train`'s default: 30).")
     var epochs = TrainingOptions().epochs
 
+    @Flag(help: "Random convolutions trained beside each network, as `gesture train --classifier both` trains them.")
+    var randomConvolutions = false
+
     func run() async throws {
         print("CPU: \(cpuModel())")
         let folder = FilePath(
@@ -136,7 +139,11 @@ struct OpenSetBench: AsyncParsableCommand {
         let experiment = try Experiment(
             name: "open-set", features: TrainingData.bookFeatures, window: 20, layers: LayerSizes(),
             training: SessionSelection(gestures: gestures, users: users).apply(to: data),
-            augmentation: AugmentationPlan([]), options: TrainingOptions(epochs: epochs), validation: nil, test: nil)
+            augmentation: AugmentationPlan([]),
+            options: TrainingOptions(
+                epochs: epochs, randomConvolutions: randomConvolutions ? .init(rate: data.sessions[0].nominalRate) : nil
+            ),
+            validation: nil, test: nil)
         return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))
     }
 }
