@@ -142,7 +142,7 @@ let package = Package(
             name: "GestureStudio",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureStore", "GestureArchive", "GestureAnalysis",
-                "GestureLearning", "GestureLive",
+                "GestureLearning", "GestureTraining", "GestureLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

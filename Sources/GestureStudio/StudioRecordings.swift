@@ -2,6 +2,7 @@ import Foundation
 import GestureAnalysis
 import GestureArchive
 import GestureCore
+import GestureLearning
 import GestureStore
 
 import struct SystemPackage.FilePath
@@ -94,6 +95,15 @@ public struct StudioRecordings: Sendable {
             entry: try checks().entry(record), labels: labels,
             colors: Dictionary(uniqueKeysWithValues: labels.map { ($0, palette[$0] ?? Palette.gestures.last!) }),
             rows: values)
+    }
+
+    /// The windows of the session `id`, its kept rows, as `model` classifies them.
+    func windows(of id: String, by model: GestureModel) throws(StudioError) -> SessionWindows {
+        let record = try record(id)
+        guard let session = try dataset().sessions.first(where: { $0.id == record.id }) else {
+            throw StudioError("session \(id) is discarded: restore it to classify its windows")
+        }
+        return try SessionWindows(session, by: model)
     }
 
     /// Changes a session through the archive, as the command of the same name does; returns it as it is now.

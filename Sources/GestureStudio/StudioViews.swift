@@ -30,6 +30,13 @@ public struct StudioViews: Sendable {
             let id = try Self.sessionID(context)
             return await Self.json { () throws(StudioError) in try recordings.detail(of: id) }
         }
+        router.get("/api/sessions/:id/windows") { request, context in
+            let id = try Self.sessionID(context)
+            let model = request.uri.queryParameters["model"].flatMap { Int(String($0)) } ?? 0
+            return await Self.json { () throws(StudioError) in
+                try recordings.windows(of: id, by: try devices.model(model))
+            }
+        }
         router.post("/api/sessions/:id") { request, context in
             let id = try Self.sessionID(context)
             let body = try await request.body.collect(upTo: Self.largestRequest)

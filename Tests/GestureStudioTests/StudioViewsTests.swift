@@ -381,6 +381,59 @@ import FoundationNetworking
         #expect(shown["labelled"] as? Bool == false)
     }
 
+    /// Each window of a session as the model classifies it, offline as `gesture evaluate` does; a
+    /// session recorded at another rate than the model's is said in words.
+    @Test func aSessionsWindowsAreClassifiedAsEvaluateScoresThem() async throws {
+        let studio = try await Studio(arguments: ["--model", "m.model"]) { folder in
+            try Self.trainModel(in: folder)
+            try runGesture(
+                [
+                    "record", "--device", "sim", "--user", "dan", "--gesture", "shake", "--rate", "50", "--fast",
+                    "--quiet",
+                ]
+                    + ["--keep", "--seed", "4"], in: folder.path
+            ).succeeded()
+        }
+        let sessions = try studio.sessions()
+        let chop = try #require(sessions.first { $0.user.rawValue == "ben" && $0.gesture == .chop }).id.rawValue
+        let evaluate = try runGesture(["evaluate", "m.model", "--per-session", "--json"], in: studio.folder.path)
+        let scored = try evaluate.output.split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let expected = try #require(scored.first { $0["session"] as? String == chop }?["windowAccuracy"] as? Double)
+        func classify(_ id: String) async throws -> String {
+            try await studio.show("session/\(id)")
+            try await studio.page.waitUntil(
+                "session \(id) shown", "studio.session?.id === '\(id)' && studio.windows === null")
+            try await studio.page.click("#session-classify")
+            try await studio.page.waitUntil(
+                "its windows classified", "document.getElementById('session-windows-status').textContent !== ''")
+            return try #require(
+                try await studio.page.evaluate("document.getElementById('session-windows-status').textContent")
+                    as? String)
+        }
+        let said = try await classify(chop)
+        let accuracy = try #require(try await studio.page.evaluate("studio.windows.accuracy") as? Double)
+        #expect(abs(accuracy - expected) < 1e-9, "evaluate: \(expected)")
+        let windows = try #require(try await studio.page.evaluate("studio.windows.windows.length") as? Int)
+        let wrong = try #require(
+            try await studio.page.evaluate("studio.windows.windows.filter(w => w.label !== w.predicted).length") as? Int
+        )
+        #expect(
+            try await studio.page.evaluate("document.querySelectorAll('#session-windows tr').length") as? Int == windows
+        )
+        #expect(
+            try await studio.page.evaluate("document.querySelectorAll('#session-windows tr.wrong').length") as? Int
+                == wrong)
+        #expect(said == "\(windows - wrong) of \(windows) windows right (\(String(format: "%.1f", 100 * expected)) %)")
+        #expect(try await studio.page.evaluate("studio.windows.windows[0].start") as? Double == 0)
+        try await studio.screenshot("session-windows")
+        let fast = try #require(sessions.first { $0.user.rawValue == "dan" }).id.rawValue
+        #expect(
+            try await classify(fast)
+                == "session \(fast) was recorded at 50 Hz and the model reads 25 Hz: `gesture downsample` it first")
+    }
+
     @Test func theDetectionViewShowsTheGesturesTheSimulatedHandPerforms() async throws {
         let studio = try await Studio(arguments: ["--model", "m.model"], prepare: Self.trainModel)
         try await studio.show("detect")

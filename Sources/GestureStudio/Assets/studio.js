@@ -30,9 +30,9 @@ function address(path, query) {
   return path + "?" + parameters.toString();
 }
 
-async function api(path, change) {
+async function api(path, change, query) {
   const options = change ? { method: "POST", body: JSON.stringify(change), headers: { "Content-Type": "application/json" } } : {};
-  const response = await fetch(address(path), options);
+  const response = await fetch(address(path, query), options);
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || response.statusText);
   return answer;
@@ -509,6 +509,39 @@ function showSession(detail) {
     ...(record.reason ? [element("li", {}, "why: " + record.reason)] : []),
     ...(detail.entry.heldWarning ? [element("li", { class: "held-warning" }, "⚠ " + detail.entry.heldWarning)] : []));
   drawSession();
+  $("session-model").replaceChildren(...listing.models.map((model, index) => element("option", { value: index }, model.name)));
+  $("session-classify").disabled = listing.models.length === 0;
+  $("session-windows").replaceChildren();
+  $("session-windows-status").textContent = listing.models.length === 0 ? "no model: start the studio with --model FILE" : "";
+  studio.windows = null;
+}
+
+// Each window of the session's kept rows as the chosen model classifies it, offline as `gesture
+// evaluate` does; the windows it gets wrong stand out.
+$("session-classify").onclick = async () => {
+  const status = $("session-windows-status");
+  try {
+    const result = await api("/api/sessions/" + encodeURIComponent(studio.session.id) + "/windows", undefined, { model: $("session-model").value });
+    studio.windows = result;
+    $("session-windows").replaceChildren(...result.windows.map(windowRow));
+    const right = result.windows.filter((window) => window.label === window.predicted).length;
+    status.className = "status";
+    status.textContent = right + " of " + result.windows.length + " windows right (" + (100 * result.accuracy).toFixed(1) + " %)";
+  } catch (error) {
+    status.className = "error";
+    status.textContent = String(error.message || error);
+  }
+};
+
+function windowRow(window, index) {
+  const colour = studio.session.colors[window.predicted] || "#8d99a6";
+  const predicted = element("td", { class: "predicted" });
+  predicted.append(element("span", { style: "background:" + colour }), window.predicted);
+  const row = element("tr", { class: window.label === window.predicted ? "right" : "wrong" });
+  row.append(
+    element("td", {}, index + 1), element("td", {}, number(window.start).toFixed(2)), element("td", {}, number(window.end).toFixed(2)),
+    element("td", {}, window.label), predicted, element("td", {}, number(window.probability).toFixed(3)));
+  return row;
 }
 
 // The plot's geometry: two panels over the session's time.
