@@ -11,7 +11,8 @@ import SwiftProtobuf
 /// class's cosine distance to its nearest prototype less its limit, and `unknown` [1, 1], a bool:
 /// whether the top class's margin is above 0, the window unknown motion. A model that also tests
 /// the motion's statistics has a third state, `motion_in` [1, 2 × features + 1] (zeros at the
-/// start) and `motion_out`, and its margin is the larger of the two tests'.
+/// start) and `motion_out`, and its margin is the larger of the two tests'. A model with random
+/// convolutions has a fourth, `recent_in` and `recent_count_in` (see `ONNXRandomConvolutions`).
 public struct ONNXExport {
     public let model: GestureModel
 
@@ -90,6 +91,14 @@ public struct ONNXExport {
             graph.output.append(.tensor("motion_out", [1, motion.center.count + 1]))
         }
         graph.initializer += rejection?.initializers ?? []
+        let randomConvolutions = model.randomConvolutions.map {
+            ONNXRandomConvolutions(classifier: $0, window: window)
+        }
+        let convolutions = randomConvolutions?.graph(
+            networkProbabilities: "network_probabilities", output: "probabilities")
+        graph.input += randomConvolutions?.inputs ?? []
+        graph.output += randomConvolutions?.outputs ?? []
+        graph.initializer += convolutions?.initializers ?? []
         let network: [ONNXNodeProto] = [
             .node("Reshape", ["features", "window_shape"], ["window"]),
             .node("Gemm", ["window", "convolution_weight", "convolution_bias"], ["convolution"], transB: true),
@@ -105,9 +114,9 @@ public struct ONNXExport {
                 epsilon: weights.batchNorm.epsilon),
             .node("Relu", ["normalized"], ["dense_relu"]),
             .node("Gemm", ["dense_relu", "output_weight", "output_bias"], ["logits"]),
-            .node("Softmax", ["logits"], ["probabilities"]),
+            .node("Softmax", ["logits"], [convolutions == nil ? "probabilities" : "network_probabilities"]),
         ]
-        graph.node = network + (rejection?.nodes ?? [])
+        graph.node = network + (convolutions?.nodes ?? []) + (rejection?.nodes ?? [])
         return graph
     }
 
@@ -165,6 +174,15 @@ extension ONNXTensorProto {
             $0.dims = dims
             $0.dataType = Int32(DataType.float.rawValue)
             $0.floatData = values
+        }
+    }
+
+    /// A tensor of rank 0: an index that takes away the axis it gathers along.
+    static func int64Scalar(_ name: String, _ value: Int64) -> Self {
+        .with {
+            $0.name = name
+            $0.dataType = Int32(DataType.int64.rawValue)
+            $0.int64Data = [value]
         }
     }
 

@@ -75,18 +75,18 @@ struct Export: AsyncParsableCommand, NumberChecking {
                 Terminal.note("the book's GestureIt app would need changes to use it: \(difference)")
             }
         case .onnx:
-            try writeFile(
-                try exporting { () throws(InteropError) in try ONNXExport(model: networkOf(loaded)) }.serialized())
+            try writeFile(try exporting { () throws(InteropError) in try ONNXExport(model: loaded) }.serialized())
         case .c: try writeLibrary(loaded)
         }
     }
 
-    /// The model's network, warning that a Core ML or ONNX export leaves its random convolutions out.
+    /// The model's network, warning that a Core ML export leaves its random convolutions out.
     private func networkOf(_ loaded: GestureModel) -> GestureModel {
         if loaded.randomConvolutions != nil {
             Terminal.warn(
-                "\(model) averages its network with random convolutions, which \(format == .coreml ? "Core ML" : "ONNX") exports do not carry "
-                    + "yet (C does): the export is the network alone, whose decisions can differ from gesture detect's")
+                "\(model) averages its network with random convolutions, which Core ML exports do not carry yet "
+                    + "(ONNX and C do): the export is the network alone, whose decisions can differ from gesture detect's"
+            )
         }
         return loaded.networkAlone
     }

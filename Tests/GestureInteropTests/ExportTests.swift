@@ -268,6 +268,23 @@ struct ExportedStream: Codable {
         }
     }
 
+    /// Random convolutions go out as a fourth state, `recent_in` and `recent_count_in`: onnxruntime
+    /// gives GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects.
+    @Test func randomConvolutionsRunInONNXWithTheirSamplesFedBack() throws {
+        var model = rejectingModel
+        model.randomConvolutions = try RandomConvolutionClassifier(
+            training: interopSessions, classNames: model.classNames, windowing: model.windowing,
+            settings: .init(history: 60, outputCount: 500), seed: 3)
+        let stream = try rejectingStream(of: model)
+        #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
+        let folder = try TemporaryFolder()
+        let file = folder.path.appending("both.onnx").string
+        try Data(try ONNXExport(model: model).serialized()).write(to: URL(fileURLWithPath: file))
+        let output = try check(["onnx", file, try write(stream, in: folder)], in: folder)
+        print(output)
+        #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
+    }
+
     /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.
     @Test func aRejectionOfTheDenseLayersOutputToo() throws {
         let model = interopModel.calibratingRejection(on: interopSessions, embedding: .dense, falseRejectRate: 0.25)

@@ -7,8 +7,8 @@ model that rejects unknown motion, also "unknown": [whether GestureLab rejects e
 "margins": [[each class's distance to its nearest prototype less its limit], ...] for the classes
 "margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state; with a
 test of the motion's statistics, the larger of its margin and that one); the exports' rejection
-outputs must agree. A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) gets
-zeros first, then its motion_out or motionOut.
+outputs must agree. A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) or of
+random convolutions (ONNX's recent_in and recent_count_in) gets zeros first, then its _out or Out.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -279,21 +279,19 @@ def stream_onnx(path, windows, features):
     units = inputs[1][1][2]
     window = len(windows[0]) // features
     states = [("features", [1, window, features]), ("hidden_in", [1, 1, units]), ("cell_in", [1, 1, units])]
-    motion_shape = [1, 2 * features + 1]
-    if inputs not in (states, states + [("motion_in", motion_shape)]):
-        fail(f"inputs {inputs} are not features, hidden_in, cell_in (and motion_in {motion_shape})")
+    motion = [("motion_in", [1, 2 * features + 1])]
+    recent = [("recent_in", [1, None, features]), ("recent_count_in", [1, 1])]
+    shapes = [(name, [None if name == "recent_in" and axis == 1 else size for axis, size in enumerate(shape)])
+              for name, shape in inputs]
+    if shapes not in (states, states + motion, states + recent, states + motion + recent):
+        fail(f"inputs {inputs} are not features, hidden_in, cell_in (and motion_in, recent_in, recent_count_in)")
     outputs = [o.name for o in session.get_outputs()]
-    hidden = np.zeros((1, 1, units), np.float32)
-    cell = np.zeros((1, 1, units), np.float32)
-    motion = np.zeros(motion_shape, np.float32) if len(inputs) == 4 else None
+    # Every state starts at zeros and is fed back from its _out.
+    fed = {name: np.zeros(shape, np.float32) for name, shape in inputs[1:]}
     for values in windows:
         x = np.asarray(values, np.float32).reshape(1, window, features)
-        feed = {"features": x, "hidden_in": hidden, "cell_in": cell}
-        if motion is not None:
-            feed["motion_in"] = motion
-        results = dict(zip(outputs, session.run(outputs, feed)))
-        hidden, cell = results["hidden_out"], results["cell_out"]
-        motion = results.get("motion_out")
+        results = dict(zip(outputs, session.run(outputs, {"features": x, **fed})))
+        fed = {name: results[name[:-3] + "_out"] for name in fed}
         margins, unknown = results.get("rejection_margin"), results.get("unknown")
         if unknown is not None and (unknown.shape != (1, 1) or unknown.dtype != np.bool_):
             fail(f"unknown is {unknown.dtype} {unknown.shape}, not one bool")
