@@ -21,6 +21,8 @@ public struct RandomConvolutions: Sendable, Equatable {
 
     /// Samples a window's features look back over, the window's own included.
     public let history: Int
+    /// The span of a kernel of dilation 1.
+    public static let leastHistory = 9
     public let channelCount: Int
     public let kernels: [Kernel]
 
@@ -33,7 +35,7 @@ public struct RandomConvolutions: Sendable, Equatable {
     /// all, their channels and the examples their biases come from drawn with `seed`.
     /// - Parameter examples: normalized training sequences, `channelCount` values a sample.
     public init(fitting examples: [[Float]], channelCount: Int, history: Int, outputCount: Int, seed: UInt64) {
-        precondition(history >= 9 && channelCount > 0 && !examples.isEmpty)
+        precondition(history >= Self.leastHistory && channelCount > 0 && !examples.isEmpty)
         self.history = history
         self.channelCount = channelCount
         var random = Xoshiro256(seed: seed)

@@ -122,6 +122,11 @@ public struct Trainer: Sendable {
     private func randomConvolutions(
         _ training: [LabeledSequence], settings: RandomConvolutionClassifier.Settings
     ) throws(TrainingError) -> RandomConvolutionClassifier {
+        guard settings.history >= RandomConvolutions.leastHistory else {
+            throw TrainingError(
+                description: "random convolutions look back at least \(RandomConvolutions.leastHistory) samples, not "
+                    + "\(settings.history); at this rate train with --classifier network")
+        }
         do {
             return try RandomConvolutionClassifier(
                 training: training, classNames: model.classNames, windowing: model.windowing, settings: settings,

@@ -27,6 +27,17 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         }
     }
 
+    /// At a rate where 4 s are fewer samples than one kernel spans: an error, not a crash.
+    @Test func aHistoryShorterThanAKernelIsAnError() throws {
+        let options = TrainingOptions(epochs: 1, batchSize: 4, randomConvolutions: .init(history: 8))
+        #expect(
+            throws: TrainingError(
+                description:
+                    "random convolutions look back at least 9 samples, not 8; at this rate train with --classifier network"
+            )
+        ) { try Trainer(model: smallDescription, options: options).train(smallSessions) }
+    }
+
     @Test func theModelFileKeepsThemBitForBit() throws {
         let model = try trainSmallModelWithRandomConvolutions()
         let loaded = try GestureModel(serialized: model.serialized())
