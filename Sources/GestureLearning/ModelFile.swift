@@ -282,7 +282,8 @@ extension GestureModel.Header {
                 && !kernel.channels.isEmpty && kernel.channels.allSatisfy((0..<features).contains)
                 && Set(kernel.channels).count == kernel.channels.count && kernel.biasCount >= 1
         }
-        guard (RandomConvolutions.leastHistory...GestureModel.largestSize).contains(part.history), !part.kernels.isEmpty, kernelsFit,
+        guard (RandomConvolutions.leastHistory...GestureModel.largestSize).contains(part.history),
+            !part.kernels.isEmpty, kernelsFit,
             part.outputCount <= GestureModel.largestSize, neighbours == nil
         else {
             throw inconsistent(
