@@ -161,15 +161,16 @@ struct AccuracyBench: AsyncParsableCommand {
 
     @Option(
         help: """
-            seglearn-watch and basic-motions: the network, MiniRocket's random convolutions with a ridge \
-            classifier, or both with their class scores averaged, trained on the same copies.
+            The network, MiniRocket's random convolutions with a ridge classifier (seglearn-watch and \
+            basic-motions), or both with their class scores averaged, trained on the same copies (default: \
+            `gesture train`'s choice; the network with --adapt-unlabeled).
             """)
-    var classifier = Classifier.network
-    @Option(help: "With --classifier random-convolutions or both: the seconds each window's features look back over.")
+    var classifier: Classifier?
+    @Option(help: "Random convolutions: the seconds each window's features look back over.")
     var history = RandomConvolutionClassifier.Settings.historySeconds
-    @Option(help: "With --classifier random-convolutions or both: about how many features.")
+    @Option(help: "Random convolutions: about how many features.")
     var convolutionFeatures = RandomConvolutionClassifier.Settings.outputCount
-    @Option(help: "With --classifier random-convolutions or both: the ridge penalty, per training window.")
+    @Option(help: "Random convolutions: the ridge penalty, per training window.")
     var ridgePenalty = RandomConvolutionClassifier.Settings.penalty
 
     @Option(help: "The convolution's filters.") var convFilters = LayerSizes().convolutionFilters
@@ -201,8 +202,13 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
-        if adaptUnlabeled, classifier != .network {
+        if adaptUnlabeled, let classifier, classifier != .network {
             throw ValidationError("--adapt-unlabeled adapts the network, not --classifier \(classifier.rawValue)")
+        }
+        if classifier == .randomConvolutions, only.contains(.simulated) {
+            throw ValidationError(
+                "--classifier random-convolutions scores seglearn-watch and basic-motions: add --only without simulated"
+            )
         }
         if adaptUnlabeled, ensemble > 1 {
             throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
@@ -262,8 +268,10 @@ struct AccuracyBench: AsyncParsableCommand {
                 let experiment = try Experiment(
                     name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
-                    options: TrainingOptions(epochs: chosen.epochs, batchSize: chosen.batchSize), validation: nil,
-                    test: fold.test)
+                    options: TrainingOptions(
+                        epochs: chosen.epochs, batchSize: chosen.batchSize,
+                        randomConvolutions: chosen.randomConvolutions),
+                    validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
@@ -320,7 +328,7 @@ struct AccuracyBench: AsyncParsableCommand {
         _ experiment: Experiment, seed: UInt64
     ) throws -> (model: GestureModel, runs: (trained: Experiment.Run, adapted: [Experiment.Run])) {
         let start = ContinuousClock.now
-        let model = try experiment.train(seed: seed).model
+        let model = try classified(experiment).train(seed: seed).model
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         let test = experiment.test!.sequences
         let run = { (adapt: () throws -> GestureModel) throws in
@@ -389,7 +397,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: seglearnRotation, maximumWarp: seglearnWarp,
                     maximumScale: seglearnScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule,
+                    randomConvolutions: chosen.randomConvolutions),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
@@ -424,8 +433,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: self.basicMotionsRotation,
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize,
-                    schedule: self.basicMotionsSchedule),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: self.basicMotionsSchedule,
+                    randomConvolutions: chosen.randomConvolutions),
                 validation: nil, test: test)
         }
         guard validationOnly else {
@@ -474,16 +483,24 @@ struct AccuracyBench: AsyncParsableCommand {
 
     /// A run of the network (or an ensemble), of random convolutions, or of both.
     private func run(_ experiment: Experiment, seed: UInt64) throws -> Experiment.Run {
-        let settings = RandomConvolutionClassifier.Settings(
-            seconds: history, rate: experiment.training.rate, outputCount: convolutionFeatures, penalty: ridgePenalty)
-        switch classifier {
-        case .network: return try experiment.run(seed: seed, ensemble: ensemble)
-        case .randomConvolutions: return try experiment.run(seed: seed, randomConvolutions: settings)
-        case .both:
-            var both = experiment
-            both.options.randomConvolutions = settings
-            return try both.run(seed: seed)
+        guard classifier == .randomConvolutions else {
+            return try classified(experiment).run(seed: seed, ensemble: ensemble)
         }
+        return try experiment.run(seed: seed, randomConvolutions: convolutionSettings(for: experiment))
+    }
+
+    /// `experiment` with the classifier asked for, or the recipe's (with this bench's settings).
+    private func classified(_ experiment: Experiment) -> Experiment {
+        var classified = experiment
+        let recipeChose = experiment.options.randomConvolutions != nil && !adaptUnlabeled
+        let withConvolutions = classifier.map { $0 == .both } ?? recipeChose
+        classified.options.randomConvolutions = withConvolutions ? convolutionSettings(for: experiment) : nil
+        return classified
+    }
+
+    private func convolutionSettings(for experiment: Experiment) -> RandomConvolutionClassifier.Settings {
+        RandomConvolutionClassifier.Settings(
+            seconds: history, rate: experiment.training.rate, outputCount: convolutionFeatures, penalty: ridgePenalty)
     }
 
     @discardableResult
