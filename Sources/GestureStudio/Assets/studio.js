@@ -775,17 +775,18 @@ async function cancelTraining() {
 // Shows a run's progress, and asks again in half a second while it runs; a model just made is
 // added to the detect view's and the sessions' choices.
 function showTraining(progress) {
-  const finishing = studio.training && studio.training.state === "running" && progress.state === "finished";
+  const before = studio.training ? studio.training.state : null;
   studio.training = progress;
   const running = progress.state === "running";
   $("train-start").disabled = running;
   $("train-cancel").disabled = !running;
   $("train-epoch").textContent = progress.state === "idle" ? "" : progress.state + ", epoch " + progress.history.length + " of " + progress.epochs;
+  // What the state says replaces the status line when the state changes, not an error said since.
   if (progress.state === "failed") trainingSay(progress.error, true);
-  else if (progress.state !== "idle") trainingSay(progress.plan);
+  else if (progress.state !== before && progress.state !== "idle") trainingSay(progress.plan);
   drawHistory(progress.history, progress.epochs);
   $("train-results").replaceChildren(...(progress.evaluation ? evaluationFigures(progress) : []));
-  if (finishing) loadDevices().catch((error) => trainingSay(error, true));
+  if (before === "running" && progress.state === "finished") loadDevices().catch((error) => trainingSay(error, true));
   clearTimeout(trainingPoll);
   if (running) {
     trainingPoll = setTimeout(() => api("/api/training").then(showTraining, (error) => trainingSay(error, true)), 500);
