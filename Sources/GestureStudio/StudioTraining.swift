@@ -96,16 +96,21 @@ final class StudioTraining: Sendable {
             throw StudioError("\(error)")
         }
         guard !result.wasCancelled else { return .cancelled }
-        let evaluation = Evaluation(model: result.model, sequences: experiment.test?.sequences ?? [])
+        let scored = experiment.test ?? experiment.validation
+        let evaluation = Evaluation(model: result.model, sequences: scored?.sequences ?? [])
         let file = try save(result, evaluation: evaluation)
-        return .finished(model: file.lastComponent?.string ?? file.string, index: models.add(file.string), evaluation)
+        return .finished(
+            model: file.lastComponent?.string ?? file.string, index: models.add(file.string),
+            keptEpoch: result.bestEpoch, evaluation)
     }
 
     /// Writes the model as `gesture train --output` does, its history and confusion matrix beside
     /// it, under the first name `models/studio-N.model` not taken.
     private func save(_ result: TrainingResult, evaluation: Evaluation) throws(StudioError) -> FilePath {
         let folder = recordings.folder.root.appending("models")
-        let number = (1...).first { !FileManager.default.fileExists(atPath: folder.appending("studio-\($0).model").string) }!
+        let number = (1...).first {
+            !FileManager.default.fileExists(atPath: folder.appending("studio-\($0).model").string)
+        }!
         let base = folder.appending("studio-\(number)").string
         do {
             try FileManager.default.createDirectoryIfNeeded(folder)
@@ -141,7 +146,7 @@ struct TrainingProgress: Encodable, Sendable {
     }
 
     enum Ending {
-        case finished(model: String, index: Int, Evaluation)
+        case finished(model: String, index: Int, keptEpoch: Int, Evaluation)
         case failed(String)
         case cancelled
     }
@@ -155,14 +160,17 @@ struct TrainingProgress: Encodable, Sendable {
     /// The model's file name, and its position among the studio's models.
     var model: String?
     var modelIndex: Int?
+    /// The epoch whose weights the model has: the lowest validation loss.
+    var keptEpoch: Int?
     var evaluation: Evaluation?
 
     mutating func end(_ ending: Ending) {
         switch ending {
-        case .finished(let model, let index, let evaluation):
+        case .finished(let model, let index, let keptEpoch, let evaluation):
             state = .finished
             self.model = model
             modelIndex = index
+            self.keptEpoch = keptEpoch
             self.evaluation = evaluation
         case .failed(let message):
             state = .failed

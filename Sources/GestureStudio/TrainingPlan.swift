@@ -42,13 +42,16 @@ struct TrainingPlan: Sendable {
     private static func augmentations(_ names: [String]) throws(StudioError) -> [Augmentation]? {
         guard !names.isEmpty else { return nil }
         if names.contains("none") {
-            guard names.count == 1 else { throw StudioError("augment none makes no copies; it cannot be given with others") }
+            guard names.count == 1 else {
+                throw StudioError("augment none makes no copies; it cannot be given with others")
+            }
             return []
         }
         return try names.map { name throws(StudioError) in
             guard let augmentation = Augmentation(rawValue: name) else {
                 throw StudioError(
-                    "augment '\(name)' is not one of none, \(Augmentation.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "augment '\(name)' is not one of none, \(Augmentation.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             return augmentation
         }
@@ -68,7 +71,8 @@ struct TrainingPlan: Sendable {
 struct TrainingParts {
     var training: Dataset
     var validation: Dataset?
-    var test: Dataset
+    /// Nil: the model is scored on the validation sessions.
+    var test: Dataset?
     /// Where the scored sessions come from, as the page says it.
     var scoring: String
 
@@ -84,10 +88,9 @@ struct TrainingParts {
             training = parts.training
             validation = parts.validation
             if try Manifest.read(path).sessions(in: .test).isEmpty {
-                guard let validation else {
+                guard validation != nil else {
                     throw AnalysisError("the manifest \(name) has neither a test nor a validation part to score on")
                 }
-                test = validation
                 scoring = "scored on \(name)'s validation part (it has no test part)"
             } else {
                 test =
@@ -116,7 +119,8 @@ struct TrainingParts {
         var heldOut: Set<SessionID> = []
         for group in Dictionary(grouping: chosen, by: \.gesture).values where group.count > 1 {
             do {
-                let split = try Split(strategy: .session, validation: 0, test: 0.25).entries(for: Dataset(sessions: group))
+                let split = try Split(strategy: .session, validation: 0, test: 0.25).entries(
+                    for: Dataset(sessions: group))
                 heldOut.formUnion(split.entries.filter { $0.part == .test }.map(\.session))
             } catch {
                 throw StudioError("\(error)")
@@ -126,8 +130,7 @@ struct TrainingParts {
             throw StudioError("tick two sessions or more of a gesture, so that one can be held out to score the model")
         }
         training = Dataset(sessions: chosen.filter { !heldOut.contains($0.id) })
-        test = Dataset(sessions: chosen.filter { heldOut.contains($0.id) })
-        validation = test
+        validation = Dataset(sessions: chosen.filter { heldOut.contains($0.id) })
         scoring = "\(heldOut.count) of the \(chosen.count) sessions held out to choose the epoch and be scored on"
     }
 }

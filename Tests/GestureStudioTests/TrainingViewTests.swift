@@ -49,7 +49,11 @@ import Testing
 
         let progress = try #require(try await page.evaluate("studio.training") as? [String: Any])
         #expect(progress["epochs"] as? Int == 2)
-        #expect((progress["history"] as? [[String: Any]])?.compactMap { $0["epoch"] as? Int } == [1, 2])
+        let epochs = try #require(progress["history"] as? [[String: Any]])
+        #expect(epochs.compactMap { $0["epoch"] as? Int } == [1, 2])
+        let losses = epochs.compactMap { $0["validationLoss"] as? Double }
+        #expect(progress["keptEpoch"] as? Int == losses.indices.min { losses[$0] < losses[$1] }.map { $0 + 1 })
+        #expect(try await page.evaluate("document.querySelectorAll('#train-history line.kept').length") as? Int == 2)
         #expect(try await text("#train-epoch", on: page) == "finished, epoch 2 of 2")
         for series in ["training", "validation"] {
             #expect(
@@ -143,6 +147,7 @@ import Testing
         #expect(second.status == 409 && second.error.hasPrefix("a training is running (epoch "), "\(second)")
         _ = try await page.evaluate("startTraining()")
         try await said(second.error.prefix { $0 != "(" }, on: page, prefix: true)
+        try await studio.screenshot("train-refused")
         for path in ["/api/training", "/api/training/cancel"] {
             for body in [nil, "{}"] where path == "/api/training" || body != nil {
                 let refused = try await request(path, body, token: false, on: page)

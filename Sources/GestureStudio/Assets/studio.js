@@ -784,7 +784,7 @@ function showTraining(progress) {
   // What the state says replaces the status line when the state changes, not an error said since.
   if (progress.state === "failed") trainingSay(progress.error, true);
   else if (progress.state !== before && progress.state !== "idle") trainingSay(progress.plan);
-  drawHistory(progress.history, progress.epochs);
+  drawHistory(progress.history, progress.epochs, progress.keptEpoch);
   $("train-results").replaceChildren(...(progress.evaluation ? evaluationFigures(progress) : []));
   if (before === "running" && progress.state === "finished") loadDevices().catch((error) => trainingSay(error, true));
   clearTimeout(trainingPoll);
@@ -793,8 +793,8 @@ function showTraining(progress) {
   }
 }
 
-// Loss and window accuracy per epoch, training and validation, side by side.
-function drawHistory(history, epochs) {
+// Loss and window accuracy per epoch, training and validation, side by side, the epoch kept marked.
+function drawHistory(history, epochs, kept) {
   const chart = $("train-history");
   const width = 1000, height = 210, top = 26, bottom = 24, left = 44, right = 14, half = width / 2;
   chart.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -815,6 +815,10 @@ function drawHistory(history, epochs) {
     chartText(chart, panel.from + left - 6, y(0) + 4, "0", "end");
     chartText(chart, x(1), height - 6, "epoch 1", "start");
     chartText(chart, x(last), height - 6, String(last), "end");
+    if (kept) {
+      chart.append(svg("line", { class: "kept", x1: x(kept), x2: x(kept), y1: top, y2: height - bottom, stroke: "#66727e", "stroke-dasharray": "4 3" }));
+      chartText(chart, x(kept), top + 14, "kept", kept === last ? "end" : "middle");
+    }
     for (const series of ["training", "validation"]) {
       const points = history.map((report) => [report.epoch, number(report[panel[series]])]).filter(([, value]) => Number.isFinite(value));
       if (points.length === 0) continue;
@@ -853,7 +857,7 @@ function evaluationFigures(progress) {
       cells[column + 1].title = Math.round(share * 100) + " % of the " + evaluation.classNames[row] + " windows";
     });
   });
-  return [element("h3", {}, "Model " + progress.model + ", on the sessions held out"), summary,
+  return [element("h3", {}, "Model " + progress.model + " (epoch " + progress.keptEpoch + " kept), on the sessions held out"), summary,
     element("h3", {}, "Each class"), classes, element("h3", {}, "Confusion matrix (share of the target's windows shaded)"), confusion];
 }
 
