@@ -82,6 +82,14 @@ import Testing
         let confusion = try #require(scored["confusion"] as? [[Int]])
         #expect(evaluation["classNames"] as? [String] == classes && evaluation["confusion"] as? [[Int]] == confusion)
         #expect(evaluation["accuracy"] as? Double == scored["accuracy"] as? Double)
+        // `gesture detect` runs it: the lean detector reads the same format.
+        let predictions = try runGesture(
+            [
+                "detect", "--model", "recordings/models/studio-1.model", "--fast", "--predictions", "--device",
+                "replay:recordings/ben-recordings.csv",
+            ], in: studio.folder.path
+        ).succeeded().output
+        #expect(predictions.split(separator: "\n").count > 10, "\(predictions)")
         #expect(
             try await cells("#train-confusion tbody tr", on: page)
                 == zip(classes, confusion).map { [$0] + $1.map(String.init) })
