@@ -233,15 +233,23 @@ const detecting = new LiveView("detect", [new StripChart($("detect-acceleration"
 
 let listing = { devices: [], models: [] };
 
+// The devices and models; loaded again when a model is trained, keeping what each view chose.
 async function loadDevices() {
   listing = await api("/api/devices");
   for (const select of [$("live-device"), $("detect-device")]) {
-    select.replaceChildren(...listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
+    refill(select, listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
   }
-  $("detect-model").replaceChildren(...listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
-  $("detect-start").disabled = listing.models.length === 0;
+  refill($("detect-model"), listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
+  if (!detecting.socket) $("detect-start").disabled = listing.models.length === 0;
   if (listing.models.length === 0) detecting.say("no model: train one, or start the studio with --model FILE");
+  else if ($("detect-status").textContent.startsWith("no model")) detecting.say("");
   studio.devices = listing;
+}
+
+function refill(select, options) {
+  const chosen = select.value;
+  select.replaceChildren(...options);
+  if (options.some((option) => option.value === chosen)) select.value = chosen;
 }
 
 $("live-start").onclick = () => live.start($("live-device").value);
