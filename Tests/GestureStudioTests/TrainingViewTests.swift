@@ -169,9 +169,17 @@ import Testing
         let again = try await request("/api/training/cancel", "{}", on: page)
         #expect(again.status == 409 && again.error == "no training is running", "\(again)")
 
-        // A manifest's train and validation parts, scored on its test part.
+        // A run whose model cannot be written fails, and says why.
+        #expect(FileManager.default.createFile(atPath: models, contents: Data()))
         try await set(epochs: "1", augment: "none", on: page)
         _ = try await page.evaluate("document.getElementById('train-source').value = 'split.txt'; true")
+        try await page.click("#train-start")
+        try await page.waitUntil("training failed", "studio.training?.state === 'failed'")
+        try await said("cannot create recordings/models: ", on: page, prefix: true)
+        #expect(try await page.evaluate("studio.devices.models.length") as? Int == 0)
+        try FileManager.default.removeItem(atPath: models)
+
+        // A manifest's train and validation parts, scored on its test part.
         try await page.click("#train-start")
         try await page.waitUntil("training finished", "studio.training?.state === 'finished'")
         let split = try Manifest(
@@ -194,8 +202,9 @@ import Testing
     /// Waits for the status line to say `error` as one.
     private func said(_ error: some StringProtocol, on page: BrowserPage, prefix: Bool = false) async throws {
         let literal = try literal(String(error))
+        let shown = try await page.evaluate("document.getElementById('train-status').textContent") as? String
         try await page.waitUntil(
-            "the page saying \(error)",
+            "the page saying \(error), not \(shown ?? "")",
             "document.getElementById('train-status').className === 'error' && "
                 + "document.getElementById('train-status').textContent"
                 + (prefix ? ".startsWith(\(literal))" : " === \(literal)"))
