@@ -79,7 +79,7 @@ extension StudioRecordings {
         }
     }
 
-    private func isManifest(_ path: String) -> Bool {
+    func isManifest(_ path: String) -> Bool {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
             let file = FileHandle(forReadingAtPath: path)

@@ -5,20 +5,23 @@ import GestureLive
 import GestureSensors
 import GestureStore
 import HummingbirdWebSocket
+import Synchronization
 
 import struct SystemPackage.FilePath
 
 /// The devices the studio's live views read, and the models its detection view runs.
 public struct StudioDevices: Sendable {
     public var directory: DeviceDirectory
-    /// The model files `gesture studio --model` was given, which a page names by position.
-    public var models: [String]
+    /// The model files `gesture studio --model` was given and those trained since, which a page
+    /// names by position.
+    public var models: [String] { shelf.paths.withLock { $0 } }
+    let shelf: ModelShelf
     /// Whose recordings can be replayed: `replay:USER` plays the user's file of this folder.
     public var folder: RecordingsFolder
 
     public init(directory: DeviceDirectory, models: [String], folder: RecordingsFolder) {
         self.directory = directory
-        self.models = models
+        shelf = ModelShelf(paths: models)
         self.folder = folder
     }
 
@@ -45,6 +48,7 @@ public struct StudioDevices: Sendable {
         let replays = users.map {
             Listing.Device(id: DeviceDirectory.replayPrefix + $0.rawValue, name: "\($0)'s recordings, replayed")
         }
+        let models = models
         let described = try models.indices.map { index throws(StudioError) in
             let model = try model(index)
             return Listing.Model(
@@ -56,6 +60,7 @@ public struct StudioDevices: Sendable {
     }
 
     func model(_ index: Int) throws(StudioError) -> GestureModel {
+        let models = models
         guard models.indices.contains(index) else { throw StudioError("no model \(index)") }
         do {
             return try GestureModel(contentsOf: models[index])
@@ -84,6 +89,21 @@ public struct StudioDevices: Sendable {
             return try directory.open(device, holder: holder, clock: MonotonicClock())
         } catch {
             throw StudioError("\(error)")
+        }
+    }
+}
+
+/// The model files the studio offers, shared by every copy of its devices: training adds to them.
+final class ModelShelf: Sendable {
+    let paths: Mutex<[String]>
+
+    init(paths: [String]) { self.paths = Mutex(paths) }
+
+    /// Adds `path` and returns its position.
+    func add(_ path: String) -> Int {
+        paths.withLock {
+            $0.append(path)
+            return $0.count - 1
         }
     }
 }

@@ -9,14 +9,18 @@ import NIOCore
 public struct StudioViews: Sendable {
     public var recordings: StudioRecordings
     public var devices: StudioDevices
+    let training: StudioTraining
 
     public init(recordings: StudioRecordings, devices: StudioDevices) {
         self.recordings = recordings
         self.devices = devices
+        training = StudioTraining(recordings: recordings, models: devices.shelf)
     }
 
     /// The largest change a page may send, in bytes.
     static let largestRequest = 4096
+    /// The largest training request, which names every session ticked.
+    static let largestTrainingRequest = 1 << 20
 
     /// The views' JSON API and the live socket, behind the router's token check.
     func addRoutes(to router: Router<BasicWebSocketRequestContext>, phone: PhoneLink) {
@@ -48,6 +52,18 @@ public struct StudioViews: Sendable {
                 return try recordings.detail(of: id)
             }
         }
+        router.get("/api/training") { _, _ in await Self.json { () throws(StudioError) in training.progress } }
+        router.post("/api/training") { request, _ in
+            let body = try await request.body.collect(upTo: Self.largestTrainingRequest)
+            guard let asked = try? JSONDecoder().decode(TrainingRequest.self, from: Data(buffer: body)) else {
+                return Self.failure(.badRequest, "not a training request the studio makes")
+            }
+            return Self.answer(
+                await Self.offServerThreads { Result { () throws(TrainingRefusal) in try training.start(asked) } })
+        }
+        router.post("/api/training/cancel") { _, _ in
+            Self.answer(Result { () throws(TrainingRefusal) in try training.cancel() })
+        }
         router.ws("/live/socket") { [devices] inbound, outbound, context in
             let query = context.request.uri.queryParameters
             let model = query["model"].flatMap { Int(String($0)) }
@@ -67,15 +83,30 @@ public struct StudioViews: Sendable {
     private static func json<Value: Encodable & SendableMetatype>(
         _ make: @escaping @Sendable () throws(StudioError) -> Value
     ) async -> Response {
-        let result = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: encoded(make)) }
+        respond(await offServerThreads { encoded(make) })
+    }
+
+    private static func offServerThreads<Value: Sendable>(_ make: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: make()) }
         }
-        switch result {
+    }
+
+    /// A training run's progress, or why a start or a cancellation was refused, with its status.
+    private static func answer(_ outcome: Result<TrainingProgress, TrainingRefusal>) -> Response {
+        switch outcome {
+        case .success(let progress): respond(encoded { progress })
+        case .failure(let refusal): failure(refusal.status, refusal.message)
+        }
+    }
+
+    private static func respond(_ encoded: Result<Data, StudioError>) -> Response {
+        switch encoded {
         case .success(let data):
-            return Response(
+            Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        case .failure(let error): return failure(.unprocessableContent, error.description)
+        case .failure(let error): failure(.unprocessableContent, error.description)
         }
     }
 

@@ -1,6 +1,6 @@
 // The studio's views: the live signal of a device, the sessions of the catalog with what `clean`
-// finds, a session's plot whose gesture bands are dragged to relabel, and a model's detections on
-// a live device. Every request carries the page's token; the server does the work (StudioViews.swift).
+// finds, a session's plot whose gesture bands are dragged to relabel, training a model, and a
+// model's detections on a live device. Every request carries the page's token; the server does the work (StudioViews.swift).
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -21,6 +21,9 @@ const studio = {
   errors: [],
   detections: [],
   predictions: 0,
+  // The training view's sessions, and the run's progress as the server last sent it.
+  trainingSessions: null,
+  training: null,
 };
 window.studio = studio;
 
@@ -76,6 +79,7 @@ function route() {
   for (const link of document.querySelectorAll("header nav a")) link.classList.toggle("current", link.id === "nav-" + (view === "session" ? "sessions" : view));
   if (view === "sessions") loadSessions();
   if (view === "dataset") loadDataset();
+  if (view === "train") loadTraining();
   if (view === "session") loadSession(decodeURIComponent(id));
 }
 
@@ -229,15 +233,23 @@ const detecting = new LiveView("detect", [new StripChart($("detect-acceleration"
 
 let listing = { devices: [], models: [] };
 
+// The devices and models; loaded again when a model is trained, keeping what each view chose.
 async function loadDevices() {
   listing = await api("/api/devices");
   for (const select of [$("live-device"), $("detect-device")]) {
-    select.replaceChildren(...listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
+    refill(select, listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
   }
-  $("detect-model").replaceChildren(...listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
-  $("detect-start").disabled = listing.models.length === 0;
-  if (listing.models.length === 0) detecting.say("no model: start the studio with --model FILE");
+  refill($("detect-model"), listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
+  if (!detecting.socket) $("detect-start").disabled = listing.models.length === 0;
+  if (listing.models.length === 0) detecting.say("no model: train one, or start the studio with --model FILE");
+  else if ($("detect-status").textContent.startsWith("no model")) detecting.say("");
   studio.devices = listing;
+}
+
+function refill(select, options) {
+  const chosen = select.value;
+  select.replaceChildren(...options);
+  if (options.some((option) => option.value === chosen)) select.value = chosen;
 }
 
 $("live-start").onclick = () => live.start($("live-device").value);
@@ -512,7 +524,7 @@ function showSession(detail) {
   $("session-model").replaceChildren(...listing.models.map((model, index) => element("option", { value: index }, model.name)));
   $("session-classify").disabled = listing.models.length === 0;
   $("session-windows").replaceChildren();
-  $("session-windows-status").textContent = listing.models.length === 0 ? "no model: start the studio with --model FILE" : "";
+  $("session-windows-status").textContent = listing.models.length === 0 ? "no model: train one, or start the studio with --model FILE" : "";
   studio.windows = null;
 }
 
@@ -700,6 +712,183 @@ function relabeling(rows, band, side, row) {
   }
   return null;
 }
+
+// MARK: Training
+
+// The sessions ticked or a manifest, and `gesture train`'s common options; the run's epochs drawn
+// as they come, then its figures on the sessions held out. The server trains (StudioTraining.swift).
+let trainingPoll = null;
+
+async function loadTraining() {
+  let sessions, dataset, progress;
+  try {
+    [sessions, dataset, progress] = await Promise.all([api("/api/sessions"), api("/api/dataset"), api("/api/training")]);
+  } catch (error) {
+    return trainingSay(error, true);
+  }
+  const ticked = new Set(tickedSessions());
+  const kept = sessions.filter((entry) => entry.record.status !== "discarded");
+  $("train-sessions").replaceChildren(...kept.map((entry) => trainingRow(entry.record, ticked)));
+  const select = $("train-source"), chosen = select.value;
+  select.replaceChildren(element("option", { value: "" }, "those ticked below"),
+    ...dataset.manifests.filter((manifest) => !manifest.error).map((manifest) => element("option", { value: manifest.file }, "manifest " + manifest.file)));
+  select.value = chosen;
+  if (select.selectedIndex < 0) select.value = "";
+  studio.trainingSessions = kept.map((entry) => entry.record.id);
+  showTraining(progress);
+}
+
+function trainingRow(record, ticked) {
+  const box = element("input", { type: "checkbox", "data-id": record.id });
+  box.checked = ticked.has(record.id);
+  const tick = element("td");
+  tick.append(box);
+  const row = element("tr", { "data-id": record.id, title: record.id });
+  row.append(tick, element("td", {}, record.user), element("td", {}, record.gesture), element("td", {}, record.take));
+  return row;
+}
+
+const tickedSessions = () => [...document.querySelectorAll("#train-sessions input:checked")].map((box) => box.dataset.id);
+
+function trainingSay(text, isError) {
+  $("train-status").textContent = String(text && text.message !== undefined ? text.message : text);
+  $("train-status").className = isError ? "error" : "status";
+  if (isError) studio.errors.push($("train-status").textContent);
+}
+
+async function startTraining() {
+  const request = { classifier: $("train-classifier").value, augment: $("train-augment").value.split(/[\s,]+/).filter((name) => name) };
+  const epochs = $("train-epochs").value.trim();
+  if (epochs) {
+    if (!/^\d+$/.test(epochs)) return trainingSay("epochs '" + epochs + "' is not a whole number", true);
+    request.epochs = Number(epochs);
+  }
+  if ($("train-source").value) request.manifest = $("train-source").value;
+  else request.sessions = tickedSessions();
+  try {
+    showTraining(await api("/api/training", request));
+  } catch (error) {
+    trainingSay(error, true);
+  }
+}
+
+async function cancelTraining() {
+  try {
+    showTraining(await api("/api/training/cancel", {}));
+  } catch (error) {
+    trainingSay(error, true);
+  }
+}
+
+// Shows a run's progress, and asks again in half a second while it runs; a model just made is
+// added to the detect view's and the sessions' choices.
+function showTraining(progress) {
+  const before = studio.training ? studio.training.state : null;
+  studio.training = progress;
+  const running = progress.state === "running";
+  $("train-start").disabled = running;
+  $("train-cancel").disabled = !running;
+  $("train-epoch").textContent = progress.state === "idle" ? "" : progress.state + ", epoch " + progress.history.length + " of " + progress.epochs;
+  // What the state says replaces the status line when the state changes, not an error said since.
+  if (progress.state === "failed") trainingSay(progress.error, true);
+  else if (progress.state !== before && progress.state !== "idle") trainingSay(progress.plan);
+  drawHistory(progress.history, progress.epochs, progress.keptEpoch);
+  $("train-results").replaceChildren(...(progress.evaluation ? evaluationFigures(progress) : []));
+  if (before === "running" && progress.state === "finished") loadDevices().catch((error) => trainingSay(error, true));
+  clearTimeout(trainingPoll);
+  if (running) {
+    trainingPoll = setTimeout(() => api("/api/training").then(showTraining, (error) => trainingSay(error, true)), 500);
+  }
+}
+
+// Loss and window accuracy per epoch, training and validation, side by side, the epoch kept marked.
+function drawHistory(history, epochs, kept) {
+  const chart = $("train-history");
+  const width = 1000, height = 210, top = 26, bottom = 24, left = 44, right = 14, half = width / 2;
+  chart.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  chart.replaceChildren();
+  const panels = [
+    { title: "loss (cross-entropy)", from: 0, training: "trainingLoss", validation: "validationLoss" },
+    { title: "window accuracy", from: half, highest: 1, training: "trainingAccuracy", validation: "validationAccuracy" },
+  ];
+  const last = Math.max(epochs, history.length, 1);
+  for (const panel of panels) {
+    const values = history.flatMap((report) => [number(report[panel.training]), number(report[panel.validation])]);
+    const highest = panel.highest || extent(0.1, values);
+    const x = (epoch) => panel.from + left + (last > 1 ? (epoch - 1) / (last - 1) : 0.5) * (half - left - right);
+    const y = (value) => top + (1 - value / highest) * (height - top - bottom);
+    chart.append(svg("rect", { x: panel.from + left, y: top, width: half - left - right, height: height - top - bottom, fill: "none", stroke: "#d9dee3" }));
+    chartText(chart, panel.from + left, top - 8, panel.title, "start");
+    chartText(chart, panel.from + left - 6, y(highest) + 4, String(highest), "end");
+    chartText(chart, panel.from + left - 6, y(0) + 4, "0", "end");
+    chartText(chart, x(1), height - 6, "epoch 1", "start");
+    chartText(chart, x(last), height - 6, String(last), "end");
+    if (kept) {
+      chart.append(svg("line", { class: "kept", x1: x(kept), x2: x(kept), y1: top, y2: height - bottom, stroke: "#66727e", "stroke-dasharray": "4 3" }));
+      chartText(chart, x(kept), top + 14, "kept", kept === last ? "end" : "middle");
+    }
+    for (const series of ["training", "validation"]) {
+      const points = history.map((report) => [report.epoch, number(report[panel[series]])]).filter(([, value]) => Number.isFinite(value));
+      if (points.length === 0) continue;
+      chart.append(svg("polyline", { class: series, fill: "none", "stroke-width": 2, points: points.map(([epoch, value]) => x(epoch) + "," + y(value)).join(" ") }));
+      for (const [epoch, value] of points) chart.append(svg("circle", { class: series, cx: x(epoch), cy: y(value), r: 3.5, fill: "#fff", "stroke-width": 2 }));
+    }
+  }
+}
+
+function chartText(chart, x, y, text, anchor) {
+  const label = svg("text", { x: x, y: y, "text-anchor": anchor, "font-size": 13, fill: "#66727e" });
+  label.textContent = text;
+  chart.append(label);
+}
+
+// The evaluation as `gesture evaluate` prints it: accuracy, each class's figures, the confusion matrix.
+function evaluationFigures(progress) {
+  const evaluation = progress.evaluation;
+  const figure = (value) => number(value).toFixed(3);
+  const summary = element("p", { id: "train-summary" },
+    "window accuracy " + figure(evaluation.accuracy) + ", macro F1 " + figure(evaluation.macroF1) + ", session accuracy " +
+    figure(evaluation.sessionAccuracy) + " (" + evaluation.sessionsRecognised + " of " + evaluation.sessionsWithGesture +
+    " sessions with a gesture). Detect and each session's windows offer it now.");
+  const classes = figuresTable("train-classes", ["Class", "Precision", "Recall", "F1", "Windows"],
+    evaluation.classes.map((each) => [each.name, figure(each.precision), figure(each.recall), figure(each.f1), each.support]));
+  const confusion = figuresTable("train-confusion", ["target \\ predicted", ...evaluation.classNames],
+    evaluation.classNames.map((name, row) => [name, ...evaluation.confusion[row]]));
+  confusion.classList.add("confusion");
+  evaluation.confusion.forEach((counts, row) => {
+    const total = counts.reduce((sum, count) => sum + count, 0) || 1;
+    const cells = confusion.tBodies[0].rows[row].cells;
+    counts.forEach((count, column) => {
+      const share = count / total;
+      cells[column + 1].style.background = `rgba(47, 111, 181, ${(share * 0.85).toFixed(3)})`;
+      cells[column + 1].style.color = share > 0.55 ? "#fff" : "";
+      cells[column + 1].title = Math.round(share * 100) + " % of the " + evaluation.classNames[row] + " windows";
+    });
+  });
+  return [element("h3", {}, "Model " + progress.model + " (epoch " + progress.keptEpoch + " kept), on the sessions held out"), summary,
+    element("h3", {}, "Each class"), classes, element("h3", {}, "Confusion matrix (share of the target's windows shaded)"), confusion];
+}
+
+function figuresTable(id, header, rows) {
+  const table = element("table", { id: id });
+  const head = element("tr");
+  head.append(...header.map((name) => element("th", {}, name)));
+  const body = element("tbody");
+  for (const row of rows) {
+    const line = element("tr");
+    line.append(...row.map((value) => element("td", {}, String(value))));
+    body.append(line);
+  }
+  table.append(element("thead"), body);
+  table.tHead.append(head);
+  return table;
+}
+
+$("train-start").onclick = startTraining;
+$("train-cancel").onclick = cancelTraining;
+$("train-all").onchange = () => {
+  for (const box of document.querySelectorAll("#train-sessions input")) box.checked = $("train-all").checked;
+};
 
 // MARK: Start
 
