@@ -162,10 +162,9 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(
         help: """
             The network, MiniRocket's random convolutions with a ridge classifier (seglearn-watch and \
-            basic-motions), or both with their class scores averaged, trained on the same copies (default: \
-            `gesture train`'s choice; the network with --adapt-unlabeled).
+            basic-motions), or both with their class scores averaged, trained on the same copies.
             """)
-    var classifier: Classifier?
+    var classifier = Classifier.network
     @Option(help: "Random convolutions: the seconds each window's features look back over.")
     var history = RandomConvolutionClassifier.Settings.historySeconds
     @Option(help: "Random convolutions: about how many features.")
@@ -202,13 +201,12 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
-        if adaptUnlabeled, let classifier, classifier != .network {
+        if adaptUnlabeled, classifier != .network {
             throw ValidationError("--adapt-unlabeled adapts the network, not --classifier \(classifier.rawValue)")
         }
         if classifier == .randomConvolutions, only.contains(.simulated) {
             throw ValidationError(
-                "--classifier random-convolutions scores seglearn-watch and basic-motions: add --only without simulated"
-            )
+                "--classifier random-convolutions scores seglearn-watch and basic-motions: add --only without simulated")
         }
         if adaptUnlabeled, ensemble > 1 {
             throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
@@ -268,10 +266,8 @@ struct AccuracyBench: AsyncParsableCommand {
                 let experiment = try Experiment(
                     name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
-                    options: TrainingOptions(
-                        epochs: chosen.epochs, batchSize: chosen.batchSize,
-                        randomConvolutions: chosen.randomConvolutions),
-                    validation: nil, test: fold.test)
+                    options: TrainingOptions(epochs: chosen.epochs, batchSize: chosen.batchSize), validation: nil,
+                    test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
@@ -397,8 +393,7 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: seglearnRotation, maximumWarp: seglearnWarp,
                     maximumScale: seglearnScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule,
-                    randomConvolutions: chosen.randomConvolutions),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
@@ -433,8 +428,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: self.basicMotionsRotation,
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: self.basicMotionsSchedule,
-                    randomConvolutions: chosen.randomConvolutions),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize,
+                    schedule: self.basicMotionsSchedule),
                 validation: nil, test: test)
         }
         guard validationOnly else {
@@ -489,12 +484,10 @@ struct AccuracyBench: AsyncParsableCommand {
         return try experiment.run(seed: seed, randomConvolutions: convolutionSettings(for: experiment))
     }
 
-    /// `experiment` with the classifier asked for, or the recipe's (with this bench's settings).
+    /// `experiment` with random convolutions beside the network if asked for.
     private func classified(_ experiment: Experiment) -> Experiment {
         var classified = experiment
-        let recipeChose = experiment.options.randomConvolutions != nil && !adaptUnlabeled
-        let withConvolutions = classifier.map { $0 == .both } ?? recipeChose
-        classified.options.randomConvolutions = withConvolutions ? convolutionSettings(for: experiment) : nil
+        classified.options.randomConvolutions = classifier == .both ? convolutionSettings(for: experiment) : nil
         return classified
     }
 

@@ -43,7 +43,7 @@ struct Demo: AsyncParsableCommand {
                 "--output", demo + "/split.manifest",
             ])
         try await step(
-            "Training the CNN+LSTM network, with random convolutions beside it.", Train.self,
+            "Training the CNN+LSTM classifier.", Train.self,
             ["--recordings", crowd, "--manifest", demo + "/split.manifest", "--output", model])
         try await step(
             "Evaluating on the test person.", Evaluate.self,

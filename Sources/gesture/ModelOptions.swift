@@ -75,11 +75,10 @@ struct ModelOptions: ParsableArguments {
     @Option(
         help: """
             network: the network alone; both: MiniRocket's random convolutions with a ridge classifier trained \
-            beside it, each window's class scores the mean of the two's: more accurate for new people and fewer \
-            detections of motion it was not taught, for about 1.7 times the training (default: both; the network \
-            alone with --augment none, the quickest model).
+            beside it, each window's class scores the mean of the two's (more accurate for new people, about \
+            twice the training; exports take the network alone).
             """)
-    var classifier: ClassifierChoice?
+    var classifier = ClassifierChoice.network
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -142,8 +141,7 @@ struct ModelOptions: ParsableArguments {
         TrainingRecipe(
             for: data, features: features.isEmpty ? nil : features, window: window,
             augmentations: asRecorded ? [] : augment.isEmpty ? nil : augment.compactMap(\.copy), epochs: epochs,
-            batchSize: batch,
-            randomConvolutions: classifier.map { $0 == .both })
+            batchSize: batch)
     }
 
     /// An experiment on `training` with `recipe`'s settings and the rest of these options.
@@ -151,16 +149,20 @@ struct ModelOptions: ParsableArguments {
         _ name: String, recipe: TrainingRecipe, training: Dataset, validation: Dataset?, test: Dataset?
     ) throws -> Experiment {
         try checkTemporalLayers(in: recipe.window)
-        return try Experiment(
+        var experiment = try Experiment(
             name: name, features: recipe.features, window: recipe.window, layers: layers, training: training,
             augmentation: AugmentationPlan(
                 recipe.augmentations, mirroring: Mirroring(across: mirrorAxis), maximumRotation: rotation,
                 maximumWarp: warp, maximumScale: scale, seed: seed),
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
-                seed: seed, motionRejection: motionRejection.calibration,
-                randomConvolutions: recipe.randomConvolutions),
+                seed: seed,
+                motionRejection: motionRejection.calibration),
             validation: validation, test: test)
+        if classifier == .both {
+            experiment.options.randomConvolutions = RandomConvolutionClassifier.Settings(rate: experiment.training.rate)
+        }
+        return experiment
     }
 
     var layers: LayerSizes {

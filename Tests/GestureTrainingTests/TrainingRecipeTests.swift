@@ -1,9 +1,7 @@
 import GestureAnalysis
-import GestureLearning
 import GestureTestSupport
+import GestureTraining
 import Testing
-
-@testable import GestureTraining
 
 @Suite struct TrainingRecipeTests {
     /// Three people's twists and waves at 50 Hz, 24 sessions of one chunk each.
@@ -22,22 +20,8 @@ import Testing
                 "window 20 (0.4 s at 50 Hz)",
                 "features rotX rotY rotZ gravX gravY gravZ accelX accelY accelZ",
                 "copies mirror rotate rotate warp warp", "10 epochs", "batches of 4",
-                "random convolutions over 4 s beside the network",
             ])
-        #expect(recipe.randomConvolutions?.history == 200)
-        #expect(recipe.choicesText.hasSuffix("beside the network; --augment none trains the quickest model"))
-    }
-
-    @Test func theQuickestModelAndTooLowARateLeaveTheNetworkAlone() {
-        #expect(TrainingRecipe(for: watch, augmentations: []).randomConvolutions == nil)
-        #expect(TrainingRecipe(for: watch, randomConvolutions: false).randomConvolutions == nil)
-        let asked = TrainingRecipe(for: watch, augmentations: [], randomConvolutions: true)
-        #expect(asked.randomConvolutions?.history == 200)
-        #expect(!asked.choicesText.contains("random convolutions"))
-        let slow = RandomConvolutionClassifier.Settings(rate: 2)
-        #expect(slow.history == 8)
-        #expect(!TrainingRecipe.choosesRandomConvolutions(slow, nil))
-        #expect(TrainingRecipe.choosesRandomConvolutions(RandomConvolutionClassifier.Settings(rate: 2.5), nil))
+        #expect(recipe.choicesText.hasSuffix("batches of 4; --augment none trains the quickest model"))
     }
 
     @Test func settingsGivenAreKeptAndNotSaidToBeChosen() {
