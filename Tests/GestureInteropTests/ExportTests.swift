@@ -271,10 +271,7 @@ struct ExportedStream: Codable {
     /// Random convolutions go out as a fourth state, `recent_in` and `recent_count_in`: onnxruntime
     /// gives GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects.
     @Test func randomConvolutionsRunInONNXWithTheirSamplesFedBack() throws {
-        var model = rejectingModel
-        model.randomConvolutions = try RandomConvolutionClassifier(
-            training: interopSessions, classNames: model.classNames, windowing: model.windowing,
-            settings: .init(history: 60, outputCount: 500), seed: 3)
+        let model = try Self.withRandomConvolutions
         let stream = try rejectingStream(of: model)
         #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
         let folder = try TemporaryFolder()
@@ -283,6 +280,36 @@ struct ExportedStream: Codable {
         let output = try check(["onnx", file, try write(stream, in: folder)], in: folder)
         print(output)
         #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
+    }
+
+    /// In Core ML, random convolutions are a fourth state too, `recentIn` and `recentCountIn`, in a
+    /// specification version 4 file: the NumPy pass of its spec (in float32, as Core ML's CPU) gives
+    /// GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects. The
+    /// stream's taught windows have outputs equal to a bias, which only outputs made bit for bit
+    /// leave uncounted.
+    @Test func randomConvolutionsRunInCoreMLWithTheirSamplesFedBack() throws {
+        let model = try Self.withRandomConvolutions
+        let stream = try rejectingStream(of: model)
+        #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
+        let ties = try #require(model.randomConvolutions).tiesWithBiases(in: stream.windows)
+        #expect(ties > 0, "no output of the stream equals a bias")
+        let folder = try TemporaryFolder()
+        let file = folder.path.appending("both.mlmodel").string
+        try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: file))
+        let output = try check(["coreml", file, try write(stream, in: folder)], in: folder)
+        print(output, "(\(ties) outputs equal to a bias)")
+        #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
+    }
+
+    /// The rejecting model with random convolutions over 60 samples beside its network.
+    static var withRandomConvolutions: GestureModel {
+        get throws {
+            var model = rejectingModel
+            model.randomConvolutions = try RandomConvolutionClassifier(
+                training: interopSessions, classNames: model.classNames, windowing: model.windowing,
+                settings: .init(history: 60, outputCount: 500), seed: 3)
+            return model
+        }
     }
 
     /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.
@@ -361,5 +388,16 @@ struct ExportedStream: Codable {
         let difference = try #require(Double(figures[figures.firstIndex(of: "difference")! + 1]))
         let agreement = try #require(Double(figures.last!))
         #expect(difference < 0.05 && agreement >= 0.98, "\(result.output)")
+    }
+}
+
+extension RandomConvolutionClassifier {
+    /// How many of the kernels' outputs over `windows` (one stream, raw features) equal one of their biases.
+    func tiesWithBiases(in windows: [[Float]]) -> Int {
+        let samples = normalization.applied(to: Array(windows.joined()))
+        return convolutions.kernels.reduce(0) { ties, kernel in
+            let outputs = kernel.outputs(of: samples[...], channelCount: convolutions.channelCount)
+            return ties + outputs.count { kernel.biases.contains($0) }
+        }
     }
 }

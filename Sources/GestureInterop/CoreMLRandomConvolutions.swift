@@ -1,0 +1,230 @@
+import GestureLearning
+
+/// A model's random convolutions in its Core ML network, as `ONNXRandomConvolutions` has them in
+/// ONNX: a fourth state, `recentIn` [history, 1, features] (the slot's last samples, normalized,
+/// oldest first; zeros at the start) and `recentCountIn` [1] (how many of them are samples; 0 at
+/// the start), fed back from `recentOut` and `recentCountOut`; the ridge's class scores averaged
+/// with the network's probabilities. Every output compared with a bias is made by elementwise
+/// layers in the float operations and order of `RandomConvolutions` (channels and taps added one
+/// at a time, a kernel's taps weighted 2 picked by products with 1 and 0), so that the counts
+/// above the biases are GestureLab's.
+///
+/// Specification version 1 has no division and no comparison: a product with the reciprocal of a
+/// feature's deviation is an ulp off the quotient now and then, which moves an output that ties a
+/// bias (outputs of the training data are the biases) across it. So a model with random
+/// convolutions is a version 4 file (iOS 13, macOS 10.15), for its DivideBroadcastable,
+/// GreaterThan and GreaterEqual layers.
+struct CoreMLRandomConvolutions {
+    static let specificationVersion: Int32 = 4
+    /// Its layers' names start with this; the import leaves them out.
+    static let layerPrefix = "random_convolutions_"
+    static let recentIn = "recentIn"
+    static let recentCountIn = "recentCountIn"
+    static let recentOut = "recentOut"
+    static let recentCountOut = "recentCountOut"
+
+    let classifier: RandomConvolutionClassifier
+    let window: Int
+
+    private var history: Int { classifier.convolutions.history }
+    private var features: Int { classifier.convolutions.channelCount }
+    private var kernels: [RandomConvolutions.Kernel] { classifier.convolutions.kernels }
+
+    var inputs: [CoreMLFeatureDescription] {
+        [
+            .array(
+                Self.recentIn, shape: [history, 1, features],
+                about: "The last \(history) samples, normalized, oldest first (zeros at the start)", optional: true),
+            .array(
+                Self.recentCountIn, shape: [1], about: "How many of recentIn are samples (0 at the start)",
+                optional: true),
+        ]
+    }
+
+    var outputs: [CoreMLFeatureDescription] {
+        [
+            .array(
+                Self.recentOut, shape: [history, 1, features],
+                about: "The last samples, normalized: feed them back with the next window"),
+            .array(Self.recentCountOut, shape: [1], about: "How many of recentOut are samples: feed it back"),
+        ]
+    }
+
+    /// The layers from the window (`conv_in`, [features, 1, window]) and the network's
+    /// probabilities to `output`, the mean of those and the ridge's scores.
+    func layers(window input: String, networkProbabilities: String, output: String) -> [CoreMLNeuralNetworkLayer] {
+        var sums = ChannelSums()
+        var layers = stateLayers(input)
+        var shares: [String] = [], columns: [Int] = []
+        let biasStarts = kernels.reduce(into: [0]) { $0.append($0.last! + $1.biases.count) }
+        for (index, group) in groups.enumerated() {
+            let series = kernels[group.kernels].map { sums.blob(of: $0.channels, layers: &layers) }
+            layers += self.group(index, dilation: group.dilation, kernels: group.kernels, series: series)
+            for bias in kernels[group.kernels.lowerBound].biases.indices {
+                shares.append(blob(index, "shares\(bias)"))
+                columns += group.kernels.map { biasStarts[$0] + bias }
+            }
+        }
+        return layers
+            + ridgeLayers(shares, columns: columns, networkProbabilities: networkProbabilities, output: output)
+    }
+
+    /// The kernels of each dilation, consecutive as the model holds them.
+    private var groups: [(dilation: Int, kernels: Range<Int>)] {
+        var groups: [(dilation: Int, kernels: Range<Int>)] = []
+        for (index, kernel) in kernels.enumerated() {
+            if let last = groups.last, last.dilation == kernel.dilation {
+                groups[groups.count - 1].kernels = last.kernels.lowerBound..<index + 1
+            } else {
+                groups.append((kernel.dilation, index..<index + 1))
+            }
+        }
+        return groups
+    }
+
+    /// The window normalized joins the slot's samples; the oldest beyond `history` leave:
+    /// `recentOut`, and `rc_recent` [features, 1, history], a feature a channel.
+    private func stateLayers(_ input: String) -> [CoreMLNeuralNetworkLayer] {
+        let normalization = classifier.normalization
+        var count = CoreMLAddLayerParams()
+        count.alpha = Float(window)
+        return [
+            .bias(name("center"), input, "rc_centered", normalization.mean.map { -$0 }),
+            .constant(name("deviation"), "rc_deviation", shape: [features, 1, 1], normalization.deviation),
+            .divide(name("normalize"), "rc_centered", "rc_deviation", "rc_window"),
+            .permute(name("window_by_time"), "rc_window", "rc_window_by_time", axes: [0, 3, 2, 1]),
+            .concat(name("joined"), [Self.recentIn, "rc_window_by_time"], "rc_joined"),
+            .slice(name("kept"), "rc_joined", Self.recentOut, window..<history + window),
+            .layer(name("count_sum"), [Self.recentCountIn], ["rc_count_sum"], .add(count)),
+            .constant(name("history"), "rc_history", shape: [1, 1, 1], [Float(history)]),
+            .layer(name("count"), ["rc_count_sum", "rc_history"], [Self.recentCountOut], .min(.init())),
+            .permute(name("by_feature"), Self.recentOut, "rc_recent", axes: [0, 3, 2, 1]),
+        ]
+    }
+
+    /// The features of the kernels `range`, all of `dilation`, summing the channels `series`:
+    /// `rc_g<index>_shares<bias>` [kernels, 1, 1], for each of their biases.
+    private func group(
+        _ index: Int, dilation: Int, kernels range: Range<Int>, series: [String]
+    ) -> [CoreMLNeuralNetworkLayer] {
+        let blob = { (part: String) in self.blob(index, part) }
+        let layerName = { (part: String) in self.name("g\(index)_\(part)") }
+        let positions = history - 8 * dilation
+        var layers: [CoreMLNeuralNetworkLayer] = [.concat(layerName("series"), series, blob("series"))]
+        layers += (0..<9).map { tap in
+            .slice(
+                layerName("tap\(tap)"), blob("series"), blob("tap\(tap)"), along: .widthAxis,
+                tap * dilation..<tap * dilation + positions)
+        }
+        layers += added((0..<9).map { blob("tap\($0)") }, as: blob("all"), name: layerName("all"))
+        // Each kernel's own heavy tap, the sum of every tap times 1 for its own and 0 for the others.
+        for heavy in 0..<3 {
+            let taps = Set(kernels[range].map { $0.heavyTaps[heavy] }).sorted()
+            layers += taps.map { tap in
+                .scale(
+                    layerName("heavy\(heavy)_tap\(tap)"), blob("tap\(tap)"), blob("heavy\(heavy)_tap\(tap)"),
+                    scale: kernels[range].map { $0.heavyTaps[heavy] == tap ? 1 : 0 })
+            }
+            layers += added(
+                taps.map { blob("heavy\(heavy)_tap\($0)") }, as: blob("heavy\(heavy)"), name: layerName("heavy\(heavy)")
+            )
+        }
+        var fromCount = CoreMLAddLayerParams()
+        fromCount.alpha = Float(-8 * dilation)
+        var atLeastOne = CoreMLUnaryFunctionLayerParams()
+        atLeastOne.type = .threshold
+        atLeastOne.alpha = 1
+        atLeastOne.scale = 1
+        layers += [
+            .add(layerName("heavy01"), [blob("heavy0"), blob("heavy1")], blob("heavy01")),
+            .add(layerName("heavy"), [blob("heavy01"), blob("heavy2")], blob("heavy")),
+            .multiply(layerName("tripled"), [blob("heavy")], blob("tripled"), alpha: 3),
+            .multiply(layerName("minus_all"), [blob("all")], blob("minus_all"), alpha: -1),
+            .add(layerName("outputs"), [blob("tripled"), blob("minus_all")], blob("outputs")),
+            // Position p (of the last `history` samples) counts once the stream has its history − p samples.
+            .constant(
+                layerName("needed"), blob("needed"), shape: [1, 1, positions],
+                (0..<positions).map { Float(history - $0) }),
+            .layer(layerName("valid"), [Self.recentCountOut, blob("needed")], [blob("valid")], .greaterEqual(.init())),
+            .layer(layerName("valid_count"), [Self.recentCountOut], [blob("valid_count")], .add(fromCount)),
+            .layer(layerName("denominator"), [blob("valid_count")], [blob("denominator")], .unary(atLeastOne)),
+        ]
+        for bias in kernels[range.lowerBound].biases.indices {
+            let part = { (what: String) in "\(what)\(bias)" }
+            layers += [
+                .constant(
+                    layerName(part("biases")), blob(part("biases")), shape: [range.count, 1, 1],
+                    kernels[range].map { $0.biases[bias] }),
+                .layer(
+                    layerName(part("above")), [blob("outputs"), blob(part("biases"))], [blob(part("above"))],
+                    .greaterThan(.init())),
+                .multiply(layerName(part("above_valid")), [blob(part("above")), blob("valid")], blob(part("counted"))),
+                .reduce(layerName(part("counts")), blob(part("counted")), blob(part("counts")), .sum, along: .w),
+                .divide(layerName(part("shares")), blob(part("counts")), blob("denominator"), blob(part("shares"))),
+            ]
+        }
+        return layers
+    }
+
+    /// The features standardized, through the ridge, averaged with the network's probabilities;
+    /// `columns` gives the ridge's feature of each of `shares`' rows.
+    private func ridgeLayers(
+        _ shares: [String], columns: [Int], networkProbabilities: String, output: String
+    ) -> [CoreMLNeuralNetworkLayer] {
+        let ridge = classifier.ridge, classes = ridge.classCount
+        let weights = DenseWeights(
+            inputs: columns.count, outputs: classes,
+            weight: columns.flatMap { column in (0..<classes).map { ridge.weights[column * classes + $0] } },
+            bias: ridge.intercept)
+        return [
+            .concat(name("features"), shares, "rc_features"),
+            .bias(
+                name("ridge_center"), "rc_features", "rc_features_centered",
+                columns.map { -ridge.standardization.mean[$0] }),
+            .constant(
+                name("ridge_deviation"), "rc_ridge_deviation", shape: [columns.count, 1, 1],
+                columns.map { ridge.standardization.deviation[$0] }),
+            .divide(name("ridge_standardize"), "rc_features_centered", "rc_ridge_deviation", "rc_standardized"),
+            .innerProduct(name("ridge"), "rc_standardized", "rc_scores", weights),
+            .add(name("sum"), [networkProbabilities, "rc_scores"], "rc_sum"),
+            .multiply(name("average"), ["rc_sum"], output, alpha: 0.5),
+        ]
+    }
+
+    /// `blobs` added one at a time, the first to the second, that sum to the third…, as `output`.
+    private func added(_ blobs: [String], as output: String, name: String) -> [CoreMLNeuralNetworkLayer] {
+        guard blobs.count > 1 else { return [.multiply(name, blobs, output)] }
+        return (1..<blobs.count).map { index in
+            .add(
+                "\(name)\(index)", [index == 1 ? blobs[0] : "\(output)\(index - 1)", blobs[index]],
+                index == blobs.count - 1 ? output : "\(output)\(index)")
+        }
+    }
+
+    private func name(_ part: String) -> String { Self.layerPrefix + part }
+    private func blob(_ group: Int, _ part: String) -> String { "rc_g\(group)_\(part)" }
+}
+
+/// The sums of the features the kernels convolve, each made once: a feature alone is its slice
+/// `rc_feature<channel>` [1, 1, history]; a further channel is added to the sum of those before
+/// it, `rc_sum_<channels>`, as `RandomConvolutions` adds them.
+private struct ChannelSums {
+    private var made: Set<[Int]> = []
+
+    mutating func blob(of channels: [Int], layers: inout [CoreMLNeuralNetworkLayer]) -> String {
+        let prefix = CoreMLRandomConvolutions.layerPrefix
+        guard channels.count > 1 else {
+            let channel = channels[0], name = "rc_feature\(channel)"
+            if made.insert(channels).inserted {
+                layers.append(.slice(prefix + "feature\(channel)", "rc_recent", name, channel..<channel + 1))
+            }
+            return name
+        }
+        let name = "rc_sum_" + channels.map(String.init).joined(separator: "_")
+        guard made.insert(channels).inserted else { return name }
+        let before = blob(of: Array(channels.dropLast()), layers: &layers)
+        let last = blob(of: [channels.last!], layers: &layers)
+        layers.append(.add(prefix + String(name.dropFirst(3)), [before, last], name))
+        return name
+    }
+}
