@@ -26,7 +26,7 @@ public struct CoreMLExport {
 
     public func serialized() -> [UInt8] {
         var spec = CoreMLModel()
-        spec.specificationVersion = randomConvolutions == nil ? 1 : CoreMLRandomConvolutions.specificationVersion
+        spec.specificationVersion = 1
         spec.description_p = interface
         spec.neuralNetworkClassifier = network
         // Serializing a message built in memory, with no required fields, cannot fail.
@@ -368,12 +368,13 @@ extension CoreMLNeuralNetworkLayer {
 
     static func unary(
         _ name: String, _ input: String, _ output: String, _ operation: CoreMLUnaryFunctionLayerParams.Operation,
-        epsilon: Float = 0
+        epsilon: Float = 0, alpha: Float = 0
     ) -> Self {
         var parameters = CoreMLUnaryFunctionLayerParams()
         parameters.type = operation
         parameters.scale = 1
         parameters.epsilon = epsilon
+        parameters.alpha = alpha
         return .layer(name, [input], [output], .unary(parameters))
     }
 
@@ -388,11 +389,6 @@ extension CoreMLNeuralNetworkLayer {
         parameters.stride = 1
         parameters.axis = axis
         return .layer(name, [input], [output], .slice(parameters))
-    }
-
-    /// `dividend / divisor`, broadcast (specification version 4).
-    static func divide(_ name: String, _ dividend: String, _ divisor: String, _ output: String) -> Self {
-        .layer(name, [dividend, divisor], [output], .divideBroadcastable(.init()))
     }
 
     /// `values` as a blob of `shape` [C, H, W].

@@ -4,18 +4,17 @@ import GestureLearning
 /// ONNX: a fourth state, `recentIn` [history, 1, features] (the slot's last samples, normalized,
 /// oldest first; zeros at the start) and `recentCountIn` [1] (how many of them are samples; 0 at
 /// the start), fed back from `recentOut` and `recentCountOut`; the ridge's class scores averaged
-/// with the network's probabilities. Every output compared with a bias is made by elementwise
-/// layers in the float operations and order of `RandomConvolutions` (channels and taps added one
-/// at a time, a kernel's taps weighted 2 picked by products with 1 and 0), so that the counts
-/// above the biases are GestureLab's.
+/// with the network's probabilities. Each kernel's output is made by elementwise layers in the
+/// float operations and order of `RandomConvolutions` (channels and taps added one at a time, a
+/// kernel's taps weighted 2 picked by products with 1 and 0), and compared with a bias by a step
+/// of the exact difference.
 ///
-/// Specification version 1 has no division and no comparison: a product with the reciprocal of a
-/// feature's deviation is an ulp off the quotient now and then, which moves an output that ties a
-/// bias (outputs of the training data are the biases) across it. So a model with random
-/// convolutions is a version 4 file (iOS 13, macOS 10.15), for its DivideBroadcastable,
-/// GreaterThan and GreaterEqual layers.
+/// Specification version 1 has no division: the window is normalized by the product with each
+/// deviation's reciprocal, now and then an ulp off GestureLab's quotient. An output equal to a
+/// bias (the biases are outputs of the training windows) can then land just above it and count.
+/// Version 4's division would need its N-dimensional arrays for the whole network
+/// (`EXACT_ARRAY_MAPPING`), which the book's app and the import do not read.
 struct CoreMLRandomConvolutions {
-    static let specificationVersion: Int32 = 4
     /// Its layers' names start with this; the import leaves them out.
     static let layerPrefix = "random_convolutions_"
     static let recentIn = "recentIn"
@@ -90,8 +89,7 @@ struct CoreMLRandomConvolutions {
         count.alpha = Float(window)
         return [
             .bias(name("center"), input, "rc_centered", normalization.mean.map { -$0 }),
-            .constant(name("deviation"), "rc_deviation", shape: [features, 1, 1], normalization.deviation),
-            .divide(name("normalize"), "rc_centered", "rc_deviation", "rc_window"),
+            .scale(name("normalize"), "rc_centered", "rc_window", scale: normalization.deviation.map { 1 / $0 }),
             .permute(name("window_by_time"), "rc_window", "rc_window_by_time", axes: [0, 3, 2, 1]),
             .concat(name("joined"), [Self.recentIn, "rc_window_by_time"], "rc_joined"),
             .slice(name("kept"), "rc_joined", Self.recentOut, window..<history + window),
@@ -110,7 +108,7 @@ struct CoreMLRandomConvolutions {
         let blob = { (part: String) in self.blob(index, part) }
         let layerName = { (part: String) in self.name("g\(index)_\(part)") }
         let positions = history - 8 * dilation
-        var layers: [CoreMLNeuralNetworkLayer] = [.concat(layerName("series"), series, blob("series"))]
+        var layers = [concatenated(layerName("series"), series, blob("series"))]
         layers += (0..<9).map { tap in
             .slice(
                 layerName("tap\(tap)"), blob("series"), blob("tap\(tap)"), along: .widthAxis,
@@ -131,10 +129,6 @@ struct CoreMLRandomConvolutions {
         }
         var fromCount = CoreMLAddLayerParams()
         fromCount.alpha = Float(-8 * dilation)
-        var atLeastOne = CoreMLUnaryFunctionLayerParams()
-        atLeastOne.type = .threshold
-        atLeastOne.alpha = 1
-        atLeastOne.scale = 1
         layers += [
             .add(layerName("heavy01"), [blob("heavy0"), blob("heavy1")], blob("heavy01")),
             .add(layerName("heavy"), [blob("heavy01"), blob("heavy2")], blob("heavy")),
@@ -144,23 +138,29 @@ struct CoreMLRandomConvolutions {
             // Position p (of the last `history` samples) counts once the stream has its history − p samples.
             .constant(
                 layerName("needed"), blob("needed"), shape: [1, 1, positions],
-                (0..<positions).map { Float(history - $0) }),
-            .layer(layerName("valid"), [Self.recentCountOut, blob("needed")], [blob("valid")], .greaterEqual(.init())),
+                (0..<positions).map { Float($0 - history) + 0.5 }),
+            .add(layerName("filled"), [blob("needed"), Self.recentCountOut], blob("filled")),
+        ]
+        layers += step(layerName("valid"), blob("filled"), blob("valid"))
+        layers += [
             .layer(layerName("valid_count"), [Self.recentCountOut], [blob("valid_count")], .add(fromCount)),
-            .layer(layerName("denominator"), [blob("valid_count")], [blob("denominator")], .unary(atLeastOne)),
+            .unary(layerName("denominator"), blob("valid_count"), blob("denominator"), .threshold, alpha: 1),
+            .unary(
+                layerName("per_position"), blob("denominator"), blob("per_position"), .inverse,
+                epsilon: .leastNormalMagnitude),
         ]
         for bias in kernels[range.lowerBound].biases.indices {
             let part = { (what: String) in "\(what)\(bias)" }
+            layers.append(
+                .bias(
+                    layerName(part("beyond")), blob("outputs"), blob(part("beyond")),
+                    kernels[range].map { -$0.biases[bias] }))
+            layers += step(layerName(part("above")), blob(part("beyond")), blob(part("above")))
             layers += [
-                .constant(
-                    layerName(part("biases")), blob(part("biases")), shape: [range.count, 1, 1],
-                    kernels[range].map { $0.biases[bias] }),
-                .layer(
-                    layerName(part("above")), [blob("outputs"), blob(part("biases"))], [blob(part("above"))],
-                    .greaterThan(.init())),
                 .multiply(layerName(part("above_valid")), [blob(part("above")), blob("valid")], blob(part("counted"))),
                 .reduce(layerName(part("counts")), blob(part("counted")), blob(part("counts")), .sum, along: .w),
-                .divide(layerName(part("shares")), blob(part("counts")), blob("denominator"), blob(part("shares"))),
+                .multiply(
+                    layerName(part("shares")), [blob(part("counts")), blob("per_position")], blob(part("shares"))),
             ]
         }
         return layers
@@ -177,14 +177,13 @@ struct CoreMLRandomConvolutions {
             weight: columns.flatMap { column in (0..<classes).map { ridge.weights[column * classes + $0] } },
             bias: ridge.intercept)
         return [
-            .concat(name("features"), shares, "rc_features"),
+            concatenated(name("features"), shares, "rc_features"),
             .bias(
                 name("ridge_center"), "rc_features", "rc_features_centered",
                 columns.map { -ridge.standardization.mean[$0] }),
-            .constant(
-                name("ridge_deviation"), "rc_ridge_deviation", shape: [columns.count, 1, 1],
-                columns.map { ridge.standardization.deviation[$0] }),
-            .divide(name("ridge_standardize"), "rc_features_centered", "rc_ridge_deviation", "rc_standardized"),
+            .scale(
+                name("ridge_standardize"), "rc_features_centered", "rc_standardized",
+                scale: columns.map { 1 / ridge.standardization.deviation[$0] }),
             .innerProduct(name("ridge"), "rc_standardized", "rc_scores", weights),
             .add(name("sum"), [networkProbabilities, "rc_scores"], "rc_sum"),
             .multiply(name("average"), ["rc_sum"], output, alpha: 0.5),
@@ -199,6 +198,23 @@ struct CoreMLRandomConvolutions {
                 "\(name)\(index)", [index == 1 ? blobs[0] : "\(output)\(index - 1)", blobs[index]],
                 index == blobs.count - 1 ? output : "\(output)\(index)")
         }
+    }
+
+    /// 1 where `input` is above 0, else 0: ReLU, a gain of 2^252 in two steps (which takes the least
+    /// positive float past 1, and larger values to infinity), and the least of that and 1.
+    private func step(_ name: String, _ input: String, _ output: String) -> [CoreMLNeuralNetworkLayer] {
+        [
+            .activation(name + "_positive", input, output + "_positive", .reLu(.init())),
+            .multiply(name + "_gain", [output + "_positive"], output + "_gained", alpha: 0x1p126),
+            .multiply(name + "_gain_negated", [output + "_gained"], output + "_negated", alpha: -0x1p126),
+            .unary(name + "_at_most_one", output + "_negated", output + "_at_most_one", .threshold, alpha: -1),
+            .multiply(name, [output + "_at_most_one"], output, alpha: -1),
+        ]
+    }
+
+    /// `blobs` one after another along C, as `output`; a concat takes two or more.
+    private func concatenated(_ name: String, _ blobs: [String], _ output: String) -> CoreMLNeuralNetworkLayer {
+        blobs.count > 1 ? .concat(name, blobs, output) : .multiply(name, blobs, output)
     }
 
     private func name(_ part: String) -> String { Self.layerPrefix + part }

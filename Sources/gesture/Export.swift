@@ -22,7 +22,7 @@ struct Export: AsyncParsableCommand, NumberChecking {
             exported with --reject off. A model trained with --motion-rejection has a third state to \
             feed back, Core ML's motionIn/motionOut and ONNX's motion_in/motion_out; one trained with \
             --classifier both has its random convolutions' last samples to feed back too, Core ML's \
-            recentIn/recentCountIn (a specification version 4 file, iOS 13) and ONNX's recent_in/recent_count_in.
+            recentIn/recentCountIn and ONNX's recent_in/recent_count_in.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

@@ -9,8 +9,7 @@
 //   https://github.com/apple/swift-protobuf/
 
 /// The part of Core ML's model format (specification version 1, a neural network classifier) that
-/// GestureLab writes and reads: Turi Create's activity classifier; and the few layers of
-/// specification version 4 (iOS 13) its export of random convolutions needs. Only the messages and fields it
+/// GestureLab writes and reads: Turi Create's activity classifier. Only the messages and fields it
 /// uses are declared, with the names, types and field numbers of Core ML's published schema, so that
 /// files it writes are Core ML files and fields it does not declare are kept as unknown fields.
 /// scripts/generate-protobuf turns this into CoreML.pb.swift.
@@ -541,31 +540,6 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     set {layer = .uniDirectionalLstm(newValue)}
   }
 
-  /// Specification version 4.
-  var greaterThan: CoreMLGreaterThanLayerParams {
-    get {
-      if case .greaterThan(let v)? = layer {return v}
-      return CoreMLGreaterThanLayerParams()
-    }
-    set {layer = .greaterThan(newValue)}
-  }
-
-  var greaterEqual: CoreMLGreaterEqualLayerParams {
-    get {
-      if case .greaterEqual(let v)? = layer {return v}
-      return CoreMLGreaterEqualLayerParams()
-    }
-    set {layer = .greaterEqual(newValue)}
-  }
-
-  var divideBroadcastable: CoreMLDivideBroadcastableLayerParams {
-    get {
-      if case .divideBroadcastable(let v)? = layer {return v}
-      return CoreMLDivideBroadcastableLayerParams()
-    }
-    set {layer = .divideBroadcastable(newValue)}
-  }
-
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Layer: Equatable, Sendable {
@@ -589,10 +563,6 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     case concat(CoreMLConcatLayerParams)
     case slice(CoreMLSliceLayerParams)
     case uniDirectionalLstm(CoreMLUniDirectionalLSTMLayerParams)
-    /// Specification version 4.
-    case greaterThan(CoreMLGreaterThanLayerParams)
-    case greaterEqual(CoreMLGreaterEqualLayerParams)
-    case divideBroadcastable(CoreMLDivideBroadcastableLayerParams)
 
   }
 
@@ -892,43 +862,6 @@ nonisolated struct CoreMLMaxLayerParams: Sendable {
 
 /// The elementwise minimum of inputs of one shape.
 nonisolated struct CoreMLMinLayerParams: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  init() {}
-}
-
-/// 1 where the first input is above the second (broadcast), else 0; of one input, above alpha.
-nonisolated struct CoreMLGreaterThanLayerParams: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  var alpha: Float = 0
-
-  var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  init() {}
-}
-
-/// 1 where the first input is at least the second (broadcast), else 0; of one input, at least alpha.
-nonisolated struct CoreMLGreaterEqualLayerParams: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  var alpha: Float = 0
-
-  var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  init() {}
-}
-
-/// The first input divided by the second, broadcast.
-nonisolated struct CoreMLDivideBroadcastableLayerParams: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
@@ -2186,7 +2119,7 @@ nonisolated extension CoreMLNeuralNetworkClassifier: SwiftProtobuf.Message, Swif
 
 nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeuralNetworkLayer"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}-unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{1}min\0\u{2}\u{13}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{2}\u{a}permute\0\u{2}\u{a}concat\0\u{2}\u{1e}slice\0\u{2}F\u{1}uniDirectionalLSTM\0\u{2}Z\u{6}greaterThan\0\u{2}\u{2}greaterEqual\0\u{2}:divideBroadcastable\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}-unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{1}min\0\u{2}\u{13}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{2}\u{a}permute\0\u{2}\u{a}concat\0\u{2}\u{1e}slice\0\u{2}F\u{1}uniDirectionalLSTM\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2457,45 +2390,6 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
           self.layer = .uniDirectionalLstm(v)
         }
       }()
-      case 830: try {
-        var v: CoreMLGreaterThanLayerParams?
-        var hadOneofValue = false
-        if let current = self.layer {
-          hadOneofValue = true
-          if case .greaterThan(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.layer = .greaterThan(v)
-        }
-      }()
-      case 832: try {
-        var v: CoreMLGreaterEqualLayerParams?
-        var hadOneofValue = false
-        if let current = self.layer {
-          hadOneofValue = true
-          if case .greaterEqual(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.layer = .greaterEqual(v)
-        }
-      }()
-      case 890: try {
-        var v: CoreMLDivideBroadcastableLayerParams?
-        var hadOneofValue = false
-        if let current = self.layer {
-          hadOneofValue = true
-          if case .divideBroadcastable(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.layer = .divideBroadcastable(v)
-        }
-      }()
       default: break
       }
     }
@@ -2595,18 +2489,6 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
     case .uniDirectionalLstm?: try {
       guard case .uniDirectionalLstm(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 420)
-    }()
-    case .greaterThan?: try {
-      guard case .greaterThan(let v)? = self.layer else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 830)
-    }()
-    case .greaterEqual?: try {
-      guard case .greaterEqual(let v)? = self.layer else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 832)
-    }()
-    case .divideBroadcastable?: try {
-      guard case .divideBroadcastable(let v)? = self.layer else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 890)
     }()
     case nil: break
     }
@@ -3099,85 +2981,6 @@ nonisolated extension CoreMLMinLayerParams: SwiftProtobuf.Message, SwiftProtobuf
   }
 
   static func ==(lhs: CoreMLMinLayerParams, rhs: CoreMLMinLayerParams) -> Bool {
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension CoreMLGreaterThanLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".GreaterThanLayerParams"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}alpha\0")
-
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 2: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
-      default: break
-      }
-    }
-  }
-
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.alpha.bitPattern != 0 {
-      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 2)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  static func ==(lhs: CoreMLGreaterThanLayerParams, rhs: CoreMLGreaterThanLayerParams) -> Bool {
-    if lhs.alpha != rhs.alpha {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension CoreMLGreaterEqualLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".GreaterEqualLayerParams"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}alpha\0")
-
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 2: try { try decoder.decodeSingularFloatField(value: &self.alpha) }()
-      default: break
-      }
-    }
-  }
-
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.alpha.bitPattern != 0 {
-      try visitor.visitSingularFloatField(value: self.alpha, fieldNumber: 2)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  static func ==(lhs: CoreMLGreaterEqualLayerParams, rhs: CoreMLGreaterEqualLayerParams) -> Bool {
-    if lhs.alpha != rhs.alpha {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension CoreMLDivideBroadcastableLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".DivideBroadcastableLayerParams"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap()
-
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    // Load everything into unknown fields
-    while try decoder.nextFieldNumber() != nil {}
-  }
-
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  static func ==(lhs: CoreMLDivideBroadcastableLayerParams, rhs: CoreMLDivideBroadcastableLayerParams) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
