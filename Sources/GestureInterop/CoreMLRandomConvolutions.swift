@@ -4,16 +4,16 @@ import GestureLearning
 /// ONNX: a fourth state, `recentIn` [history, 1, features] (the slot's last samples, normalized,
 /// oldest first; zeros at the start) and `recentCountIn` [1] (how many of them are samples; 0 at
 /// the start), fed back from `recentOut` and `recentCountOut`; the ridge's class scores averaged
-/// with the network's probabilities. Each kernel's output is made by elementwise layers in the
-/// float operations and order of `RandomConvolutions` (channels and taps added one at a time, a
-/// kernel's taps weighted 2 picked by products with 1 and 0), and compared with a bias by a step
-/// of the exact difference.
+/// with the network's probabilities. Every output compared with a bias is made by elementwise
+/// layers in the float operations and order of `RandomConvolutions` (channels and taps added one
+/// at a time, a kernel's taps weighted 2 picked by products with 1 and 0), and compared by a step
+/// of the exact difference, so that the counts above the biases are GestureLab's: an output equal
+/// to a bias (the biases are outputs of the training windows) stays uncounted.
 ///
-/// Specification version 1 has no division: the window is normalized by the product with each
-/// deviation's reciprocal, now and then an ulp off GestureLab's quotient. An output equal to a
-/// bias (the biases are outputs of the training windows) can then land just above it and count.
-/// Version 4's division would need its N-dimensional arrays for the whole network
-/// (`EXACT_ARRAY_MAPPING`), which the book's app and the import do not read.
+/// Only specification version 1 layers: version 4 has division and comparisons, but Core ML's
+/// validator then wants N-dimensional arrays (`EXACT_ARRAY_MAPPING`) throughout, which the
+/// network's layers, the book's app and the import do not use. Version 1 has no division, so the
+/// samples are divided by the deviations as `quotient` shows.
 struct CoreMLRandomConvolutions {
     /// Its layers' names start with this; the import leaves them out.
     static let layerPrefix = "random_convolutions_"
@@ -88,8 +88,8 @@ struct CoreMLRandomConvolutions {
         var count = CoreMLAddLayerParams()
         count.alpha = Float(window)
         return [
-            .bias(name("center"), input, "rc_centered", normalization.mean.map { -$0 }),
-            .scale(name("normalize"), "rc_centered", "rc_window", scale: normalization.deviation.map { 1 / $0 }),
+            .bias(name("center"), input, "rc_centered", normalization.mean.map { -$0 })
+        ] + quotient("rc_centered", by: normalization.deviation, as: "rc_window") + [
             .permute(name("window_by_time"), "rc_window", "rc_window_by_time", axes: [0, 3, 2, 1]),
             .concat(name("joined"), [Self.recentIn, "rc_window_by_time"], "rc_joined"),
             .slice(name("kept"), "rc_joined", Self.recentOut, window..<history + window),
@@ -200,6 +200,50 @@ struct CoreMLRandomConvolutions {
         }
     }
 
+    /// `dividend` divided by `divisors` (one a channel) as GestureLab divides, with no division
+    /// layer: the product with each divisor's reciprocal, corrected twice by the exact remainder
+    /// (the product of quotient and divisor exactly, as a sum of two floats by Dekker's splitting
+    /// of each into halves of 12 bits) times the reciprocal.
+    private func quotient(_ dividend: String, by divisors: [Float], as output: String) -> [CoreMLNeuralNetworkLayer] {
+        let reciprocals = divisors.map { 1 / $0 }, halves = divisors.map(\.splitInHalves)
+        let name = { (part: String) in self.name("quotient_\(part)") }
+        let minus = { (blob: String) in
+            CoreMLNeuralNetworkLayer.multiply(name("minus_\(blob)"), [blob], "\(blob)_negated", alpha: -1)
+        }
+        var layers: [CoreMLNeuralNetworkLayer] = [
+            .scale(name("estimate"), dividend, "rc_quotient0", scale: reciprocals)
+        ]
+        for step in 1...2 {
+            let blob = { (part: String) in "rc_quotient\(step)_\(part)" }
+            let estimate = "rc_quotient\(step - 1)"
+            layers += [
+                .multiply(name("\(step)_spread"), [estimate], blob("spread"), alpha: 4097),
+                minus(estimate),
+                .add(name("\(step)_spread_less"), [blob("spread"), "\(estimate)_negated"], blob("spread_less")),
+                minus(blob("spread_less")),
+                .add(name("\(step)_high"), [blob("spread"), blob("spread_less") + "_negated"], blob("high")),
+                minus(blob("high")),
+                .add(name("\(step)_low"), [estimate, blob("high") + "_negated"], blob("low")),
+                .scale(name("\(step)_product"), estimate, blob("product"), scale: divisors),
+                minus(blob("product")),
+                .scale(name("\(step)_high_high"), blob("high"), blob("high_high"), scale: halves.map(\.high)),
+                .add(name("\(step)_error1"), [blob("high_high"), blob("product") + "_negated"], blob("error1")),
+                .scale(name("\(step)_high_low"), blob("high"), blob("high_low"), scale: halves.map(\.low)),
+                .add(name("\(step)_error2"), [blob("error1"), blob("high_low")], blob("error2")),
+                .scale(name("\(step)_low_high"), blob("low"), blob("low_high"), scale: halves.map(\.high)),
+                .add(name("\(step)_error3"), [blob("error2"), blob("low_high")], blob("error3")),
+                .scale(name("\(step)_low_low"), blob("low"), blob("low_low"), scale: halves.map(\.low)),
+                .add(name("\(step)_error"), [blob("error3"), blob("low_low")], blob("error")),
+                .add(name("\(step)_remainder1"), [dividend, blob("product") + "_negated"], blob("remainder1")),
+                minus(blob("error")),
+                .add(name("\(step)_remainder"), [blob("remainder1"), blob("error") + "_negated"], blob("remainder")),
+                .scale(name("\(step)_correction"), blob("remainder"), blob("correction"), scale: reciprocals),
+                .add(name("\(step)"), [estimate, blob("correction")], step == 2 ? output : "rc_quotient\(step)"),
+            ]
+        }
+        return layers
+    }
+
     /// 1 where `input` is above 0, else 0: ReLU, a gain of 2^252 in two steps (which takes the least
     /// positive float past 1, and larger values to infinity), and the least of that and 1.
     private func step(_ name: String, _ input: String, _ output: String) -> [CoreMLNeuralNetworkLayer] {
@@ -242,5 +286,14 @@ private struct ChannelSums {
         let last = blob(of: [channels.last!], layers: &layers)
         layers.append(.add(prefix + String(name.dropFirst(3)), [before, last], name))
         return name
+    }
+}
+
+extension Float {
+    /// Dekker's split: two floats of 12 significant bits each that sum to it exactly.
+    fileprivate var splitInHalves: (high: Float, low: Float) {
+        let spread = self * 4097
+        let high = spread - (spread - self)
+        return (high, self - high)
     }
 }

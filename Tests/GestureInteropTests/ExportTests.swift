@@ -96,13 +96,10 @@ struct ExportedStream: Codable {
     var unknown: [Bool]?
     var margins: [[Float]]?
     var marginClasses: [Int]?
-    /// Windows whose probabilities a Core ML export may not give (see `CoreMLRandomConvolutions`).
-    var tieWindows: [Int]?
 
     enum CodingKeys: String, CodingKey {
         case windows, probabilities, classes, features, unknown, margins
         case marginClasses = "margin_classes"
-        case tieWindows = "tie_windows"
     }
 }
 
@@ -286,24 +283,22 @@ struct ExportedStream: Codable {
     }
 
     /// In Core ML, random convolutions are a fourth state too, `recentIn` and `recentCountIn`: the
-    /// NumPy pass of its specification version 1 layers (in float32, as Core ML's CPU) rejects the
-    /// windows GestureLab rejects and gives its averaged probabilities within 1e-5 on every window
-    /// but those where a kernel's output equals a bias, which the product by the deviation's
-    /// reciprocal can move across it: the stream's taught windows have some.
+    /// NumPy pass of its specification version 1 layers (in float32, as Core ML's CPU) gives
+    /// GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects. In the
+    /// history of many of the stream's windows a kernel's output equals a bias, which only samples
+    /// normalized exactly as GestureLab does leave uncounted.
     @Test func randomConvolutionsRunInCoreMLWithTheirSamplesFedBack() throws {
         let model = try Self.withRandomConvolutions
-        var stream = try rejectingStream(of: model)
+        let stream = try rejectingStream(of: model)
         #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
         let ties = try #require(model.randomConvolutions).windowsWithTies(in: stream.windows)
-        #expect(!ties.isEmpty && ties.count < stream.windows.count / 2, "\(ties)")
-        stream.tieWindows = ties
+        #expect(ties.count >= stream.windows.count / 4, "\(ties)")
         let folder = try TemporaryFolder()
         let file = folder.path.appending("both.mlmodel").string
         try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: file))
         let output = try check(["coreml", file, try write(stream, in: folder)], in: folder)
-        print(output)
+        print(output, "(\(ties.count) windows with an output equal to a bias)")
         #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
-        #expect(output.contains("\(ties.count) windows with an output equal to a bias left out"), "\(output)")
     }
 
     /// The rejecting model with random convolutions over 60 samples beside its network.

@@ -7,13 +7,10 @@ model that rejects unknown motion, also "unknown": [whether GestureLab rejects e
 "margins": [[each class's distance to its nearest prototype less its limit], ...] for the classes
 "margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state; with a
 test of the motion's statistics, the larger of its margin and that one); the exports' rejection
-outputs must agree. "tie_windows": [...] lists windows where one of the random convolutions'
-outputs equals a bias, which a Core ML export may count (see CoreMLRandomConvolutions): their
-probabilities are left out of the comparison (the rejection is not). A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) or of
+outputs must agree. A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) or of
 random convolutions (ONNX's recent_in and recent_count_in, Core ML's recentIn and recentCountIn) gets
 zeros first, then its _out or Out. The NumPy pass computes in float32, as Core ML's CPU does: the
-random convolutions' outputs must come out as GestureLab's, or one near a bias would count
-differently.
+random convolutions' outputs must come out bit for bit, or one equal to a bias would count.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -310,17 +307,12 @@ def compare(computed, stream):
     probabilities = np.array([c[0] for c in computed], dtype=np.float64)
     if probabilities.shape != expected.shape:
         fail(f"{probabilities.shape} probabilities where GestureLab gave {expected.shape}")
-    ties = stream.get("tie_windows", [])
-    compared = [i for i in range(len(expected)) if i not in ties]
-    difference = np.abs(probabilities[compared] - expected[compared]).max()
+    difference = np.abs(probabilities - expected).max()
     agreement = (probabilities.argmax(1) == expected.argmax(1)).mean()
-    left_out = f", {len(ties)} windows with an output equal to a bias left out" if ties else ""
-    tie_difference = np.abs(probabilities[ties] - expected[ties]).max() if ties else 0
-    left_out += f" (differing by up to {tie_difference:.3g})" if ties else ""
     if "unknown" not in stream:
         if any(c[1] is not None for c in computed):
             fail("the export has rejection outputs where GestureLab's model has no rejection")
-        return difference, agreement, left_out
+        return difference, agreement, ""
     if any(c[1] is None for c in computed):
         fail("the export has no rejection outputs")
     margin_difference = 0
@@ -335,7 +327,6 @@ def compare(computed, stream):
     if differing:
         fail(f"windows {differing} are unknown motion to GestureLab {[stream['unknown'][i] for i in differing]}")
     summary = f", unknown motion on {sum(unknown)} windows as GestureLab (margins within {margin_difference:.3g})"
-    summary += left_out
     return difference, agreement, summary
 
 
