@@ -182,6 +182,17 @@ struct ExportedStream: Codable {
         #expect(difference <= 1e-6)
     }
 
+    /// The import reads the network of a file with random convolutions and leaves them out.
+    @Test func aModelWithRandomConvolutionsReadsBackAsItsNetwork() throws {
+        let exported = try CoreMLExport(model: try ExportedFilesTests.withRandomConvolutions).serialized()
+        let imported = try CoreMLImport(serialized: exported, rate: nil)
+        #expect(imported.model.randomConvolutions == nil && imported.model.rejection == nil)
+        #expect(imported.interface.contains { $0.contains("recentIn") }, "\(imported.interface)")
+        let original = stream(of: interopModel), again = stream(of: imported.model)
+        let difference = zip(original.probabilities.joined(), again.probabilities.joined()).map { abs($0 - $1) }.max()!
+        #expect(difference <= 1e-6)
+    }
+
     @Test func withoutARateInTheFileTheUserMustGiveOne() throws {
         var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.description_p.metadata.userDefined[GestureLabMetadata.samplingRate] = nil
