@@ -10,7 +10,8 @@ import SwiftProtobuf
 /// cosine distance to its nearest prototype less its limit; a window is unknown motion when the
 /// margin of its `activity` is above 0. A model that also tests the motion's statistics has a
 /// third state, `motionIn` [2 × features + 1] (optional, zeros at the start) and `motionOut`, and
-/// its margin is the larger of the two tests'.
+/// its margin is the larger of the two tests'. A model with random convolutions has a fourth,
+/// `recentIn` and `recentCountIn` (see `CoreMLRandomConvolutions`).
 public struct CoreMLExport {
     public let model: GestureModel
     /// Class names as the file gives them: the model's, or GestureIt's (`shake_it`).
@@ -51,6 +52,10 @@ public struct CoreMLExport {
 
     private var units: Int { model.architecture.lstmUnits }
 
+    private var randomConvolutions: CoreMLRandomConvolutions? {
+        model.randomConvolutions.map { CoreMLRandomConvolutions(classifier: $0, window: model.windowing.window) }
+    }
+
     private var interface: CoreMLModelDescription {
         var description = CoreMLModelDescription()
         let featureList = model.featureNames.joined(separator: ", ")
@@ -84,6 +89,8 @@ public struct CoreMLExport {
                     RejectionOutput.coreMLMotionOut, shape: shape,
                     about: "The motion's moving averages: feed them back with the next window"))
         }
+        description.input += randomConvolutions?.inputs ?? []
+        description.output += randomConvolutions?.outputs ?? []
         description.predictedFeatureName = BookInterface.label
         description.predictedProbabilitiesName = BookInterface.probabilities
         description.metadata.shortDescription = "Gesture classifier made by GestureLab \(gestureLabVersion)"
@@ -108,6 +115,11 @@ public struct CoreMLExport {
         ]
     }
 
+    /// The softmax's output: the probabilities, or with random convolutions, the network's share of them.
+    private var networkProbabilities: String {
+        randomConvolutions == nil ? BookInterface.probabilities : "network_probabilities"
+    }
+
     private var network: CoreMLNeuralNetworkClassifier {
         let weights = model.weights
         var network = CoreMLNeuralNetworkClassifier()
@@ -120,9 +132,13 @@ public struct CoreMLExport {
             batchNorm(weights.batchNorm),
             .activation("relu_layer1", "relu1_in", "dense1_in", .reLu(CoreMLActivationReLU())),
             .innerProduct("dense_layer1", "dense1_in", "softmax_in", weights.output),
-            .layer(BookInterface.probabilities, ["softmax_in"], [BookInterface.probabilities], .softmax(.init())),
+            .layer(BookInterface.probabilities, ["softmax_in"], [networkProbabilities], .softmax(.init())),
         ]
-        network.layers = layers + (model.exportedRejection.map(rejectionLayers) ?? [])
+        let averaged =
+            randomConvolutions?.layers(
+                window: "conv_in", networkProbabilities: networkProbabilities, output: BookInterface.probabilities)
+            ?? []
+        network.layers = layers + averaged + (model.exportedRejection.map(rejectionLayers) ?? [])
         network.stringClassLabels.vector = classLabels
         network.labelProbabilityLayerName = BookInterface.probabilities
         return network
@@ -318,14 +334,16 @@ extension CoreMLNeuralNetworkLayer {
         return .layer(name, [input], [output], .reduce(parameters))
     }
 
-    /// `input × scale + bias`, each of `[C]` (one value a channel).
-    static func scale(_ name: String, _ input: String, _ output: String, scale: [Float], bias: [Float]) -> Self {
+    /// `input × scale + bias`, each of `[C]` (one value a channel); without a bias, `input × scale`.
+    static func scale(_ name: String, _ input: String, _ output: String, scale: [Float], bias: [Float] = []) -> Self {
         var parameters = CoreMLScaleLayerParams()
         parameters.shapeScale = [UInt64(scale.count)]
         parameters.scale.floatValue = scale
-        parameters.hasBias_p = true
-        parameters.shapeBias = [UInt64(bias.count)]
-        parameters.bias.floatValue = bias
+        parameters.hasBias_p = !bias.isEmpty
+        if !bias.isEmpty {
+            parameters.shapeBias = [UInt64(bias.count)]
+            parameters.bias.floatValue = bias
+        }
         return .layer(name, [input], [output], .scale(parameters))
     }
 
@@ -350,22 +368,26 @@ extension CoreMLNeuralNetworkLayer {
 
     static func unary(
         _ name: String, _ input: String, _ output: String, _ operation: CoreMLUnaryFunctionLayerParams.Operation,
-        epsilon: Float = 0
+        epsilon: Float = 0, alpha: Float = 0
     ) -> Self {
         var parameters = CoreMLUnaryFunctionLayerParams()
         parameters.type = operation
         parameters.scale = 1
         parameters.epsilon = epsilon
+        parameters.alpha = alpha
         return .layer(name, [input], [output], .unary(parameters))
     }
 
-    /// Channels `range` of `input`.
-    static func slice(_ name: String, _ input: String, _ output: String, channels range: Range<Int>) -> Self {
+    /// `range` of `input` along `axis`.
+    static func slice(
+        _ name: String, _ input: String, _ output: String, along axis: CoreMLSliceLayerParams.SliceAxis = .channelAxis,
+        _ range: Range<Int>
+    ) -> Self {
         var parameters = CoreMLSliceLayerParams()
         parameters.startIndex = Int64(range.lowerBound)
         parameters.endIndex = Int64(range.upperBound)
         parameters.stride = 1
-        parameters.axis = .channelAxis
+        parameters.axis = axis
         return .layer(name, [input], [output], .slice(parameters))
     }
 

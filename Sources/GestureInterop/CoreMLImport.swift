@@ -24,7 +24,11 @@ public struct CoreMLImport {
                     + "Turi Create's activity classifier")
         }
         let metadata = spec.description_p.metadata.userDefined
-        let layers = try TuriLayers(network.layers.filter { !$0.name.hasPrefix(RejectionOutput.coreMLLayerPrefix) })
+        let layers = try TuriLayers(
+            network.layers.filter {
+                !$0.name.hasPrefix(RejectionOutput.coreMLLayerPrefix)
+                    && !$0.name.hasPrefix(CoreMLRandomConvolutions.layerPrefix)
+            })
         let description = try Self.description(of: spec, network: network, layers: layers, rate: rate)
         let normalization = try Self.normalization(metadata, features: description.featureNames.count)
         do {
@@ -317,6 +321,7 @@ extension CoreMLNeuralNetworkLayer {
         case .scale: "scale"
         case .bias: "bias"
         case .max: "max"
+        case .min: "min"
         case .loadConstant: "loadConstant"
         case .concat: "concat"
         case .slice: "slice"

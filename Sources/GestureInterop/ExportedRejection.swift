@@ -118,9 +118,9 @@ extension CoreMLExport {
         let name = { (blob: String) in RejectionOutput.coreMLLayerPrefix + blob }
         let state = RejectionOutput.coreMLMotionOut
         return [
-            .slice(name("motion_mean_sums"), state, "motion_mean_sums", channels: 0..<features),
-            .slice(name("motion_square_sums"), state, "motion_square_sums", channels: features..<2 * features),
-            .slice(name("motion_weight"), state, "motion_weight", channels: 2 * features..<2 * features + 1),
+            .slice(name("motion_mean_sums"), state, "motion_mean_sums", 0..<features),
+            .slice(name("motion_square_sums"), state, "motion_square_sums", features..<2 * features),
+            .slice(name("motion_weight"), state, "motion_weight", 2 * features..<2 * features + 1),
             // 1 / (weight + the smallest float): ONNX's division by the weight, at least the smallest float.
             .unary(
                 name("motion_per_weight"), "motion_weight", "motion_per_weight", .inverse,

@@ -20,7 +20,9 @@ struct Export: AsyncParsableCommand, NumberChecking {
             model's rejection of unknown motion: Core ML as the output rejectionMargin, ONNX as \
             rejection_margin and unknown, C as gesture_is_unknown, which its detector applies unless \
             exported with --reject off. A model trained with --motion-rejection has a third state to \
-            feed back, Core ML's motionIn/motionOut and ONNX's motion_in/motion_out.
+            feed back, Core ML's motionIn/motionOut and ONNX's motion_in/motion_out; one trained with \
+            --classifier both has its random convolutions' last samples to feed back too, Core ML's \
+            recentIn/recentCountIn and ONNX's recent_in/recent_count_in.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -68,7 +70,7 @@ struct Export: AsyncParsableCommand, NumberChecking {
         switch format {
         case .coreml:
             let export = try exporting { () throws(InteropError) in
-                try CoreMLExport(model: networkOf(loaded), bookLabels: bookLabels)
+                try CoreMLExport(model: loaded, bookLabels: bookLabels)
             }
             try writeFile(export.serialized())
             for difference in export.differencesFromTheBook {
@@ -78,17 +80,6 @@ struct Export: AsyncParsableCommand, NumberChecking {
             try writeFile(try exporting { () throws(InteropError) in try ONNXExport(model: loaded) }.serialized())
         case .c: try writeLibrary(loaded)
         }
-    }
-
-    /// The model's network, warning that a Core ML export leaves its random convolutions out.
-    private func networkOf(_ loaded: GestureModel) -> GestureModel {
-        if loaded.randomConvolutions != nil {
-            Terminal.warn(
-                "\(model) averages its network with random convolutions, which Core ML exports do not carry yet "
-                    + "(ONNX and C do): the export is the network alone, whose decisions can differ from gesture detect's"
-            )
-        }
-        return loaded.networkAlone
     }
 
     private func writeLibrary(_ model: GestureModel) throws {

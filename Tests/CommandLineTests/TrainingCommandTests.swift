@@ -157,22 +157,13 @@ private func isXML(_ path: FilePath) -> Bool {
             ], in: folder.path
         ).succeeded()
         #expect(detect.output.contains("shake"), "\(detect.output.prefix(300))")
-        for format in ["onnx", "c"] {
+        for format in ["onnx", "c", "coreml"] {
             let export = try runGesture(
                 ["export", "both.model", "--format", format, "-o", "both.\(format)"], in: folder.path
             )
             .succeeded()
             #expect(!export.error.contains("warning"), "\(format): \(export.error)")
         }
-        let coreML = try runGesture(
-            ["export", "both.model", "--format", "coreml", "-o", "both.mlmodel"], in: folder.path
-        )
-        .succeeded()
-        #expect(
-            coreML.error.contains(
-                "gesture: warning: both.model averages its network with random convolutions, which Core ML exports do "
-                    + "not carry yet (ONNX and C do): the export is the network alone, whose decisions can differ from "
-                    + "gesture detect's\n"), "\(coreML.error)")
         let bad = try runGesture(options + ["--classifier", "forest"], in: folder.path)
         #expect(bad.status == 2 && bad.error.contains("'forest'"), "\(bad.error)")
     }

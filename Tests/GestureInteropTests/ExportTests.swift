@@ -182,6 +182,17 @@ struct ExportedStream: Codable {
         #expect(difference <= 1e-6)
     }
 
+    /// The import reads the network of a file with random convolutions and leaves them out.
+    @Test func aModelWithRandomConvolutionsReadsBackAsItsNetwork() throws {
+        let exported = try CoreMLExport(model: try ExportedFilesTests.withRandomConvolutions).serialized()
+        let imported = try CoreMLImport(serialized: exported, rate: nil)
+        #expect(imported.model.randomConvolutions == nil && imported.model.rejection == nil)
+        #expect(imported.interface.contains { $0.contains("recentIn") }, "\(imported.interface)")
+        let original = stream(of: interopModel), again = stream(of: imported.model)
+        let difference = zip(original.probabilities.joined(), again.probabilities.joined()).map { abs($0 - $1) }.max()!
+        #expect(difference <= 1e-6)
+    }
+
     @Test func withoutARateInTheFileTheUserMustGiveOne() throws {
         var spec = try CoreMLModel(serializedBytes: try CoreMLExport(model: interopModel).serialized())
         spec.description_p.metadata.userDefined[GestureLabMetadata.samplingRate] = nil
@@ -271,10 +282,7 @@ struct ExportedStream: Codable {
     /// Random convolutions go out as a fourth state, `recent_in` and `recent_count_in`: onnxruntime
     /// gives GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects.
     @Test func randomConvolutionsRunInONNXWithTheirSamplesFedBack() throws {
-        var model = rejectingModel
-        model.randomConvolutions = try RandomConvolutionClassifier(
-            training: interopSessions, classNames: model.classNames, windowing: model.windowing,
-            settings: .init(history: 60, outputCount: 500), seed: 3)
+        let model = try Self.withRandomConvolutions
         let stream = try rejectingStream(of: model)
         #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
         let folder = try TemporaryFolder()
@@ -283,6 +291,36 @@ struct ExportedStream: Codable {
         let output = try check(["onnx", file, try write(stream, in: folder)], in: folder)
         print(output)
         #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
+    }
+
+    /// In Core ML, random convolutions are a fourth state too, `recentIn` and `recentCountIn`: the
+    /// NumPy pass of its specification version 1 layers (in float32, as Core ML's CPU) gives
+    /// GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects. In the
+    /// history of many of the stream's windows a kernel's output equals a bias, which only samples
+    /// normalized exactly as GestureLab does leave uncounted.
+    @Test func randomConvolutionsRunInCoreMLWithTheirSamplesFedBack() throws {
+        let model = try Self.withRandomConvolutions
+        let stream = try rejectingStream(of: model)
+        #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
+        let ties = try #require(model.randomConvolutions).windowsWithTies(in: stream.windows)
+        #expect(ties.count >= stream.windows.count / 4, "\(ties)")
+        let folder = try TemporaryFolder()
+        let file = folder.path.appending("both.mlmodel").string
+        try Data(try CoreMLExport(model: model).serialized()).write(to: URL(fileURLWithPath: file))
+        let output = try check(["coreml", file, try write(stream, in: folder)], in: folder)
+        print(output, "(\(ties.count) windows with an output equal to a bias)")
+        #expect(output.contains("unknown motion on \(stream.unknown!.count { $0 }) windows as GestureLab"), "\(output)")
+    }
+
+    /// The rejecting model with random convolutions over 60 samples beside its network.
+    static var withRandomConvolutions: GestureModel {
+        get throws {
+            var model = rejectingModel
+            model.randomConvolutions = try RandomConvolutionClassifier(
+                training: interopSessions, classNames: model.classNames, windowing: model.windowing,
+                settings: .init(history: 60, outputCount: 500), seed: 3)
+            return model
+        }
     }
 
     /// A rejection of the dense layer's output, not of the LSTM's state, goes out as well.
@@ -361,5 +399,22 @@ struct ExportedStream: Codable {
         let difference = try #require(Double(figures[figures.firstIndex(of: "difference")! + 1]))
         let agreement = try #require(Double(figures.last!))
         #expect(difference < 0.05 && agreement >= 0.98, "\(result.output)")
+    }
+}
+
+extension RandomConvolutionClassifier {
+    /// The windows of `windows` (one stream of raw features) over whose history a kernel's output
+    /// equals one of its biases.
+    func windowsWithTies(in windows: [[Float]]) -> [Int] {
+        let channels = convolutions.channelCount, history = convolutions.history
+        let samples = normalization.applied(to: Array(windows.joined()))
+        let ties = convolutions.kernels.map { kernel in
+            let outputs = kernel.outputs(of: samples[...], channelCount: channels)
+            return (span: kernel.span, positions: outputs.indices.filter { kernel.biases.contains(outputs[$0]) })
+        }
+        return windows.indices.filter { window in
+            let end = (window + 1) * windows[window].count / channels
+            return ties.contains { tie in tie.positions.contains { $0 >= end - history && $0 + tie.span <= end } }
+        }
     }
 }

@@ -476,6 +476,14 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     set {layer = .max(newValue)}
   }
 
+  var min: CoreMLMinLayerParams {
+    get {
+      if case .min(let v)? = layer {return v}
+      return CoreMLMinLayerParams()
+    }
+    set {layer = .min(newValue)}
+  }
+
   var reduce: CoreMLReduceLayerParams {
     get {
       if case .reduce(let v)? = layer {return v}
@@ -547,6 +555,7 @@ nonisolated struct CoreMLNeuralNetworkLayer: Sendable {
     case scale(CoreMLScaleLayerParams)
     case bias(CoreMLBiasLayerParams)
     case max(CoreMLMaxLayerParams)
+    case min(CoreMLMinLayerParams)
     case reduce(CoreMLReduceLayerParams)
     case loadConstant(CoreMLLoadConstantLayerParams)
     case reshape(CoreMLReshapeLayerParams)
@@ -842,6 +851,17 @@ nonisolated struct CoreMLBiasLayerParams: Sendable {
 
 /// The elementwise maximum of inputs of one shape.
 nonisolated struct CoreMLMaxLayerParams: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The elementwise minimum of inputs of one shape.
+nonisolated struct CoreMLMinLayerParams: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
@@ -2099,7 +2119,7 @@ nonisolated extension CoreMLNeuralNetworkClassifier: SwiftProtobuf.Message, Swif
 
 nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeuralNetworkLayer"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}-unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{2}\u{14}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{2}\u{a}permute\0\u{2}\u{a}concat\0\u{2}\u{1e}slice\0\u{2}F\u{1}uniDirectionalLSTM\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}input\0\u{1}output\0\u{2}a\u{1}convolution\0\u{2}\u{1e}activation\0\u{2}\u{a}innerProduct\0\u{2}\u{14}batchnorm\0\u{2}\u{a}l2normalize\0\u{2}\u{5}softmax\0\u{2}-unary\0\u{2}\u{a}add\0\u{1}multiply\0\u{2}\u{e}scale\0\u{2}\u{5}bias\0\u{2}\u{a}max\0\u{1}min\0\u{2}\u{13}reduce\0\u{2}\u{a}loadConstant\0\u{2}\u{a}reshape\0\u{2}\u{a}permute\0\u{2}\u{a}concat\0\u{2}\u{1e}slice\0\u{2}F\u{1}uniDirectionalLSTM\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2266,6 +2286,19 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
           self.layer = .max(v)
         }
       }()
+      case 261: try {
+        var v: CoreMLMinLayerParams?
+        var hadOneofValue = false
+        if let current = self.layer {
+          hadOneofValue = true
+          if case .min(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.layer = .min(v)
+        }
+      }()
       case 280: try {
         var v: CoreMLReduceLayerParams?
         var hadOneofValue = false
@@ -2424,6 +2457,10 @@ nonisolated extension CoreMLNeuralNetworkLayer: SwiftProtobuf.Message, SwiftProt
     case .max?: try {
       guard case .max(let v)? = self.layer else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 260)
+    }()
+    case .min?: try {
+      guard case .min(let v)? = self.layer else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 261)
     }()
     case .reduce?: try {
       guard case .reduce(let v)? = self.layer else { preconditionFailure() }
@@ -2925,6 +2962,25 @@ nonisolated extension CoreMLMaxLayerParams: SwiftProtobuf.Message, SwiftProtobuf
   }
 
   static func ==(lhs: CoreMLMaxLayerParams, rhs: CoreMLMaxLayerParams) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension CoreMLMinLayerParams: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MinLayerParams"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: CoreMLMinLayerParams, rhs: CoreMLMinLayerParams) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -8,7 +8,9 @@ model that rejects unknown motion, also "unknown": [whether GestureLab rejects e
 "margin_classes": [...] that have prototypes (for a rejection of the LSTM's hidden state; with a
 test of the motion's statistics, the larger of its margin and that one); the exports' rejection
 outputs must agree. A file with a state of the motion's (ONNX's motion_in, Core ML's motionIn) or of
-random convolutions (ONNX's recent_in and recent_count_in) gets zeros first, then its _out or Out.
+random convolutions (ONNX's recent_in and recent_count_in, Core ML's recentIn and recentCountIn) gets
+zeros first, then its _out or Out. The NumPy pass computes in float32, as Core ML's CPU does: the
+random convolutions' outputs must come out bit for bit, or one equal to a bias would count.
 
     check_exports.py coreml MODEL.mlmodel STREAM.json [--labels-suffix _it]
     check_exports.py onnx MODEL.onnx STREAM.json
@@ -32,9 +34,9 @@ def fail(reason):
 
 
 def weights(params, shape=None):
-    values = np.array(params.floatValue, dtype=np.float64)
+    values = np.array(params.floatValue, dtype=np.float32)
     if len(values) == 0 and len(params.float16Value) > 0:
-        values = np.frombuffer(params.float16Value, dtype=np.float16).astype(np.float64)
+        values = np.frombuffer(params.float16Value, dtype=np.float16).astype(np.float32)
     return values if shape is None else values.reshape(shape)
 
 
@@ -49,7 +51,7 @@ def shaped(values, shape):
     return values.reshape(-1, 1, 1) if len(shape) == 1 else values.reshape(list(shape))
 
 
-ELEMENTWISE = {"add": np.add, "multiply": np.multiply, "max": np.maximum}
+ELEMENTWISE = {"add": np.add, "multiply": np.multiply, "max": np.maximum, "min": np.minimum}
 REDUCED_AXES = {"C": (0,), "H": (1,), "W": (2,), "HW": (1, 2), "CHW": (0, 1, 2)}
 REDUCTIONS = {
     "SUM": lambda x, axes: x.sum(axis=axes, keepdims=True),
@@ -123,23 +125,21 @@ def lstm(p, x, h, c):
     return o * activation(h_act, c), c
 
 
-def run_spec(spec, window, hidden, cell, motion=None):
-    """One prediction of a neural network classifier: every layer in order, by blob name."""
+def run_spec(spec, window, states):
+    """One prediction of a neural network classifier: every layer in order, by blob name, from the
+    window and the states (each input after the features, by name); all its blobs."""
     blobs = {
-        "features": np.asarray(window, dtype=np.float64).reshape(
+        "features": np.asarray(window, dtype=np.float32).reshape(
             [1] + list(spec.description.input[0].type.multiArrayType.shape)[-3:]
         ),
+        **states,
     }
-    hidden_name, cell_name = spec.description.input[1].name, spec.description.input[2].name
-    blobs[hidden_name], blobs[cell_name] = hidden, cell
-    if motion is not None:
-        blobs[spec.description.input[3].name] = motion
     for layer in spec.neuralNetworkClassifier.layers:
         kind = layer.WhichOneof("layer")
         p = getattr(layer, kind)
         x = blobs[layer.input[0]] if layer.input else None
-        if kind == "permute":
-            blobs[layer.output[0]] = np.transpose(x, list(p.axis))
+        if kind == "permute":  # of [Seq, C, H, W]
+            blobs[layer.output[0]] = np.transpose(chw(x)[None], list(p.axis))
         elif kind == "convolution":
             blobs[layer.output[0]] = convolution(p, x.reshape(x.shape[-3:]))
         elif kind == "activation":
@@ -193,15 +193,7 @@ def run_spec(spec, window, hidden, cell, motion=None):
             blobs[layer.output[0]] = chw(x)[tuple(index)]
         else:
             fail(f"layer {layer.name} is a {kind}, which this check does not run")
-    probabilities = blobs[spec.neuralNetworkClassifier.labelProbabilityLayerName]
-    margins, motion = blobs.get("rejectionMargin"), blobs.get("motionOut")
-    return (
-        probabilities,
-        blobs["hiddenOut"],
-        blobs["cellOut"],
-        None if margins is None else margins.reshape(-1),
-        None if motion is None else motion.reshape(-1),
-    )
+    return blobs
 
 
 def check_coreml_interface(spec, stream, suffix):
@@ -218,8 +210,10 @@ def check_coreml_interface(spec, stream, suffix):
     ]
     motion = [("motionIn", [2 * features + 1], True)]
     inputs = [(i.name, list(i.type.multiArrayType.shape), i.type.isOptional) for i in description.input]
-    if inputs not in (states, states + motion):
-        fail(f"inputs {inputs} are not {states} (and {motion})")
+    history = inputs[-2][1][0] if inputs[-1][0] == "recentCountIn" else 0
+    recent = [("recentIn", [history, 1, features], True), ("recentCountIn", [1], True)]
+    if inputs not in (states, states + motion, states + recent, states + motion + recent):
+        fail(f"inputs {inputs} are not {states} (and {motion}, {recent})")
     for feature in description.input:
         if feature.type.multiArrayType.dataType != feature.type.multiArrayType.DOUBLE:
             fail(f"input {feature.name} is not of doubles")
@@ -232,7 +226,8 @@ def check_coreml_interface(spec, stream, suffix):
             ("activity", "stringType"),
         ]
         + ([("rejectionMargin", "multiArrayType")] if "unknown" in stream else [])
-        + ([("motionOut", "multiArrayType")] if len(inputs) > len(states) else [])
+        + ([("motionOut", "multiArrayType")] if ("motionIn", *motion[0][1:]) in inputs else [])
+        + ([("recentOut", "multiArrayType"), ("recentCountOut", "multiArrayType")] if history else [])
     )
     if outputs != wanted:
         fail(f"outputs {outputs} are not {wanted}")
@@ -255,12 +250,14 @@ def check_coreml_interface(spec, stream, suffix):
 
 def stream_coreml(spec, windows):
     """Each window's probabilities, margins and whether it is unknown motion: the top class's margin above 0."""
-    units = spec.description.input[1].type.multiArrayType.shape[0]
-    hidden, cell = np.zeros(units), np.zeros(units)
-    motion_inputs = spec.description.input[3:]
-    motion = np.zeros(motion_inputs[0].type.multiArrayType.shape[0]) if motion_inputs else None
+    # Every state starts at zeros and is fed back from its Out.
+    states = {i.name: np.zeros(list(i.type.multiArrayType.shape), np.float32) for i in spec.description.input[1:]}
     for window in windows:
-        probabilities, hidden, cell, margins, motion = run_spec(spec, window, hidden, cell, motion)
+        blobs = run_spec(spec, window, states)
+        states = {name: blobs[name[: -len("In")] + "Out"] for name in states}
+        probabilities = blobs[spec.neuralNetworkClassifier.labelProbabilityLayerName].reshape(-1)
+        margins = blobs.get("rejectionMargin")
+        margins = None if margins is None else margins.reshape(-1)
         unknown = None if margins is None else bool(margins[np.argmax(probabilities)] > 0)
         yield probabilities, margins, unknown
 
