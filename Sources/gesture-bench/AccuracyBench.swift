@@ -206,7 +206,8 @@ struct AccuracyBench: AsyncParsableCommand {
         }
         if classifier == .randomConvolutions, only.contains(.simulated) {
             throw ValidationError(
-                "--classifier random-convolutions scores seglearn-watch and basic-motions: add --only without simulated")
+                "--classifier random-convolutions scores seglearn-watch and basic-motions: add --only without simulated"
+            )
         }
         if adaptUnlabeled, ensemble > 1 {
             throw ValidationError("--adapt-unlabeled scores one model, not an --ensemble")
