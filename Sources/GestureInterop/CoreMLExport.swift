@@ -47,6 +47,12 @@ public struct CoreMLExport {
         if model.samplingRate != BookInterface.rate {
             differences.append("it expects \(model.samplingRate.shortText) Hz, not the book's 25")
         }
+        if let convolutions = model.randomConvolutions {
+            differences.append(
+                "its random convolutions read the last \(convolutions.convolutions.history) samples, which the app must "
+                    + "feed back (recentOut as recentIn, recentCountOut as recentCountIn) or they see one window "
+                    + "(train with --classifier network for the app as it is)")
+        }
         return differences
     }
 

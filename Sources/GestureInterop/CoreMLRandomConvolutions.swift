@@ -68,18 +68,7 @@ struct CoreMLRandomConvolutions {
             + ridgeLayers(shares, columns: columns, networkProbabilities: networkProbabilities, output: output)
     }
 
-    /// The kernels of each dilation, consecutive as the model holds them.
-    private var groups: [(dilation: Int, kernels: Range<Int>)] {
-        var groups: [(dilation: Int, kernels: Range<Int>)] = []
-        for (index, kernel) in kernels.enumerated() {
-            if let last = groups.last, last.dilation == kernel.dilation {
-                groups[groups.count - 1].kernels = last.kernels.lowerBound..<index + 1
-            } else {
-                groups.append((kernel.dilation, index..<index + 1))
-            }
-        }
-        return groups
-    }
+    private var groups: [(dilation: Int, kernels: Range<Int>)] { classifier.convolutions.dilationGroups }
 
     /// The window normalized joins the slot's samples; the oldest beyond `history` leave:
     /// `recentOut`, and `rc_recent` [features, 1, history], a feature a channel.

@@ -23,18 +23,7 @@ struct ONNXRandomConvolutions {
         [.tensor("recent_out", [1, history, features]), .tensor("recent_count_out", [1, 1])]
     }
 
-    /// The kernels of each dilation, consecutive as the model holds them.
-    private var groups: [(dilation: Int, kernels: Range<Int>)] {
-        var groups: [(dilation: Int, kernels: Range<Int>)] = []
-        for (index, kernel) in kernels.enumerated() {
-            if let last = groups.last, last.dilation == kernel.dilation {
-                groups[groups.count - 1].kernels = last.kernels.lowerBound..<index + 1
-            } else {
-                groups.append((kernel.dilation, index..<index + 1))
-            }
-        }
-        return groups
-    }
+    private var groups: [(dilation: Int, kernels: Range<Int>)] { classifier.convolutions.dilationGroups }
 
     /// The nodes from the raw `features` and the network's probabilities to `output`, the mean of
     /// those and the ridge's scores.

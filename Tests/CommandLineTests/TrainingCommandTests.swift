@@ -163,6 +163,9 @@ private func isXML(_ path: FilePath) -> Bool {
             )
             .succeeded()
             #expect(!export.error.contains("warning"), "\(format): \(export.error)")
+            #expect(
+                export.error.contains("random convolutions read the last 100 samples") == (format == "coreml"),
+                "the book's app must feed them back: \(export.error)")
         }
         let bad = try runGesture(options + ["--classifier", "forest"], in: folder.path)
         #expect(bad.status == 2 && bad.error.contains("'forest'"), "\(bad.error)")
