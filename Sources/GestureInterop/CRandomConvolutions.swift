@@ -1,7 +1,7 @@
 import GestureLearning
 
 /// A model's random convolutions in C: each slot's last `history` samples in `gesture_state`, and
-/// their class scores, which `gesture_predict` averages with the network's probabilities, in the
+/// their class probabilities, which `gesture_predict` averages with the network's probabilities, in the
 /// float arithmetic and order of `RandomConvolutions` and `RidgeClassifier`.
 extension CLibrary {
     var randomConvolutions: RandomConvolutionClassifier? { model.randomConvolutions }
@@ -56,6 +56,16 @@ extension CLibrary {
                     convolution_scores(window, state, scores);
                     for (i = 0; i < GESTURE_CLASSES; i++) probabilities[i] = (probabilities[i] + scores[i]) / 2;
                 }
+            """
+    }
+
+    /// The ridge's scores made probabilities: times its inverse temperature, then the softmax.
+    private var calibration: String {
+        guard let scale = randomConvolutions?.ridge.inverseTemperature else { return "" }
+        return """
+
+                    for (c = 0; c < GESTURE_CLASSES; c++) scores[c] *= \(scale.cLiteral);
+                    softmax(scores);
             """
     }
 
@@ -147,7 +157,7 @@ extension CLibrary {
                         score += term;
                     }
                     scores[c] = score;
-                }
+                }\(calibration)
             }
             """
     }

@@ -173,9 +173,23 @@ struct CoreMLRandomConvolutions {
             .scale(
                 name("ridge_standardize"), "rc_features_centered", "rc_standardized",
                 scale: columns.map { 1 / ridge.standardization.deviation[$0] }),
-            .innerProduct(name("ridge"), "rc_standardized", "rc_scores", weights),
-            .add(name("sum"), [networkProbabilities, "rc_scores"], "rc_sum"),
-            .multiply(name("average"), ["rc_sum"], output, alpha: 0.5),
+            .innerProduct(
+                name("ridge"), "rc_standardized", ridge.inverseTemperature == nil ? "rc_scores" : "rc_raw_scores",
+                weights),
+        ]
+            + calibrated("rc_raw_scores", as: "rc_scores") + [
+                .add(name("sum"), [networkProbabilities, "rc_scores"], "rc_sum"),
+                .multiply(name("average"), ["rc_sum"], output, alpha: 0.5),
+            ]
+    }
+
+    /// The ridge's probabilities: the softmax of its scores times its inverse temperature, or the
+    /// scores themselves (no layer) for a ridge from before calibration.
+    private func calibrated(_ scores: String, as output: String) -> [CoreMLNeuralNetworkLayer] {
+        guard let scale = classifier.ridge.inverseTemperature else { return [] }
+        return [
+            .multiply(name("calibrate"), [scores], "rc_scaled_scores", alpha: scale),
+            .layer(name("softmax"), ["rc_scaled_scores"], [output], .softmax(.init())),
         ]
     }
 

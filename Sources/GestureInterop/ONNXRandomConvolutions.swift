@@ -3,8 +3,8 @@ import GestureLearning
 /// A model's random convolutions in its ONNX graph. A fourth state, `recent_in` [1, history,
 /// features] (the slot's last samples, normalized, oldest first; zeros at the start) and
 /// `recent_count_in` [1, 1] (how many of them are samples; 0 at the start), fed back from
-/// `recent_out` and `recent_count_out`; the ridge's class scores averaged with the network's
-/// probabilities. Every output a kernel compares with a bias is computed in the float operations
+/// `recent_out` and `recent_count_out`; the ridge's class probabilities averaged with the
+/// network's. Every output a kernel compares with a bias is computed in the float operations
 /// and order of `RandomConvolutions` (taps picked exactly, summed one Add at a time), so that the
 /// counts above the biases are GestureLab's.
 struct ONNXRandomConvolutions {
@@ -53,11 +53,35 @@ struct ONNXRandomConvolutions {
             .node("Concat", groupFeatures, ["rc_features"], attributes: [.int("axis", 1)]),
             .node("Sub", ["rc_features", "rc_ridge_mean"], ["rc_features_centered"]),
             .node("Div", ["rc_features_centered", "rc_ridge_deviation"], ["rc_features_standardized"]),
-            .node("Gemm", ["rc_features_standardized", "rc_ridge_weight", "rc_ridge_intercept"], ["rc_scores"]),
-            .node("Add", [networkProbabilities, "rc_scores"], ["rc_sum"]),
-            .node("Div", ["rc_sum", "rc_two"], [output]),
+            .node(
+                "Gemm", ["rc_features_standardized", "rc_ridge_weight", "rc_ridge_intercept"],
+                [ridge.inverseTemperature == nil ? "rc_scores" : "rc_raw_scores"]),
         ]
+        let calibration = calibrated("rc_raw_scores", as: "rc_scores")
+        initializers += calibration.initializers
+        nodes +=
+            calibration.nodes + [
+                .node("Add", [networkProbabilities, "rc_scores"], ["rc_sum"]),
+                .node("Div", ["rc_sum", "rc_two"], [output]),
+            ]
         return (initializers, nodes)
+    }
+
+    /// The ridge's probabilities: the softmax of its scores times its inverse temperature, or the
+    /// scores themselves (no node) for a ridge from before calibration.
+    private func calibrated(
+        _ scores: String, as output: String
+    ) -> (
+        initializers: [ONNXTensorProto], nodes: [ONNXNodeProto]
+    ) {
+        guard let scale = classifier.ridge.inverseTemperature else { return ([], []) }
+        return (
+            [.floats("rc_inverse_temperature", [1], [scale])],
+            [
+                .node("Mul", [scores, "rc_inverse_temperature"], ["rc_scaled_scores"]),
+                .node("Softmax", ["rc_scaled_scores"], [output]),
+            ]
+        )
     }
 
     /// The window normalized joins the slot's samples; the oldest beyond `history` leave; each

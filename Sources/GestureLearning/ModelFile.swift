@@ -49,6 +49,8 @@ extension GestureModel {
 
         var history: Int
         var kernels: [Kernel]
+        /// Absent from files written before the ridge's scores were calibrated.
+        var inverseTemperature: Float?
 
         var outputCount: Int { kernels.reduce(0) { $0 + $1.biasCount } }
     }
@@ -87,7 +89,7 @@ extension GestureModel {
                         .init(
                             heavyTaps: $0.heavyTaps, dilation: $0.dilation, channels: $0.channels,
                             biasCount: $0.biases.count)
-                    })
+                    }, inverseTemperature: classifier.ridge.inverseTemperature)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -284,7 +286,8 @@ extension GestureModel.Header {
         }
         guard (RandomConvolutions.leastHistory...GestureModel.largestSize).contains(part.history),
             !part.kernels.isEmpty, kernelsFit,
-            part.outputCount <= GestureModel.largestSize, neighbours == nil
+            part.outputCount <= GestureModel.largestSize, neighbours == nil,
+            part.inverseTemperature.map({ $0.isFinite && $0 > 0 }) ?? true
         else {
             throw inconsistent(
                 "\(part.kernels.count) random convolutions over \(part.history) samples of \(features) features")
@@ -365,7 +368,8 @@ extension RandomConvolutionClassifier {
                 classCount: classNames.count,
                 standardization: FeatureNormalization(
                     mean: Array(floats[ridgeMean]), deviation: Array(floats[ridgeDeviation])),
-                weights: Array(floats[weights]), intercept: Array(floats[intercept])))
+                weights: Array(floats[weights]), intercept: Array(floats[intercept]),
+                inverseTemperature: part.inverseTemperature))
     }
 }
 

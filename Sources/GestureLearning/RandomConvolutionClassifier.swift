@@ -33,7 +33,7 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
     public let windowing: Windowing
     public let normalization: FeatureNormalization
     public let convolutions: RandomConvolutions
-    public let ridge: RidgeClassifier
+    public internal(set) var ridge: RidgeClassifier
 
     public init(
         training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64
@@ -46,10 +46,13 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
             fitting: normalized, channelCount: normalization.featureCount, history: settings.history,
             outputCount: settings.outputCount, seed: seed)
         let features = normalized.flatMap { convolutions.windowFeatures(of: $0, window: windowing.window) }
-        let labels = training.flatMap { windowing.windowLabels($0.labels, classCount: classNames.count) }
+        let windowLabels = training.map { windowing.windowLabels($0.labels, classCount: classNames.count) }
+        let groups = zip(Self.calibrationGroups(training), windowLabels).flatMap { group, labels in
+            [Int](repeating: group, count: labels.count)
+        }
         ridge = try RidgeClassifier(
-            features: features, featureCount: convolutions.outputCount, labels: labels, classCount: classNames.count,
-            penalty: settings.penalty)
+            features: features, featureCount: convolutions.outputCount, labels: windowLabels.flatMap { $0 },
+            groups: groups, classCount: classNames.count, penalty: settings.penalty)
         self.normalization = normalization
         self.convolutions = convolutions
     }
@@ -65,8 +68,18 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
         self.ridge = ridge
     }
 
-    /// Each window's class scores for each sequence (`windowCount × classes`, row-major): a
-    /// regression onto each class's indicator, summing to 1 but not bounded by 0 and 1.
+    /// Each sequence's group for calibrating the ridge's scores on windows it was not fitted on: its
+    /// person, or with one person, one of up to five groups of recorded sessions, a copy in its recording's.
+    static func calibrationGroups(_ sequences: [LabeledSequence]) -> [Int] {
+        let users = Array(Set(sequences.map(\.user))).sorted()
+        if users.count > 1 { return sequences.map { users.firstIndex(of: $0.user)! } }
+        let sessions = Array(Set(sequences.map(\.recordedSession))).sorted()
+        return sequences.map { sessions.firstIndex(of: $0.recordedSession)! % 5 }
+    }
+
+    /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major); for
+    /// a classifier from before calibration, a regression onto each class's indicator, summing to 1 but
+    /// not bounded by 0 and 1.
     public func scores(_ sequences: [LabeledSequence]) -> [[Float]] {
         sequences.map { sequence in
             ridge.scores(

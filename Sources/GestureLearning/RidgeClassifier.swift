@@ -1,66 +1,183 @@
 import COpenBLAS
+import Glibc
 
 /// A linear classifier fitted by ridge regression onto each class's indicator, as MiniRocket's:
-/// each feature standardized on the training data, the intercept not penalized.
+/// each feature standardized on the training data, the intercept not penalized. Its scores are
+/// turned into probabilities by a softmax whose temperature is fitted on windows each scored by a
+/// fit without their group (their person), so that they are as sure as they are right on new people.
 public struct RidgeClassifier: Sendable, Equatable {
     public let classCount: Int
     public let standardization: FeatureNormalization
     /// `featureCount × classCount`, row-major, on the standardized features.
     public internal(set) var weights: [Float]
     public internal(set) var intercept: [Float]
+    /// What the scores are multiplied by before the softmax; nil in model files from before the
+    /// scores were calibrated, whose scores are the regression's own.
+    public internal(set) var inverseTemperature: Float?
 
     public var featureCount: Int { standardization.featureCount }
 
     /// Fits `rows × featureCount` examples (row-major) to their labels, the penalty `penalty` times
     /// the rows (each standardized feature's sum of squares), so that it means the same for any count.
+    /// The softmax's temperature is fitted on each of the `groups` scored by a fit on the others
+    /// (on the examples themselves when there is one group).
     public init(
-        features: [Float], featureCount: Int, labels: [Int], classCount: Int, penalty: Float
+        features: [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int, penalty: Float
     ) throws(RidgeError) {
         let rows = labels.count
-        precondition(features.count == rows * featureCount && rows > 0 && penalty > 0)
+        precondition(features.count == rows * featureCount && groups.count == rows && rows > 0 && penalty > 0)
         self.classCount = classCount
         standardization = FeatureNormalization(fitting: ColumnStatistics([features], width: featureCount))
         let standardized = standardization.applied(to: features)
-        let prior = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
-        intercept = prior
+        intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
         var targets = [Float](repeating: 0, count: rows * classCount)
         for (row, label) in labels.enumerated() {
             for column in 0..<classCount {
-                targets[row * classCount + column] = (label == column ? 1 : 0) - prior[column]
+                targets[row * classCount + column] = (label == column ? 1 : 0) - intercept[column]
             }
         }
-        var gram = [Float](repeating: 0, count: featureCount * featureCount)
+        let equations = NormalEquations(rows: standardized, targets: targets, featureCount: featureCount)
+        weights = try equations.solved(penalty: penalty)
+        let heldOut = try equations.heldOutScores(
+            rows: standardized, targets: targets, groups: groups, penalty: penalty, intercept: intercept)
+        let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
+        inverseTemperature = Self.fittedInverseTemperature(scores: fitted, labels: labels, classCount: classCount)
+    }
+
+    init(
+        classCount: Int, standardization: FeatureNormalization, weights: [Float], intercept: [Float],
+        inverseTemperature: Float?
+    ) {
+        self.classCount = classCount
+        self.standardization = standardization
+        self.weights = weights
+        self.intercept = intercept
+        self.inverseTemperature = inverseTemperature
+    }
+
+    /// Each row's class probabilities (`rows × classCount`), or the regression's scores for a
+    /// classifier without a temperature.
+    public func scores(of features: [Float]) -> [Float] {
+        var scores = linearScores(standardization.applied(to: features), weights: weights, intercept: intercept)
+        if let inverseTemperature { Self.softmax(&scores, classCount: classCount, scale: inverseTemperature) }
+        return scores
+    }
+
+    /// Each row's softmax of its scores times `scale`.
+    static func softmax(_ scores: inout [Float], classCount: Int, scale: Float) {
+        for index in scores.indices { scores[index] *= scale }
+        let rows = scores.count / classCount
+        scores.withUnsafeMutableBufferPointer {
+            SoftmaxCrossEntropy(classes: classCount).softmax($0.baseAddress!, rows: rows)
+        }
+    }
+
+    /// The scale of the scores whose softmax gives the labels the least cross-entropy: a golden-section
+    /// search over its logarithm, where the cross-entropy, convex in the scale, has one minimum.
+    static func fittedInverseTemperature(scores: [Float], labels: [Int], classCount: Int) -> Float {
+        func crossEntropy(_ logScale: Double) -> Double {
+            var probabilities = scores
+            softmax(&probabilities, classCount: classCount, scale: Float(exp(logScale)))
+            return labels.enumerated().reduce(0.0) { sum, row in
+                sum - log(Double(max(probabilities[row.offset * classCount + row.element], .leastNormalMagnitude)))
+            }
+        }
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var low = log(0.1), high = log(1000.0)
+        for _ in 0..<40 {
+            let left = high - ratio * (high - low), right = low + ratio * (high - low)
+            if crossEntropy(left) < crossEntropy(right) { high = right } else { low = left }
+        }
+        return Float(exp((low + high) / 2))
+    }
+}
+
+/// The ridge regression's sums: the standardized features' Gram matrix and their products with the
+/// centred targets, over the rows they were made from.
+private struct NormalEquations {
+    let featureCount: Int
+    let classCount: Int
+    var rows: Int
+    /// `featureCount × featureCount`, its upper triangle row-major.
+    var gram: [Float]
+    /// `classCount × featureCount`: each class's targets times the features.
+    var moments: [Float]
+
+    init(rows standardized: [Float], targets: [Float], featureCount: Int) {
+        self.featureCount = featureCount
+        rows = standardized.count / featureCount
+        classCount = targets.count / max(rows, 1)
+        gram = [Float](repeating: 0, count: featureCount * featureCount)
         gl_openblas_gram(Int32(rows), Int32(featureCount), standardized, &gram)
+        moments = [Float](repeating: 0, count: classCount * featureCount)
+        gemm(classCount, featureCount, rows, targets, transposeA: true, standardized, &moments)
+    }
+
+    /// The weights (`featureCount × classCount`, row-major) with the penalty `penalty` times the rows.
+    func solved(penalty: Float) throws(RidgeError) -> [Float] {
+        var gram = gram
         for feature in 0..<featureCount { gram[feature * featureCount + feature] += penalty * Float(rows) }
         // sposv takes each right-hand side's values in turn: the classes' columns, transposed.
-        var solution = [Float](repeating: 0, count: classCount * featureCount)
-        gemm(classCount, featureCount, rows, targets, transposeA: true, standardized, &solution)
+        var solution = moments
         let info = gl_openblas_sposv(Int32(featureCount), Int32(classCount), &gram, &solution)
         guard info == 0 else { throw RidgeError(failedColumn: Int(info)) }
-        weights = [Float](repeating: 0, count: featureCount * classCount)
+        var weights = [Float](repeating: 0, count: featureCount * classCount)
         for feature in 0..<featureCount {
             for label in 0..<classCount {
                 weights[feature * classCount + label] = solution[label * featureCount + feature]
             }
         }
+        return weights
     }
 
-    init(classCount: Int, standardization: FeatureNormalization, weights: [Float], intercept: [Float]) {
-        self.classCount = classCount
-        self.standardization = standardization
-        self.weights = weights
-        self.intercept = intercept
-    }
-
-    /// Each row's class scores (`rows × classCount`).
-    public func scores(of features: [Float]) -> [Float] {
-        let rows = features.count / featureCount
-        let standardized = standardization.applied(to: features)
-        var scores = [Float](repeating: 0, count: rows * classCount)
-        for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
-        gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
+    /// Each row's scores by the fit on the rows of the other groups; nil for fewer than two groups.
+    func heldOutScores(
+        rows standardized: [Float], targets: [Float], groups: [Int], penalty: Float, intercept: [Float]
+    ) throws(RidgeError) -> [Float]? {
+        let members = Dictionary(grouping: groups.indices, by: { groups[$0] })
+        guard members.count > 1 else { return nil }
+        var scores = [Float](repeating: 0, count: groups.count * classCount)
+        for rowsOfGroup in members.values {
+            let groupRows = gathered(standardized, rowsOfGroup, width: featureCount)
+            let group = NormalEquations(
+                rows: groupRows, targets: gathered(targets, rowsOfGroup, width: classCount), featureCount: featureCount)
+            let groupScores = linearScores(
+                groupRows, weights: try without(group).solved(penalty: penalty), intercept: intercept)
+            for (index, row) in rowsOfGroup.enumerated() {
+                scores.replaceSubrange(
+                    row * classCount..<(row + 1) * classCount,
+                    with: groupScores[index * classCount..<(index + 1) * classCount])
+            }
+        }
         return scores
     }
+
+    private func without(_ part: NormalEquations) -> NormalEquations {
+        var rest = self
+        rest.rows -= part.rows
+        for index in gram.indices { rest.gram[index] -= part.gram[index] }
+        for index in moments.indices { rest.moments[index] -= part.moments[index] }
+        return rest
+    }
+}
+
+/// The regression's scores of standardized rows (`rows × intercept.count`): the intercept plus the
+/// weighted features.
+private func linearScores(_ standardized: [Float], weights: [Float], intercept: [Float]) -> [Float] {
+    let classCount = intercept.count, featureCount = weights.count / classCount
+    let rows = standardized.count / featureCount
+    var scores = [Float](repeating: 0, count: rows * classCount)
+    for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
+    gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
+    return scores
+}
+
+/// The rows `indices` of `values`, `width` values a row.
+private func gathered(_ values: [Float], _ indices: [Int], width: Int) -> [Float] {
+    var result: [Float] = []
+    result.reserveCapacity(indices.count * width)
+    for row in indices { result += values[row * width..<(row + 1) * width] }
+    return result
 }
 
 /// The regularized normal equations were not positive definite.

@@ -280,9 +280,12 @@ struct ExportedStream: Codable {
     }
 
     /// Random convolutions go out as a fourth state, `recent_in` and `recent_count_in`: onnxruntime
-    /// gives GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects.
-    @Test func randomConvolutionsRunInONNXWithTheirSamplesFedBack() throws {
-        let model = try Self.withRandomConvolutions
+    /// gives GestureLab's averaged probabilities (within 1e-5) and rejects the windows it rejects,
+    /// with the ridge's calibrated probabilities, or a model file's from before, its raw scores.
+    @Test(arguments: [true, false])
+    func randomConvolutionsRunInONNXWithTheirSamplesFedBack(calibrated: Bool) throws {
+        var model = try Self.withRandomConvolutions
+        if !calibrated { model.randomConvolutions?.ridge.inverseTemperature = nil }
         let stream = try rejectingStream(of: model)
         #expect(stream.probabilities != GestureInteropTests.stream(of: model.networkAlone).probabilities)
         let folder = try TemporaryFolder()

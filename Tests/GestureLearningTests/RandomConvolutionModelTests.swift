@@ -46,6 +46,20 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(try GestureModel(serialized: model.networkAlone.serialized()) == model.networkAlone)
     }
 
+    /// A model file from before the ridge's scores were calibrated has no temperature: it loads
+    /// and averages the regression's own scores, as it did.
+    @Test func aRidgeFromBeforeCalibrationKeepsTheRegressionsScores() throws {
+        var model = try trainSmallModelWithRandomConvolutions()
+        let calibrated = try #require(model.randomConvolutions).scores(smallSessions).joined()
+        #expect(calibrated.allSatisfy { (0...1).contains($0) })
+        model.randomConvolutions?.ridge.inverseTemperature = nil
+        let loaded = try GestureModel(serialized: model.serialized())
+        #expect(loaded == model)
+        let raw = try #require(loaded.randomConvolutions).scores(smallSessions).joined()
+        #expect(raw.contains { !(0...1).contains($0) }, "a regression's scores are not bounded")
+        #expect(Array(raw) != Array(calibrated))
+    }
+
     @Test func aKernelLongerThanTheHistoryIsAClearError() throws {
         var model = try trainSmallModelWithRandomConvolutions()
         let classifier = try #require(model.randomConvolutions)

@@ -1,5 +1,6 @@
 import GestureCore
 import GestureMotion
+import Glibc
 import Testing
 
 @testable import GestureLearning
@@ -73,11 +74,60 @@ private let sessions = SyntheticSessions(
             return stride(from: 0, to: scores.count, by: 3).map { argmax(scores[$0..<$0 + 3]) }
         }
         let fitted = try RidgeClassifier(
-            features: features, featureCount: 4, labels: labels, classCount: 3, penalty: 1e-3)
+            features: features, featureCount: 4, labels: labels, groups: labels.indices.map { $0 % 2 }, classCount: 3,
+            penalty: 1e-3)
         #expect(argmaxes(fitted) == labels)
         let flat = try RidgeClassifier(
-            features: features, featureCount: 4, labels: labels, classCount: 3, penalty: 1e6)
+            features: features, featureCount: 4, labels: labels, groups: labels.indices.map { $0 % 2 }, classCount: 3,
+            penalty: 1e6)
         #expect(argmaxes(flat).allSatisfy { $0 == 2 }, "class 2 has two more examples")
+    }
+
+    @Test func theRidgesProbabilitiesAreAsSureAsItIsRightOnAPersonItWasNotFittedOn() throws {
+        // Person 0's classes lie apart; person 1's lie on other features, so a fit on either is
+        // often wrong on the other, which a fit on both never sees.
+        var random = Xoshiro256(seed: 4)
+        let labels = (0..<400).map { $0 % 2 }
+        let people = labels.indices.map { $0 < 200 ? 0 : 1 }
+        var features: [Float] = []
+        for (label, person) in zip(labels, people) {
+            for feature in 0..<4 {
+                let signal: Float = feature == label + 2 * person ? 2 : 0
+                features.append(signal + random.unitFloat() - 0.5)
+            }
+        }
+        let byPerson = try RidgeClassifier(
+            features: features, featureCount: 4, labels: labels, groups: people, classCount: 2, penalty: 1e-3)
+        let together = try RidgeClassifier(
+            features: features, featureCount: 4, labels: labels, groups: people.map { _ in 0 }, classCount: 2,
+            penalty: 1e-3)
+        let scale = try #require(byPerson.inverseTemperature), sure = try #require(together.inverseTemperature)
+        #expect(scale < sure / 4)
+        let probabilities = byPerson.scores(of: features)
+        #expect(probabilities.allSatisfy { (0...1).contains($0) })
+        for row in labels.indices {
+            let sum: Float = probabilities[2 * row] + probabilities[2 * row + 1]
+            #expect(abs(sum - 1) < 1e-5)
+        }
+        let sureProbabilities = together.scores(of: features)
+        #expect(labels.indices.allSatisfy { sureProbabilities[2 * $0 + labels[$0]] > 0.9 })
+    }
+
+    @Test func theTemperatureIsTheOneOfLeastCrossEntropy() {
+        var random = Xoshiro256(seed: 6)
+        let labels = (0..<300).map { $0 % 3 }
+        var scores: [Float] = []
+        for label in labels {
+            for column in 0..<3 { scores.append((column == label ? 0.6 : 0.2) + random.unitFloat() - 0.5) }
+        }
+        let crossEntropy = { (scale: Float) in
+            var probabilities = scores
+            RidgeClassifier.softmax(&probabilities, classCount: 3, scale: scale)
+            return labels.enumerated().reduce(Float(0)) { $0 - logf(probabilities[$1.offset * 3 + $1.element]) }
+        }
+        let fitted = RidgeClassifier.fittedInverseTemperature(scores: scores, labels: labels, classCount: 3)
+        #expect(crossEntropy(fitted) < crossEntropy(fitted * 1.2))
+        #expect(crossEntropy(fitted) < crossEntropy(fitted / 1.2))
     }
 
     @Test func theClassifierRecognisesAPersonItWasNotTrainedOn() throws {
