@@ -15,6 +15,8 @@ public struct TrainingRecipe: Sendable, Equatable {
     public var choices: [String]
     /// Whether the copies were chosen rather than given.
     public var choseCopies: Bool
+    /// MiniRocket's classifier beside the network, or nil for the network alone.
+    public var randomConvolutions: RandomConvolutionClassifier.Settings?
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.
     public static let featuresWithGravity = [
@@ -35,7 +37,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// The recipe for `dataset`; each setting given is kept as it is.
     public init(
         for dataset: Dataset, features: [String]? = nil, window: Int? = nil, augmentations: [Augmentation]? = nil,
-        epochs: Int? = nil, batchSize: Int? = nil
+        epochs: Int? = nil, batchSize: Int? = nil, randomConvolutions: Bool? = nil
     ) {
         // Sessions of other rates are refused when the training data is made.
         let rate = dataset.sessions.map(\.nominalRate).median ?? 1
@@ -48,6 +50,12 @@ public struct TrainingRecipe: Sendable, Equatable {
         let chunks = Self.chunks(of: dataset, window: self.window) * (copies + 1)
         self.epochs = epochs ?? Self.epochs(copies: copies)
         self.batchSize = batchSize ?? Self.batchSize(chunksPerEpoch: chunks, epochs: self.epochs)
+        let convolutions = RandomConvolutionClassifier.Settings(rate: rate)
+        let gestureSeconds = Self.medianGestureSeconds(in: dataset)
+        let choseConvolutions =
+            randomConvolutions == nil
+            && Self.choosesRandomConvolutions(convolutions, augmentations, gestureSeconds: gestureSeconds)
+        self.randomConvolutions = (randomConvolutions ?? choseConvolutions) ? convolutions : nil
         choices = [
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
@@ -55,7 +63,27 @@ public struct TrainingRecipe: Sendable, Equatable {
             choseCopies ? "copies \(self.augmentations.map(\.rawValue).joined(separator: " "))" : nil,
             epochs == nil ? "\(self.epochs) epochs" : nil,
             batchSize == nil && self.batchSize != Self.largestBatch ? "batches of \(self.batchSize)" : nil,
+            choseConvolutions
+                ? "random convolutions over \(RandomConvolutionClassifier.Settings.historySeconds.shortText) s beside the "
+                    + "network (gestures held \(Int(gestureSeconds.rounded())) s)" : nil,
         ].compactMap { $0 }
+    }
+
+    /// Random convolutions beside the network recognise new people better in motion kept up for
+    /// two of their histories or more (exercises, walking), unless the quickest model was asked for
+    /// (no copies) or the rate is too low for their history. A gesture much shorter than their history
+    /// leaves them seeing mostly rest, and live its detection would wait for them.
+    static func choosesRandomConvolutions(
+        _ settings: RandomConvolutionClassifier.Settings, _ augmentations: [Augmentation]?, gestureSeconds: Double
+    ) -> Bool {
+        augmentations != [] && settings.history >= RandomConvolutions.leastHistory
+            && gestureSeconds >= 2 * RandomConvolutionClassifier.Settings.historySeconds
+    }
+
+    /// The median length of a gesture's unbroken run of rows (neither rest nor `other`), in seconds.
+    static func medianGestureSeconds(in dataset: Dataset) -> Double {
+        let runs = dataset.sessions.flatMap { [LabelSpan](runsOf: $0.rows).filter { !$0.label.isBackground } }
+        return runs.map { $0.to - $0.from }.median ?? 0
     }
 
     /// "chose for people the model has not seen: window 20 (0.4 s at 50 Hz), …".

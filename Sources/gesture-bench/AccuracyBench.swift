@@ -162,9 +162,10 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(
         help: """
             The network, MiniRocket's random convolutions with a ridge classifier (seglearn-watch and \
-            basic-motions), or both with their class scores averaged, trained on the same copies.
+            basic-motions), or both with their class scores averaged, trained on the same copies (default: \
+            `gesture train`'s choice; the network with --adapt-unlabeled).
             """)
-    var classifier = Classifier.network
+    var classifier: Classifier?
     @Option(help: "Random convolutions: the seconds each window's features look back over.")
     var history = RandomConvolutionClassifier.Settings.historySeconds
     @Option(help: "Random convolutions: about how many features.")
@@ -201,7 +202,7 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
-        if adaptUnlabeled, classifier != .network {
+        if adaptUnlabeled, let classifier, classifier != .network {
             throw ValidationError("--adapt-unlabeled adapts the network, not --classifier \(classifier.rawValue)")
         }
         if classifier == .randomConvolutions, only.contains(.simulated) {
@@ -267,8 +268,10 @@ struct AccuracyBench: AsyncParsableCommand {
                 let experiment = try Experiment(
                     name: "simulated", features: chosen.features, window: chosen.window, layers: layers,
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
-                    options: TrainingOptions(epochs: chosen.epochs, batchSize: chosen.batchSize), validation: nil,
-                    test: fold.test)
+                    options: TrainingOptions(
+                        epochs: chosen.epochs, batchSize: chosen.batchSize,
+                        randomConvolutions: chosen.randomConvolutions),
+                    validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
                 }
@@ -394,7 +397,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: seglearnRotation, maximumWarp: seglearnWarp,
                     maximumScale: seglearnScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule,
+                    randomConvolutions: chosen.randomConvolutions),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
@@ -429,8 +433,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     chosen.augmentations, maximumRotation: self.basicMotionsRotation,
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
-                    epochs: chosen.epochs, batchSize: chosen.batchSize,
-                    schedule: self.basicMotionsSchedule),
+                    epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: self.basicMotionsSchedule,
+                    randomConvolutions: chosen.randomConvolutions),
                 validation: nil, test: test)
         }
         guard validationOnly else {
@@ -485,10 +489,12 @@ struct AccuracyBench: AsyncParsableCommand {
         return try experiment.run(seed: seed, randomConvolutions: convolutionSettings(for: experiment))
     }
 
-    /// `experiment` with random convolutions beside the network if asked for.
+    /// `experiment` with the classifier asked for, or the recipe's (with this bench's settings).
     private func classified(_ experiment: Experiment) -> Experiment {
         var classified = experiment
-        classified.options.randomConvolutions = classifier == .both ? convolutionSettings(for: experiment) : nil
+        let recipeChose = experiment.options.randomConvolutions != nil && !adaptUnlabeled
+        let withConvolutions = classifier.map { $0 == .both } ?? recipeChose
+        classified.options.randomConvolutions = withConvolutions ? convolutionSettings(for: experiment) : nil
         return classified
     }
 

@@ -1,7 +1,9 @@
 import GestureAnalysis
+import GestureLearning
 import GestureTestSupport
-import GestureTraining
 import Testing
+
+@testable import GestureTraining
 
 @Suite struct TrainingRecipeTests {
     /// Three people's twists and waves at 50 Hz, 24 sessions of one chunk each.
@@ -21,7 +23,38 @@ import Testing
                 "features rotX rotY rotZ gravX gravY gravZ accelX accelY accelZ",
                 "copies mirror rotate rotate warp warp", "10 epochs", "batches of 4",
             ])
+        #expect(recipe.randomConvolutions == nil, "gestures of 4 s are shorter than two histories")
         #expect(recipe.choicesText.hasSuffix("batches of 4; --augment none trains the quickest model"))
+    }
+
+    /// Exercises held 12 s: random convolutions beside the network, unless the quickest model is asked for.
+    @Test func motionHeldLongGetsRandomConvolutionsBesideTheNetwork() throws {
+        let exercises = Dataset(
+            sessions: try ["ann", "bob"].flatMap { user in
+                try ["lift", "row"].enumerated().map { axis, exercise in
+                    try syntheticSession(
+                        "\(user)-\(exercise)", user: user, gesture: exercise,
+                        motion: Oscillation(axis: axis, frequency: 0.5, amplitude: 2), seconds: 12)
+                }
+            })
+        #expect(abs(TrainingRecipe.medianGestureSeconds(in: exercises) - 12) < 0.05)
+        let recipe = TrainingRecipe(for: exercises)
+        #expect(recipe.randomConvolutions?.history == 200)
+        #expect(recipe.choices.last == "random convolutions over 4 s beside the network (gestures held 12 s)")
+        #expect(TrainingRecipe(for: exercises, augmentations: []).randomConvolutions == nil)
+        #expect(TrainingRecipe(for: exercises, randomConvolutions: false).randomConvolutions == nil)
+    }
+
+    @Test func askedForTheyAreKeptTooLowARateLeavesTheNetworkAlone() {
+        let asked = TrainingRecipe(for: watch, augmentations: [], randomConvolutions: true)
+        #expect(asked.randomConvolutions?.history == 200)
+        #expect(!asked.choicesText.contains("random convolutions"))
+        let slow = RandomConvolutionClassifier.Settings(rate: 2)
+        #expect(slow.history == 8)
+        #expect(!TrainingRecipe.choosesRandomConvolutions(slow, nil, gestureSeconds: 30))
+        let fast = RandomConvolutionClassifier.Settings(rate: 2.5)
+        #expect(TrainingRecipe.choosesRandomConvolutions(fast, nil, gestureSeconds: 30))
+        #expect(!TrainingRecipe.choosesRandomConvolutions(fast, nil, gestureSeconds: 7.9))
     }
 
     @Test func settingsGivenAreKeptAndNotSaidToBeChosen() {
