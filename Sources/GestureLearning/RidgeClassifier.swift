@@ -20,7 +20,7 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// Fits `rows × featureCount` examples (row-major) to their labels, the penalty `penalty` times
     /// the rows (each standardized feature's sum of squares), so that it means the same for any count.
     /// The softmax's temperature is fitted on each of the `groups` scored by a fit on the others
-    /// (on the examples themselves when there is one group).
+    /// (on the examples themselves when there is one group or such a fit fails).
     public init(
         features: [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int, penalty: Float
     ) throws(RidgeError) {
@@ -30,17 +30,13 @@ public struct RidgeClassifier: Sendable, Equatable {
         standardization = FeatureNormalization(fitting: ColumnStatistics([features], width: featureCount))
         let standardized = standardization.applied(to: features)
         intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
-        var targets = [Float](repeating: 0, count: rows * classCount)
-        for (row, label) in labels.enumerated() {
-            for column in 0..<classCount {
-                targets[row * classCount + column] = (label == column ? 1 : 0) - intercept[column]
-            }
-        }
+        let targets = Self.centredIndicators(labels, prior: intercept)
         let equations = NormalEquations(rows: standardized, targets: targets, featureCount: featureCount)
         weights = try equations.solved(penalty: penalty)
-        let heldOut = try equations.heldOutScores(
+        // A fit on the other groups that fails (a few rows beside many) leaves the examples' own scores.
+        let heldOut = try? equations.heldOutScores(
             rows: standardized, targets: targets, groups: groups, penalty: penalty, intercept: intercept)
-        let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
+        let fitted = heldOut.flatMap { $0 } ?? linearScores(standardized, weights: weights, intercept: intercept)
         inverseTemperature = Self.fittedInverseTemperature(scores: fitted, labels: labels, classCount: classCount)
     }
 
@@ -61,6 +57,18 @@ public struct RidgeClassifier: Sendable, Equatable {
         var scores = linearScores(standardization.applied(to: features), weights: weights, intercept: intercept)
         if let inverseTemperature { Self.softmax(&scores, classCount: classCount, scale: inverseTemperature) }
         return scores
+    }
+
+    /// Each label's indicator of its class less the class's share of the labels (`labels × classes`).
+    private static func centredIndicators(_ labels: [Int], prior: [Float]) -> [Float] {
+        let classCount = prior.count
+        var targets = [Float](repeating: 0, count: labels.count * classCount)
+        for (row, label) in labels.enumerated() {
+            for column in 0..<classCount {
+                targets[row * classCount + column] = (label == column ? 1 : 0) - prior[column]
+            }
+        }
+        return targets
     }
 
     /// Each row's softmax of its scores times `scale`.

@@ -12,7 +12,9 @@ struct TrainingPlan: Sendable {
 
     init(_ request: TrainingRequest, recordings: StudioRecordings) throws(StudioError) {
         let copies = try Self.augmentations(request.augment ?? [])
-        let randomConvolutions = try Self.randomConvolutions(request.classifier ?? "network")
+        let randomConvolutions = try request.classifier.map { name throws(StudioError) in
+            try Self.randomConvolutions(name)
+        }
         if let epochs = request.epochs, !(1...GestureModel.largestSize).contains(epochs) {
             throw StudioError("epochs \(epochs) is not a number from 1 to \(GestureModel.largestSize)")
         }
@@ -22,18 +24,17 @@ struct TrainingPlan: Sendable {
         case (nil, let sessions): parts = try TrainingParts(heldOutOf: sessions, in: recordings)
         case (_?, _): throw StudioError("tick sessions or choose a manifest, not both")
         }
-        let recipe = TrainingRecipe(for: parts.training, augmentations: copies, epochs: request.epochs)
+        let recipe = TrainingRecipe(
+            for: parts.training, augmentations: copies, epochs: request.epochs, randomConvolutions: randomConvolutions)
         do {
             experiment = try Experiment(
                 name: "studio", features: recipe.features, window: recipe.window, layers: LayerSizes(),
                 training: parts.training, augmentation: AugmentationPlan(recipe.augmentations),
-                options: TrainingOptions(epochs: recipe.epochs, batchSize: recipe.batchSize),
+                options: TrainingOptions(
+                    epochs: recipe.epochs, batchSize: recipe.batchSize, randomConvolutions: recipe.randomConvolutions),
                 validation: parts.validation, test: parts.test)
         } catch {
             throw StudioError("\(error)")
-        }
-        if randomConvolutions {
-            experiment.options.randomConvolutions = RandomConvolutionClassifier.Settings(rate: experiment.training.rate)
         }
         summary = "\(parts.scoring); \(experiment.summary)"
     }

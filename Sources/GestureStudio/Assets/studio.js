@@ -757,7 +757,8 @@ function trainingSay(text, isError) {
 }
 
 async function startTraining() {
-  const request = { classifier: $("train-classifier").value, augment: $("train-augment").value.split(/[\s,]+/).filter((name) => name) };
+  const request = { augment: $("train-augment").value.split(/[\s,]+/).filter((name) => name) };
+  if ($("train-classifier").value) request.classifier = $("train-classifier").value;
   const epochs = $("train-epochs").value.trim();
   if (epochs) {
     if (!/^\d+$/.test(epochs)) return trainingSay("epochs '" + epochs + "' is not a whole number", true);
