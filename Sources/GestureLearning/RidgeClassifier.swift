@@ -31,12 +31,27 @@ public struct RidgeClassifier: Sendable, Equatable {
         let standardized = standardization.applied(to: features)
         intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
         let targets = Self.centredIndicators(labels, prior: intercept)
-        let equations = NormalEquations(rows: standardized, targets: targets, featureCount: featureCount)
+        // Each group's sums, added up, are the whole's: the held-out fits cost no second pass.
+        let members = Dictionary(grouping: groups.indices) { groups[$0] }.sorted { $0.key < $1.key }.map(\.value)
+        let parts =
+            members.count > 1
+            ? members.map { rows in
+                NormalEquations(
+                    rows: gathered(standardized, rows, width: featureCount),
+                    targets: gathered(targets, rows, width: classCount), featureCount: featureCount)
+            } : []
+        let equations =
+            parts.isEmpty
+            ? NormalEquations(rows: standardized, targets: targets, featureCount: featureCount)
+            : NormalEquations(summing: parts)
         weights = try equations.solved(penalty: penalty)
         // A fit on the other groups that fails (a few rows beside many) leaves the examples' own scores.
-        let heldOut = try? equations.heldOutScores(
-            rows: standardized, targets: targets, groups: groups, penalty: penalty, intercept: intercept)
-        let fitted = heldOut.flatMap { $0 } ?? linearScores(standardized, weights: weights, intercept: intercept)
+        let heldOut =
+            parts.isEmpty
+            ? nil
+            : try? equations.heldOutScores(
+                of: Array(zip(members, parts)), rows: standardized, penalty: penalty, intercept: intercept)
+        let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
         inverseTemperature = Self.fittedInverseTemperature(scores: fitted, labels: labels, classCount: classCount)
     }
 
@@ -138,20 +153,28 @@ private struct NormalEquations {
         return weights
     }
 
-    /// Each row's scores by the fit on the rows of the other groups; nil for fewer than two groups.
+    /// The sums over all the rows of `parts`.
+    init(summing parts: [NormalEquations]) {
+        self = parts[0]
+        for part in parts.dropFirst() {
+            rows += part.rows
+            for index in gram.indices { gram[index] += part.gram[index] }
+            for index in moments.indices { moments[index] += part.moments[index] }
+        }
+    }
+
+    /// Each row's scores by the fit on the other groups' rows, each group given as its rows and
+    /// their sums.
     func heldOutScores(
-        rows standardized: [Float], targets: [Float], groups: [Int], penalty: Float, intercept: [Float]
-    ) throws(RidgeError) -> [Float]? {
-        let members = Dictionary(grouping: groups.indices, by: { groups[$0] })
-        guard members.count > 1 else { return nil }
-        var scores = [Float](repeating: 0, count: groups.count * classCount)
-        for rowsOfGroup in members.values {
-            let groupRows = gathered(standardized, rowsOfGroup, width: featureCount)
-            let group = NormalEquations(
-                rows: groupRows, targets: gathered(targets, rowsOfGroup, width: classCount), featureCount: featureCount)
+        of groups: [(rows: [Int], equations: NormalEquations)], rows standardized: [Float], penalty: Float,
+        intercept: [Float]
+    ) throws(RidgeError) -> [Float] {
+        var scores = [Float](repeating: 0, count: standardized.count / featureCount * classCount)
+        for group in groups {
             let groupScores = linearScores(
-                groupRows, weights: try without(group).solved(penalty: penalty), intercept: intercept)
-            for (index, row) in rowsOfGroup.enumerated() {
+                gathered(standardized, group.rows, width: featureCount),
+                weights: try without(group.equations).solved(penalty: penalty), intercept: intercept)
+            for (index, row) in group.rows.enumerated() {
                 scores.replaceSubrange(
                     row * classCount..<(row + 1) * classCount,
                     with: groupScores[index * classCount..<(index + 1) * classCount])
