@@ -27,14 +27,15 @@ private func readingsShown(_ screen: String) -> Int? {
         // The rate achieved on real time, whatever the machine's load: a number of Hz against the 50 asked for.
         let rate = try #require(later.firstMatch(of: /rate (\d+\.\d) Hz of 50 Hz/), "\(later)")
         #expect(Double(rate.1)! > 0)
-        #expect(later.contains("lost 0  held 0  clipped 0"))
+        // A loaded machine may miss the sampler's ticks, which it counts as lost (Sampler.run).
+        #expect(later.contains(/lost \d+  held 0  clipped 0/), "\(later)")
         #expect(later.contains("Ctrl-C ends"))
 
         try terminal.send("C-c")
         #expect(try terminal.exitCode() == 0)
         let end = try terminal.screen()
         #expect(end.contains(" readings in "), "\(end)")
-        #expect(end.contains("0 lost, 0 held, clipped 0"))
+        #expect(end.contains(/\d+ lost, 0 held, clipped 0/), "\(end)")
     }
 
     /// `record --monitor` draws the view below the prompts while it records, and records as without it.
