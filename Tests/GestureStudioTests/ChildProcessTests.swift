@@ -60,16 +60,16 @@ import struct SystemPackage.FilePath
             }.start()
         }
         // Its death signal set, in case it were the thread's.
-        _ = try await waitFor("sleep started") { RunningProcess(child.processIdentifier, named: "sleep") }
+        let sleep = try await waitFor("sleep started") { RunningProcess(child.processIdentifier, named: "sleep") }
         started.signal()
         _ = try await waitFor("the thread's end") {
             FileManager.default.fileExists(atPath: "/proc/\(thread)") ? nil : true
         }
         // SIGKILL cannot be blocked, and a process it is on its way to never stops.
-        kill(child.processIdentifier, SIGSTOP)
-        let sleep = try #require(RunningProcess(child.processIdentifier, named: "sleep"))
+        try #require(sleep.isRunning)
+        kill(sleep.id, SIGSTOP)
         _ = try await waitFor("sleep stopped") { sleep.state == "T" ? true : nil }
-        kill(child.processIdentifier, SIGKILL)
+        kill(sleep.id, SIGKILL)
         child.waitUntilExit()
     }
 }
