@@ -88,6 +88,11 @@ private final class Launcher: @unchecked Sendable {
 
     init() {
         let thread = Thread { [self] in
+            // A child starts with its parent thread's blocked signals, and Dispatch's threads, this
+            // one's parent among them, block nearly all: children start as from a shell instead.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
             while true { nextLaunch()() }
         }
         thread.name = "test launches"

@@ -57,7 +57,7 @@ public final class TerminalSession {
     }
 
     deinit {
-        server.terminate()
+        _ = try? tmux("kill-server")
         server.waitUntilExit()
     }
 
