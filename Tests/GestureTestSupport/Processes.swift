@@ -88,14 +88,14 @@ private final class Launcher: @unchecked Sendable {
 
     init() {
         let thread = Thread { [self] in
-            // A child starts with its parent thread's blocked signals, and Dispatch's threads, this
-            // one's parent among them, block nearly all: children start as from a shell instead.
+            // A child starts with the blocked signals of the thread that started it, and Dispatch's
+            // threads, which may have started this one, block nearly all: children start as from a
+            // shell instead.
             var none = sigset_t()
             sigemptyset(&none)
             pthread_sigmask(SIG_SETMASK, &none, nil)
             while true { nextLaunch()() }
         }
-        thread.name = "test launches"
         thread.start()
     }
 
