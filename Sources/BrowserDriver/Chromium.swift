@@ -8,8 +8,12 @@ public final class Chromium {
     private let process = Process()
     let devTools: DevTools
 
-    /// - Parameter arguments: Chromium's own, added to those that make it headless and drivable.
-    public init(in folder: FilePath, arguments: [String] = []) async throws {
+    /// - Parameters:
+    ///   - arguments: Chromium's own, added to those that make it headless and drivable.
+    ///   - start: Starts the prepared process; tests start it so that it dies with them.
+    public init(
+        in folder: FilePath, arguments: [String] = [], start: (Process) throws -> Void = { try $0.run() }
+    ) async throws {
         let profile = folder.appending("chromium")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
         // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start. The
@@ -28,7 +32,7 @@ public final class Chromium {
         // A profile used before keeps the port of the Chromium that used it.
         let portFile = profile.appending("DevToolsActivePort").string
         try? FileManager.default.removeItem(atPath: portFile)
-        try process.run()
+        try start(process)
         let lines = try await waitFor("Chromium's DevToolsActivePort") {
             let lines = (try? String(contentsOfFile: portFile, encoding: .utf8))?.split(separator: "\n") ?? []
             return lines.count == 2 ? lines : nil

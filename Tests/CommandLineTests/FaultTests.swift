@@ -21,7 +21,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
     process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
     process.standardOutput = output ?? FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try process.runDyingWithTests()
     let file = folder.path.appending("recordings/ann-recordings.csv").string
     while process.isRunning, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 50_000 {
         usleep(20_000)
@@ -120,7 +120,7 @@ private func startRecording(in folder: TemporaryFolder, output: Pipe? = nil) thr
             process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runDyingWithTests()
             return process
         }
         for process in results {

@@ -325,7 +325,7 @@ private func labels(of id: SessionID, in folder: TemporaryFolder, file: String) 
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runDyingWithTests()
         let file = folder.path.appending("recordings/ann-recordings.csv").string
         while process.isRunning, ((try? String(contentsOfFile: file, encoding: .utf8))?.count ?? 0) < 20_000 {
             usleep(20_000)

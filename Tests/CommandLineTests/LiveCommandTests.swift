@@ -63,7 +63,7 @@ private let tourModel = SharedFixture {
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        try process.runDyingWithTests()
         while process.isRunning, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("Ctrl-C") ?? false) {
             usleep(20_000)
         }

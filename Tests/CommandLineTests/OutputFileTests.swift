@@ -46,7 +46,7 @@ import struct SystemPackage.FilePath
         let received = folder.path.appending(name + ".received").string
         #expect(FileManager.default.createFile(atPath: received, contents: nil))
         reader.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: received))
-        try reader.run()
+        try reader.runDyingWithTests()
         let result = try runGesture(arguments.map { $0 == "OUT" ? name : $0 }, in: folder.path)
         // A command that failed before opening the pipe leaves cat waiting for a writer: be one.
         let writer = open(pipe, O_WRONLY | O_NONBLOCK)

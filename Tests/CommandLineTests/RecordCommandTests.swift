@@ -102,7 +102,7 @@ import struct SystemPackage.FilePath
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runDyingWithTests()
         let file = folder.path.appending("recordings/ann-recordings.csv").string
         // Wait until the first take is being written (intro 2 s, then rows every second).
         let deadline = Date().addingTimeInterval(30)
@@ -140,7 +140,7 @@ import struct SystemPackage.FilePath
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path.string)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runDyingWithTests()
         let file = folder.path.appending("recordings/ann-recordings.csv")
         var written = 0
         while process.isRunning, written < 1_000_000 {

@@ -403,7 +403,7 @@ func interrupt(
     let watched = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
     (process.standardOutput, process.standardError) =
         watchingErrors ? (FileHandle.nullDevice, watched) : (watched, FileHandle.nullDevice)
-    try process.run()
+    try process.runDyingWithTests()
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains(cue) ?? false) {
         try await Task.sleep(for: .milliseconds(20))

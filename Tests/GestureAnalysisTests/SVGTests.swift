@@ -12,7 +12,7 @@ private func renderedSize(_ svg: String) throws -> (width: Int, height: Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["rsvg-convert", input, "-o", output]
-    try process.run()
+    try process.runDyingWithTests()
     process.waitUntilExit()
     try #require(process.terminationStatus == 0, "rsvg-convert failed")
     let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))

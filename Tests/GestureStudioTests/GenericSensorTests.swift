@@ -18,7 +18,7 @@ import Testing
         let log = folder.path.appending("readings.log").string
         let studio = try RunningGesture(["studio", "--port", "0", "--phone-log", log], in: folder.path)
         let address = try await studio.address().replacingOccurrences(of: "/?token=", with: "/phone?token=")
-        let chromium = try await Chromium(in: folder.path)
+        let chromium = try await Chromium(dyingWithTestsIn: folder.path)
         let page = try await chromium.open(address)
         try await page.waitUntil("the page connected", "studio.connected")
         for type in ["accelerometer", "gyroscope"] {

@@ -15,7 +15,7 @@ import Testing
         let gesture = try RunningGesture(arguments + ["--device", "phone", "--port", "0"], in: folder.path)
         let address = try await gesture.address()
         #expect(address.contains("/phone?token="))
-        let chromium = try await Chromium(in: folder.path)
+        let chromium = try await Chromium(dyingWithTestsIn: folder.path)
         let page = try await chromium.open(address)
         try await page.waitUntil("the page connected", "studio.connected")
         _ = try await page.evaluate("document.getElementById('start').click(); true")

@@ -122,7 +122,8 @@ import struct SystemPackage.FilePath
         #expect(table.contains("60 Hz for a phone): \(warned)\n"), "\(table)")
 
         let studio = try RunningGesture(["studio", "--port", "0"], in: folder.path)
-        let page = try await Chromium(in: folder.path).open(try await studio.address() + "#sessions", on: .laptop)
+        let page = try await Chromium(dyingWithTestsIn: folder.path).open(
+            try await studio.address() + "#sessions", on: .laptop)
         try await page.waitUntil("both sessions listed", "studio.sessions !== null && studio.sessions.length === 2")
         let rows = try await page.evaluate(
             "[...document.querySelectorAll('td.held-warning')].map((cell) => cell.parentElement.dataset.id)")

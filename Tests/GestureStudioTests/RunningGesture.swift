@@ -25,7 +25,7 @@ final class RunningGesture {
         process.standardOutput = FileHandle(forWritingAtPath: outputFile)
         process.standardError = FileHandle(forWritingAtPath: errorFile)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runDyingWithTests()
     }
 
     deinit {

@@ -91,7 +91,7 @@ import FoundationNetworking
         let address = try await studio.address()
         let socket = address.replacingOccurrences(of: "http:", with: "ws:").replacingOccurrences(
             of: "/?token=", with: "/phone/socket?token=")
-        let page = try await Chromium(in: folder.path).open(address, on: .laptop)
+        let page = try await Chromium(dyingWithTestsIn: folder.path).open(address, on: .laptop)
         var connections = 0
         /// The code the studio closes a connection with after `messages`, or that it answers the
         /// page's own close with, when `leaving`. The studio takes one page at a time: each connects
@@ -196,7 +196,7 @@ import FoundationNetworking
             #expect((key[.posixPermissions] as? Int) == 0o600)
             certificates.append(try String(contentsOfFile: kept.appending("certificate.pem").string, encoding: .utf8))
 
-            let chromium = try await Chromium(in: folder.path, arguments: ["--ignore-certificate-errors"])
+            let chromium = try await Chromium(dyingWithTestsIn: folder.path, arguments: ["--ignore-certificate-errors"])
             let page = try await chromium.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
             try await page.waitUntil(
                 "the page connected over wss", "studio.connected && location.protocol === 'https:'")

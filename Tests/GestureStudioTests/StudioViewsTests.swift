@@ -27,7 +27,7 @@ import FoundationNetworking
             folder = try TemporaryFolder()
             try prepare(folder)
             gesture = try RunningGesture(["studio", "--port", "0"] + arguments, in: folder.path)
-            chromium = try await Chromium(in: folder.path)
+            chromium = try await Chromium(dyingWithTestsIn: folder.path)
             page = try await chromium.open(try await gesture.address(), on: .laptop)
             try await page.waitUntil("the devices listed", "studio.devices !== undefined")
         }
@@ -61,7 +61,7 @@ import FoundationNetworking
             let address = try await gesture.address()
             let phoneFolder = folder.path.appending("phone")
             try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
-            let phone = try await Chromium(in: phoneFolder).open(
+            let phone = try await Chromium(dyingWithTestsIn: phoneFolder).open(
                 address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
             try await phone.waitUntil("the phone's page connected", "studio.connected")
             _ = try await phone.evaluate("document.getElementById('start').click(); true")

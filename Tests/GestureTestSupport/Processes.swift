@@ -59,7 +59,7 @@ public func runGesture(
     process.standardOutput = try FileHandle(forWritingTo: outputFile)
     process.standardError = try FileHandle(forWritingTo: errorFile)
     process.standardInput = input == nil ? FileHandle.nullDevice : try FileHandle(forReadingFrom: inputFile)
-    try process.run()
+    try process.runDyingWithTests()
     process.waitUntilExit()
     let out = try Data(contentsOf: outputFile)
     let err = try Data(contentsOf: errorFile)
@@ -67,3 +67,59 @@ public func runGesture(
         status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
         error: String(decoding: err, as: UTF8.self))
 }
+
+extension Process {
+    /// Starts the process so that it dies with the test process however that ends, a crash or SIGKILL
+    /// included: through setpriv, which asks the kernel for SIGKILL when its parent goes and then
+    /// executes the program in its place, so the process keeps its identifier and process group.
+    public func runDyingWithTests() throws {
+        arguments = ["--pdeathsig", "KILL", "--", executableURL!.path] + (arguments ?? [])
+        executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        try launcher.launch(run)
+    }
+}
+
+/// The one thread the tests start processes from. The kernel sends the parent-death signal when the
+/// thread that started a child ends, not its process, and the threads of Dispatch and Swift's
+/// concurrency end when idle; this one lasts as long as the test process.
+private final class Launcher: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var launches: [() -> Void] = []
+
+    init() {
+        let thread = Thread { [self] in
+            // A child starts with the blocked signals of the thread that started it, and Dispatch's
+            // threads, which may have started this one, block nearly all: children start as from a
+            // shell instead.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            while true { nextLaunch()() }
+        }
+        thread.start()
+    }
+
+    /// Runs `start` on the launching thread, and returns once it has.
+    func launch(_ start: @escaping () throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        var outcome = Result<Void, any Error>.success(())
+        condition.lock()
+        launches.append {
+            outcome = Result(catching: start)
+            done.signal()
+        }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        try outcome.get()
+    }
+
+    private func nextLaunch() -> () -> Void {
+        condition.lock()
+        defer { condition.unlock() }
+        while launches.isEmpty { condition.wait() }
+        return launches.removeFirst()
+    }
+}
+
+private let launcher = Launcher()

@@ -6,11 +6,23 @@ import struct SystemPackage.FilePath
 /// capture-pane and typed into with send-keys. The command's exit code shows on the screen as
 /// `exit=N` once it ends; the server goes when the value does.
 public final class TerminalSession {
-    private let socket = "gesturelab-test-\(UUID().uuidString.prefix(8))"
+    private let name = "gesturelab-test-\(UUID().uuidString.prefix(8))"
+    private let socket: String
     private let folder: FilePath
+    /// The server, in the foreground as a child of the tests, so that it dies with them; the
+    /// command then gets SIGHUP as its terminal goes.
+    private let server = Process()
 
     public init(_ command: String, in folder: FilePath, columns: Int = 100, rows: Int = 30) throws {
         self.folder = folder
+        socket = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        server.arguments = ["-D", "-S", socket]
+        server.standardInput = FileHandle.nullDevice
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.runDyingWithTests()
+        try waitForServer()
         try tmux(
             "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", "-c", folder.string,
             "\(command); echo exit=$?; sleep 600")
@@ -44,7 +56,21 @@ public final class TerminalSession {
         return Int32(code)!
     }
 
-    deinit { _ = try? tmux("kill-server") }
+    deinit {
+        _ = try? tmux("kill-server")
+        server.waitUntilExit()
+    }
+
+    /// Waits until the server answers; a client that came sooner would start a server of its own.
+    private func waitForServer(limit: Double = 120) throws {
+        let deadline = Date().addingTimeInterval(limit)
+        while (try? tmux("show-options", "-g", "exit-empty")) == nil {
+            guard server.isRunning, Date() < deadline else {
+                throw TerminalSessionError(waitingFor: "the tmux server at \(socket)", screen: "")
+            }
+            usleep(20_000)
+        }
+    }
 
     /// Runs tmux with only the standard descriptors: the server it may start must hold none of this
     /// process's others, or Foundation's `Process` waits for them to close.
@@ -53,14 +79,14 @@ public final class TerminalSession {
 
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
-        let output = folder.appending(".tmux-\(socket).out").string
+        let output = folder.appending(".tmux-\(name).out").string
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments =
             [
                 "-c",
                 #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; ((fd > 2)) && eval "exec $fd>&-"; done; exec tmux "$@" >"$0""#,
-                output, "-L", socket,
+                output, "-S", socket,
             ] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
