@@ -188,8 +188,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [
+                // Not position-independent, so that the loader applies none of the 40,000 relocations
+                // the Swift runtime's metadata would need; libstdc++ (Linker/ has the script that names
+                // its archive) and libgcc inside as well, so that they are not loaded and relocated
+                // at each start either.
                 .unsafeFlags(
-                    ["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"],
+                    [
+                        "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-Xclang-linker", "-no-pie",
+                        "-Xclang-linker", "-static-libgcc", "-L\(Context.packageDirectory)/Linker",
+                    ],
                     .when(configuration: .release))
             ]),
         // Benchmarks that print figures.

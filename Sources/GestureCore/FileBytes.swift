@@ -17,18 +17,26 @@ public func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
     guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(descriptor) }
     var status = stat()
+    // Room for the whole of a regular file and a byte more, read straight into it: the read that
+    // comes back empty says the file ended. A file that grows as it is read gets more room.
+    var room = fstat(descriptor, &status) == 0 ? Int(status.st_size) + 1 : 1 << 16
     var bytes: [UInt8] = []
-    // Room for the whole of a regular file, so that it is read in one go; more as it comes.
-    bytes.reserveCapacity(fstat(descriptor, &status) == 0 ? Int(status.st_size) + 1 : 1 << 16)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw FileReadError(path: path, reason: String(cString: strerror(errno)))
+        var failure: Int32?
+        let filled = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let got = read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                guard got > 0 else { return }
+                count += got
+            }
         }
-        if count == 0 { return bytes }
-        bytes += chunk[..<count]
+        if let failure { throw FileReadError(path: path, reason: String(cString: strerror(failure))) }
+        if bytes.isEmpty { bytes = filled } else { bytes += filled }
+        if filled.count < room { return bytes }
+        room = max(bytes.count, 1 << 16)
     }
 }
 

@@ -136,13 +136,13 @@ extension GestureModel {
         try self.init(header: header, floats: floats)
     }
 
-    private init(header: Header, floats: [Float]) throws(ModelFileError) {
+    private init(header: Header, floats: LittleEndianFloats) throws(ModelFileError) {
         try header.validate()
         let sections = FloatSections(header)
         guard floats.count == sections.count else {
             throw inconsistent("\(floats.count) numbers where the architecture has \(sections.count)")
         }
-        guard floats.allSatisfy(\.isFinite), floats[sections.deviation].allSatisfy({ $0 > 0 }) else {
+        guard floats.allFinite, floats[sections.deviation].allSatisfy({ $0 > 0 }) else {
             throw inconsistent("a weight or normalization that is not a finite number")
         }
         self.init(
@@ -150,24 +150,24 @@ extension GestureModel {
             windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
             samplingRate: header.samplingRate, classNames: header.classNames,
             normalization: FeatureNormalization(
-                mean: Array(floats[sections.mean]), deviation: Array(floats[sections.deviation])),
-            architecture: header.architecture, parameters: Array(floats[sections.parameters]),
+                mean: floats[sections.mean], deviation: floats[sections.deviation]),
+            architecture: header.architecture, parameters: floats[sections.parameters],
             trainingRecord: header.trainingRecord, personalization: header.personalization,
             neighbours: header.neighbours.map { neighbours in
                 NearestNeighbours(
                     embedding: neighbours.embedding, k: neighbours.k, dimension: header.prototypeDimension,
-                    prototypes: Array(floats[sections.prototypes]), labels: neighbours.labels,
+                    prototypes: floats[sections.prototypes], labels: neighbours.labels,
                     classes: header.classNames.count)
             },
             rejection: header.rejection.map { rejection in
                 Rejection(
                     embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
-                    prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
+                    prototypes: floats[sections.rejectionPrototypes], labels: rejection.labels,
                     limits: rejection.limits, falseRejectRate: rejection.falseRejectRate, motion: rejection.motion)
             },
             randomConvolutions: header.randomConvolutions.map { part in
                 RandomConvolutionClassifier(
-                    part, floats: Array(floats[sections.randomConvolutions]), features: header.featureNames.count,
+                    part, floats: floats[sections.randomConvolutions], features: header.featureNames.count,
                     classNames: header.classNames,
                     windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk))
             })
@@ -406,20 +406,40 @@ private struct ByteReader {
         try bytes(MemoryLayout<Integer>.size).reversed().reduce(0) { $0 << 8 | Integer($1) }
     }
 
-    mutating func floats(count: UInt64) throws(ModelFileError) -> [Float] {
+    mutating func floats(count: UInt64) throws(ModelFileError) -> LittleEndianFloats {
         guard count <= UInt64((bytes.endIndex - offset) / 4) else {
             throw ModelFileError(description: "the model file is truncated")
         }
-        let values = try bytes(Int(count) * 4)
-        return values.withUnsafeBytes { raw in
-            (0..<Int(count)).map { index in
-                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
-            }
-        }
+        return LittleEndianFloats(bytes: try bytes(Int(count) * 4))
     }
 
     /// The eight bytes at the offset; the caller has checked that they are there.
     var uncheckedUInt64: UInt64 {
         bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+/// A model file's floats, read from its bytes a section at a time, each straight into the array
+/// that keeps it: a book-sized model is a megabyte, not worth copying twice on the way.
+private struct LittleEndianFloats {
+    let bytes: ArraySlice<UInt8>
+
+    var count: Int { bytes.count / 4 }
+
+    subscript(range: Range<Int>) -> [Float] {
+        bytes.withUnsafeBytes { raw in
+            [Float](unsafeUninitializedCapacity: range.count) { floats, initialized in
+                for (index, position) in range.enumerated() { floats[index] = Self.float(position, in: raw) }
+                initialized = range.count
+            }
+        }
+    }
+
+    var allFinite: Bool {
+        bytes.withUnsafeBytes { raw in (0..<count).allSatisfy { Self.float($0, in: raw).isFinite } }
+    }
+
+    private static func float(_ index: Int, in raw: UnsafeRawBufferPointer) -> Float {
+        Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
     }
 }
