@@ -195,7 +195,7 @@ let package = Package(
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-Xclang-linker", "-no-pie",
-                        "-Xclang-linker", "-static-libgcc", "-L\(Context.packageDirectory)/Linker",
+                        "-Xclang-linker", "-static-libgcc", "-L\(Context.packageDirectory)/Linker", "-Xlinker", "--no-export-dynamic",
                     ],
                     .when(configuration: .release))
             ]),
