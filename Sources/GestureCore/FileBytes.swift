@@ -19,7 +19,9 @@ public func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
 
 /// The whole contents of the file at `path` for `body` to read: a regular file mapped into memory,
 /// so that a large one is not copied on its way (anything else is read).
-public func withContents<Result>(ofFile path: String, _ body: (UnsafeRawBufferPointer) -> Result)
+public func withContents<Result>(
+    ofFile path: String, _ body: (UnsafeRawBufferPointer) -> Result
+)
     throws(FileReadError) -> Result
 {
     let file = try OpenFile(path)
