@@ -12,8 +12,8 @@ struct Detect: AsyncParsableCommand {
 
     @OptionGroup var arguments: DetectArguments
 
-    static func main() {
-        mainWaitingOnThisThread()
+    static func main() async {
+        await mainReportingFailures()
     }
 
     func run() async throws {
