@@ -13,22 +13,75 @@ public struct FileReadError: Error, Equatable, CustomStringConvertible {
 
 /// The whole contents of the file at `path`.
 public func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    var status = stat()
-    var bytes: [UInt8] = []
-    // Room for the whole of a regular file, so that it is read in one go; more as it comes.
-    bytes.reserveCapacity(fstat(descriptor, &status) == 0 ? Int(status.st_size) + 1 : 1 << 16)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw FileReadError(path: path, reason: String(cString: strerror(errno)))
+    let file = try OpenFile(path)
+    return try file.readAll()
+}
+
+/// The whole contents of the file at `path` for `body` to read: a regular file mapped into memory,
+/// so that a large one is not copied on its way (anything else is read).
+public func withContents<Result>(
+    ofFile path: String, _ body: (UnsafeRawBufferPointer) -> Result
+)
+    throws(FileReadError) -> Result
+{
+    let file = try OpenFile(path)
+    if let size = file.regularSize, size > 0 {
+        #if os(Linux)
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        if let mapping = mmap(nil, size, PROT_READ, flags, file.descriptor, 0), mapping != MAP_FAILED {
+            defer { munmap(mapping, size) }
+            return body(UnsafeRawBufferPointer(start: mapping, count: size))
         }
-        if count == 0 { return bytes }
-        bytes += chunk[..<count]
+    }
+    return try file.readAll().withUnsafeBytes(body)
+}
+
+/// A file open for reading, closed when it goes.
+private struct OpenFile: ~Copyable {
+    let path: String
+    let descriptor: Int32
+
+    init(_ path: String) throws(FileReadError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The size of a regular file; nil for anything else.
+    var regularSize: Int? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
+    /// Reads to the end. Room for the whole of a regular file and a byte more, read straight into
+    /// it: the read that comes back empty says the file ended. A file that grows as it is read gets
+    /// more room.
+    func readAll() throws(FileReadError) -> [UInt8] {
+        var room = (regularSize ?? (1 << 16 - 1)) + 1
+        var bytes: [UInt8] = []
+        while true {
+            var failure: Int32?
+            let filled = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+                count = 0
+                while count < buffer.count {
+                    let got = read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                    if got < 0, errno == EINTR { continue }
+                    if got < 0 { failure = errno }
+                    guard got > 0 else { return }
+                    count += got
+                }
+            }
+            if let failure { throw FileReadError(path: path, reason: String(cString: strerror(failure))) }
+            if bytes.isEmpty { bytes = filled } else { bytes += filled }
+            if filled.count < room { return bytes }
+            room = max(bytes.count, 1 << 16)
+        }
     }
 }
 

@@ -54,7 +54,7 @@ public enum ProductKernels: String, CaseIterable, Sendable {
     /// `GESTURELAB_KERNELS`'s, or the fastest this CPU runs; a name it does not know, or kernels
     /// this CPU lacks, end the process with a message.
     public static let chosen: ProductKernels = {
-        guard let name = ProcessInfo.processInfo.environment["GESTURELAB_KERNELS"] else { return available[0] }
+        guard let name = getenv("GESTURELAB_KERNELS").map({ String(cString: $0) }) else { return available[0] }
         guard let kernels = ProductKernels(rawValue: name), kernels.isAvailable else {
             let names = available.map(\.rawValue).joined(separator: ", ")
             let message = "gesture: GESTURELAB_KERNELS=\(name) is not one this CPU runs (\(names))\n"

@@ -109,11 +109,20 @@ extension GestureModel {
     }
 
     public init(serialized bytes: [UInt8]) throws(ModelFileError) {
+        self = try bytes.withUnsafeBytes { bytes in
+            Result { () throws(ModelFileError) in try GestureModel(serializedBytes: bytes) }
+        }.get()
+    }
+
+    /// The model `bytes` hold, which need to last only as long as this runs: a model file's
+    /// mapping, say.
+    private init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ModelFileError) {
         guard bytes.starts(with: Self.magic) else {
             throw ModelFileError(
                 description: "not a GestureLab model file (it does not start with \"GestureLab model\")")
         }
-        var reader = ByteReader(bytes: bytes[..<max(bytes.count - 8, 0)], offset: Self.magic.count)
+        var reader = ByteReader(
+            bytes: UnsafeRawBufferPointer(rebasing: bytes[..<max(bytes.count - 8, 0)]), offset: Self.magic.count)
         let version = Int(try reader.read(UInt32.self))
         guard version == Self.fileFormatVersion else {
             throw ModelFileError(
@@ -121,7 +130,8 @@ extension GestureModel {
             )
         }
         guard bytes.count >= Self.magic.count + 8 + 8,
-            fnv1a(bytes[..<(bytes.count - 8)]) == ByteReader(bytes: bytes[...], offset: bytes.count - 8).uncheckedUInt64
+            fnv1a(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 8)]))
+                == ByteReader(bytes: bytes, offset: bytes.count - 8).uncheckedUInt64
         else {
             throw ModelFileError(description: "the model file is damaged or truncated: its checksum does not match")
         }
@@ -138,13 +148,13 @@ extension GestureModel {
         try self.init(header: header, floats: floats)
     }
 
-    private init(header: Header, floats: [Float]) throws(ModelFileError) {
+    private init(header: Header, floats: LittleEndianFloats) throws(ModelFileError) {
         try header.validate()
         let sections = FloatSections(header)
         guard floats.count == sections.count else {
             throw inconsistent("\(floats.count) numbers where the architecture has \(sections.count)")
         }
-        guard floats.allSatisfy(\.isFinite), floats[sections.deviation].allSatisfy({ $0 > 0 }) else {
+        guard floats.allFinite, floats[sections.deviation].allSatisfy({ $0 > 0 }) else {
             throw inconsistent("a weight or normalization that is not a finite number")
         }
         self.init(
@@ -152,24 +162,24 @@ extension GestureModel {
             windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk),
             samplingRate: header.samplingRate, classNames: header.classNames,
             normalization: FeatureNormalization(
-                mean: Array(floats[sections.mean]), deviation: Array(floats[sections.deviation])),
-            architecture: header.architecture, parameters: Array(floats[sections.parameters]),
+                mean: floats[sections.mean], deviation: floats[sections.deviation]),
+            architecture: header.architecture, parameters: floats[sections.parameters],
             trainingRecord: header.trainingRecord, personalization: header.personalization,
             neighbours: header.neighbours.map { neighbours in
                 NearestNeighbours(
                     embedding: neighbours.embedding, k: neighbours.k, dimension: header.prototypeDimension,
-                    prototypes: Array(floats[sections.prototypes]), labels: neighbours.labels,
+                    prototypes: floats[sections.prototypes], labels: neighbours.labels,
                     classes: header.classNames.count)
             },
             rejection: header.rejection.map { rejection in
                 Rejection(
                     embedding: rejection.embedding, dimension: rejection.embedding.width(header.architecture),
-                    prototypes: Array(floats[sections.rejectionPrototypes]), labels: rejection.labels,
+                    prototypes: floats[sections.rejectionPrototypes], labels: rejection.labels,
                     limits: rejection.limits, falseRejectRate: rejection.falseRejectRate, motion: rejection.motion)
             },
             randomConvolutions: header.randomConvolutions.map { part in
                 RandomConvolutionClassifier(
-                    part, floats: Array(floats[sections.randomConvolutions]), features: header.featureNames.count,
+                    part, floats: floats[sections.randomConvolutions], features: header.featureNames.count,
                     classNames: header.classNames,
                     windowing: Windowing(window: header.window, windowsPerChunk: header.windowsPerChunk))
             })
@@ -180,15 +190,18 @@ extension GestureModel {
         try Data(serialized()).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
+    /// Reads the file where it is mapped: its megabyte of floats is not copied on the way.
     public init(contentsOf path: String) throws {
-        let bytes: [UInt8]
+        let model: Result<GestureModel, ModelFileError>
         do {
-            bytes = try readFile(path)
+            model = try withContents(ofFile: path) { bytes in
+                Result { () throws(ModelFileError) in try GestureModel(serializedBytes: bytes) }
+            }
         } catch {
             throw ModelFileError(description: "cannot read the model file \(path): \(error.reason)")
         }
         do {
-            try self.init(serialized: bytes)
+            self = try model.get()
         } catch {
             throw ModelFileError(description: "\(path): \(error.description)")
         }
@@ -390,40 +403,51 @@ func fnv1a(_ bytes: some Collection<UInt8>) -> UInt64 {
 
 /// Reads little-endian values in order, throwing where the bytes end.
 private struct ByteReader {
-    let bytes: ArraySlice<UInt8>
+    let bytes: UnsafeRawBufferPointer
     var offset: Int
 
-    init(bytes: ArraySlice<UInt8>, offset: Int) {
-        self.bytes = bytes
-        self.offset = bytes.startIndex + offset
-    }
-
-    mutating func bytes(_ count: Int) throws(ModelFileError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= bytes.endIndex - offset else {
+    mutating func bytes(_ count: Int) throws(ModelFileError) -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= bytes.count - offset else {
             throw ModelFileError(description: "the model file is truncated")
         }
         defer { offset += count }
-        return bytes[offset..<offset + count]
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
     }
 
     mutating func read<Integer: FixedWidthInteger>(_: Integer.Type) throws(ModelFileError) -> Integer {
         try bytes(MemoryLayout<Integer>.size).reversed().reduce(0) { $0 << 8 | Integer($1) }
     }
 
-    mutating func floats(count: UInt64) throws(ModelFileError) -> [Float] {
-        guard count <= UInt64((bytes.endIndex - offset) / 4) else {
+    mutating func floats(count: UInt64) throws(ModelFileError) -> LittleEndianFloats {
+        guard count <= UInt64((bytes.count - offset) / 4) else {
             throw ModelFileError(description: "the model file is truncated")
         }
-        let values = try bytes(Int(count) * 4)
-        return values.withUnsafeBytes { raw in
-            (0..<Int(count)).map { index in
-                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
-            }
-        }
+        return LittleEndianFloats(bytes: try bytes(Int(count) * 4))
     }
 
     /// The eight bytes at the offset; the caller has checked that they are there.
     var uncheckedUInt64: UInt64 {
-        bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 8]).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+/// A model file's floats, read from its bytes a section at a time, each straight into the array
+/// that keeps it: a book-sized model is a megabyte, not worth copying twice on the way.
+private struct LittleEndianFloats {
+    let bytes: UnsafeRawBufferPointer
+
+    var count: Int { bytes.count / 4 }
+
+    subscript(range: Range<Int>) -> [Float] {
+        [Float](unsafeUninitializedCapacity: range.count) { floats, initialized in
+            for (index, position) in range.enumerated() { floats[index] = self[position] }
+            initialized = range.count
+        }
+    }
+
+    var allFinite: Bool { (0..<count).allSatisfy { self[$0].isFinite } }
+
+    private subscript(index: Int) -> Float {
+        Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
     }
 }

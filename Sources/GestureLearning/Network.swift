@@ -199,13 +199,13 @@ struct Network {
     var bfloat16Matrices: [Range<Int>] { [layout.convolution.weight, layout.lstm.weights, layout.dense.weight] }
 
     /// `parameters` with the `bfloat16Matrices` rounded to bfloat16, as every `GestureModel` holds
-    /// them, so that streaming and offline prediction use the same weights.
-    func roundingToBFloat16(_ parameters: [Float]) -> [Float] {
-        var rounded = parameters
+    /// them, so that streaming and offline prediction use the same weights. Rounded in place: an
+    /// array the caller does not keep is not copied.
+    func roundingToBFloat16(_ parameters: consuming [Float]) -> [Float] {
         for range in bfloat16Matrices {
-            for index in range { rounded[index] = rounded[index].roundedToBFloat16 }
+            for index in range { parameters[index] = parameters[index].roundedToBFloat16 }
         }
-        return rounded
+        return parameters
     }
 
     func lstmWeights(_ parameters: UnsafePointer<Float>) -> LSTM.Weights {

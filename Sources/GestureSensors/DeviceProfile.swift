@@ -141,14 +141,26 @@ extension DeviceProfile {
     /// installed beside the executable (`<prefix>/share/gesturelab/devices` for `<prefix>/bin/gesture`),
     /// and `devices` in the current folder (a checkout of GestureLab).
     public static func searchPath(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ["XDG_CONFIG_HOME", "HOME"].reduce(into: [:]) {
+            $0[$1] = getenv($1).map { String(cString: $0) }
+        },
         executable: String = CommandLine.arguments[0]
     ) -> [String] {
         let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
         let config = xdg ?? environment["HOME"].map { $0 + "/.config" }
-        let bin = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        let share = bin.deletingLastPathComponent().appendingPathComponent("share/gesturelab/devices").path
-        return (config.map { [$0 + "/gesturelab/devices"] } ?? []) + [share, "devices"]
+        let prefix = realFolders(of: executable).dropLast(2).joined(separator: "/")
+        return (config.map { [$0 + "/gesturelab/devices"] } ?? []) + ["/\(prefix)/share/gesturelab/devices", "devices"]
+    }
+
+    /// The folders of `path`'s absolute path, symlinks resolved where it exists, and its file name
+    /// last (what Foundation's URL would give, without loading it at every start of a detector).
+    private static func realFolders(of path: String) -> [Substring] {
+        func taking(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+            defer { free(text) }
+            return text.map { String(cString: $0) }
+        }
+        let absolute = path.hasPrefix("/") ? path : (taking(getcwd(nil, 0)) ?? "") + "/" + path
+        return (taking(realpath(absolute, nil)) ?? absolute).split(separator: "/")
     }
 
     public static func load(from folder: String) throws(ProfileError) -> [DeviceProfile] {

@@ -10,7 +10,8 @@ import GestureStore
 
 /// The live detector as a whole process: from start to its first prediction (model loading
 /// included), its resident memory, and its CPU share on a 100 Hz sensor. `gesture detect` runs
-/// the lean `gesture-detect`; both are timed.
+/// the lean `gesture-detect`; both are timed, and with `--against` another build's `gesture-detect`
+/// too, in the same interleaved rounds.
 struct LiveBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "live",
@@ -18,30 +19,51 @@ struct LiveBench: AsyncParsableCommand {
 
     @Option(help: "A model file from `gesture train` (25 Hz).") var model: String
     @Option(help: "Process starts to time.") var runs = 15
-    @Option(help: "Seconds of real-time detection at 100 Hz for the CPU share.") var seconds = 10.0
+    @Option(help: "Seconds of real-time detection at 100 Hz for the CPU share and the memory.") var seconds = 10.0
+    @Option(help: "Rounds of real-time detection, each detector in turn.") var rounds = 1
+    @Option(help: "Another build's folder of executables (main's, say): its gesture-detect is measured too.")
+    var against: String?
 
     func run() async throws {
         let replay = try await recording()
         let detection = [
             "--model", model, "--fast", "--predictions", "--device", "replay:\(replay)", "--duration", "1",
         ]
-        for (name, command) in [
-            ("gesture detect", [siblingExecutable("gesture"), "detect"]),
-            ("gesture-detect", [siblingExecutable("gesture-detect")]),
-        ] {
-            let starts = try (0..<runs).map { _ in try timeToFirstLine(command + detection) }
+        // Each build's executables, labelled by their folder when there are two.
+        let folders = (against.map { [$0] } ?? []) + [String(siblingExecutable("gesture").dropLast("/gesture".count))]
+        let label = { (folder: String, name: String) in against == nil ? name : "\(folder)/\(name)" }
+        let detectors = folders.map { (label($0, "gesture-detect"), "\($0)/gesture-detect") }
+        let starters = folders.flatMap { folder in
+            [
+                (label(folder, "gesture detect"), ["\(folder)/gesture", "detect"]),
+                (label(folder, "gesture-detect"), ["\(folder)/gesture-detect"]),
+            ]
+        }
+        var starts = starters.map { _ in [Double]() }
+        for _ in 0..<runs {
+            for (index, starter) in starters.enumerated() {
+                starts[index].append(try timeToFirstLine(starter.1 + detection))
+            }
+        }
+        for (starter, times) in zip(starters, starts) {
             print(
                 String(
                     format: "%@: start to first prediction: median %.1f ms, min %.1f, max %.1f (%d runs)",
-                    name, median(starts) * 1e3, starts.min()! * 1e3, starts.max()! * 1e3, runs))
+                    starter.0, median(times) * 1e3, times.min()! * 1e3, times.max()! * 1e3, runs))
         }
         let live = ["--model", model, "--device", "sim", "--rate", "100", "--duration", "\(seconds)"]
-        let (cpu, wall, peak) = try usage([siblingExecutable("gesture"), "detect"] + live)
-        print(
-            String(
-                format:
-                    "real-time detection on the simulated sensor at 100 Hz for %.0f s: CPU %.2f %% of one core, peak RSS %.1f MiB",
-                wall, cpu / wall * 100, peak))
+        var usages = detectors.map { _ in [(cpu: Double, wall: Double, peak: Double)]() }
+        for _ in 0..<rounds {
+            for (index, detector) in detectors.enumerated() { usages[index].append(try usage([detector.1] + live)) }
+        }
+        for (detector, usage) in zip(detectors, usages) {
+            print(
+                String(
+                    format:
+                        "%@: real-time detection on the simulated sensor at 100 Hz for %.0f s: CPU %.2f %% of one core, peak RSS %.1f MiB (median of %d)",
+                    detector.0, median(usage.map(\.wall)), median(usage.map { $0.cpu / $0.wall * 100 }),
+                    median(usage.map(\.peak)), rounds))
+        }
     }
 
     /// A simulated recording at 25 Hz to replay.
@@ -81,9 +103,9 @@ struct LiveBench: AsyncParsableCommand {
         return elapsed
     }
 
-    /// CPU seconds, wall seconds, and the detector's peak RSS in MiB: VmHWM, read while it runs, which
-    /// starts afresh when `gesture` becomes `gesture-detect` (the kernel's peak for the reaped child
-    /// would count the pages `gesture` had before).
+    /// CPU seconds, wall seconds, and the detector's peak RSS in MiB: VmHWM, read while it runs (for
+    /// `gesture detect` it starts afresh when `gesture` becomes `gesture-detect`, where the kernel's
+    /// peak for the reaped child would count the pages `gesture` had before).
     private func usage(_ command: [String]) throws -> (Double, Double, Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
