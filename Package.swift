@@ -187,15 +187,19 @@ let package = Package(
                 "GestureCore", "GestureSensors", "GestureLive", "GestureCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["Linker"],
             linkerSettings: [
                 // Not position-independent and exporting no symbols, so that the loader applies none of
                 // the 40,000 relocations the Swift runtime's metadata would need and reads no symbol
-                // table; libstdc++ (Linker/ holds the script that names its archive) and libgcc
+                // table; libstdc++ (its Linker/ holds the script that names its archive) and libgcc
                 // inside as well, so that they are not loaded and relocated at each start either.
                 .unsafeFlags(
                     ["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"]
                         + ["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"]
-                        + ["-Xclang-linker", "-static-libgcc", "-L\(Context.packageDirectory)/Linker"],
+                        + [
+                            "-Xclang-linker", "-static-libgcc",
+                            "-L\(Context.packageDirectory)/Sources/gesture-detect/Linker",
+                        ],
                     .when(configuration: .release))
             ]),
         // Benchmarks that print figures.
