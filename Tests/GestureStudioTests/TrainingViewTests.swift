@@ -43,8 +43,10 @@ import Testing
         #expect(try await page.evaluate("tickedSessions().length") as? Int == 7)
         try await set(epochs: "2", augment: "none", on: page)
         try await page.click("#train-start")
-        try await page.waitUntil("training running", "studio.training?.state === 'running'")
-        #expect(try await page.evaluate("document.getElementById('train-cancel').disabled") as? Bool == false)
+        // Checked together: two epochs may end before a second look.
+        try await page.waitUntil(
+            "training running with Cancel enabled",
+            "studio.training?.state === 'running' && document.getElementById('train-cancel').disabled === false")
         try await page.waitUntil("training finished", "studio.training?.state === 'finished'")
 
         let progress = try #require(try await page.evaluate("studio.training") as? [String: Any])
