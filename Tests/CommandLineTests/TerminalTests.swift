@@ -8,15 +8,16 @@ import struct SystemPackage.FilePath
 /// every byte it drew there, once it has ended.
 private func drawnInTerminal(_ command: String, in folder: FilePath) throws -> String {
     // tmux's server must not hold this process's pipes, hence the redirections; the command waits
-    // for `go`, so that every byte it draws is logged.
+    // for `go`, so that every byte it draws is logged, and the server is stopped only once the log
+    // holds the line drawn after it (stopping it ends the pipe's `cat`, which may not have caught up).
     let script = """
         set -e
         socket=gesturelab-$$
         tmux -L "$socket" new-session -d -x 120 -y 20 \
-            "while [ ! -e go ]; do sleep 0.05; done; $0; touch finished; sleep 600" </dev/null >/dev/null 2>&1
+            "while [ ! -e go ]; do sleep 0.05; done; $0; echo drawn-to-the-end; sleep 600" </dev/null >/dev/null 2>&1
         tmux -L "$socket" pipe-pane -o 'cat >> terminal.log' </dev/null >/dev/null 2>&1
         touch go
-        while [ ! -e finished ]; do sleep 0.05; done
+        until grep -q drawn-to-the-end terminal.log 2>/dev/null; do sleep 0.05; done
         tmux -L "$socket" kill-server </dev/null >/dev/null 2>&1 || true
         cat terminal.log
         """
