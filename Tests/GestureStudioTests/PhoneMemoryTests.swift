@@ -53,10 +53,15 @@ import WSClient
         for page in 1...10 {
             _ = try await WebSocketClient.connect(url: socket, logger: StudioServerTests.quiet) {
                 inbound, outbound, _ in
-                try await outbound.write(.text(Self.source))
-                for batch in batches { try await outbound.write(.text(batch)) }
-                try await outbound.close(.normalClosure, reason: nil)
-                for try await _ in inbound {}
+                // Read while writing, as a browser does: the studio's pings are answered only
+                // while the inbound stream is read, and unanswered ones close the connection.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in inbound {} }
+                    try await outbound.write(.text(Self.source))
+                    for batch in batches { try await outbound.write(.text(batch)) }
+                    try await outbound.close(.normalClosure, reason: nil)
+                    try await group.waitForAll()
+                }
             }
             _ = try await waitFor("the studio to let go of page \(page)") {
                 studio.errors.components(separatedBy: "phone's page disconnected").count - 1 == page ? true : nil
