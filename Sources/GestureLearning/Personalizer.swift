@@ -20,10 +20,14 @@ public enum TunedLayers: String, Sendable, CaseIterable {
 
 /// Makes a model trained on many people one person's, from that person's sessions: by k nearest
 /// neighbours on the network's embeddings of their windows, or by training the last layers again.
-/// Either can learn classes the base model never had. Personalised models are the network alone:
-/// the base model's random convolutions, which know nothing of the person, are left out.
+/// Either can learn classes the base model never had. The base model's random convolutions, which
+/// know nothing of the person, are left out, unless fitted again with the person's windows
+/// (`withRandomConvolutions`).
 public struct Personalizer: Sendable {
+    /// The base model's network.
     public let base: GestureModel
+    /// How the base model's random convolutions were made; nil when it has none.
+    public let randomConvolutionSettings: RandomConvolutionClassifier.Settings?
     /// The base model's file name, for the personalised model's record.
     public let baseName: String
     /// The base model's classes, then the new ones; the sessions' labels index into them.
@@ -32,6 +36,10 @@ public struct Personalizer: Sendable {
     public init(base: GestureModel, baseName: String, classNames: [String]) {
         precondition(classNames.starts(with: base.classNames), "the base model's classes come first")
         self.base = base.networkAlone
+        randomConvolutionSettings = base.randomConvolutions.map {
+            RandomConvolutionClassifier.Settings(
+                history: $0.convolutions.history, outputCount: $0.convolutions.outputCount)
+        }
         self.baseName = baseName
         self.classNames = classNames
     }
@@ -82,6 +90,23 @@ public struct Personalizer: Sendable {
             start: start, frozen: layers.frozenParameters(start.network.layout), options: options,
             training: training, validation: validation)
         return trainer.epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+    }
+
+    /// `model`, made by this personalizer, beside random convolutions made as the base model's were
+    /// and fitted on `others` (the base model's training sessions) and the person's windows in
+    /// `personal`, counted `repeats` times: a few of the person's windows then move the ridge as
+    /// far as many of the others'. `model` itself when the base model had none.
+    public func withRandomConvolutions(
+        _ model: GestureModel, others: [LabeledSequence], personal: [LabeledSequence], repeats: Int = 20,
+        seed: UInt64
+    ) throws(TrainingError) -> GestureModel {
+        precondition(model.classNames == classNames)
+        guard let randomConvolutionSettings else { return model }
+        let trainer = Trainer(model: description, options: TrainingOptions(seed: seed))
+        var personalised = model
+        personalised.randomConvolutions = try trainer.randomConvolutions(
+            others + (0..<repeats).flatMap { _ in personal }, settings: randomConvolutionSettings)
+        return personalised
     }
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,

@@ -85,13 +85,16 @@ public final class StreamingClassifier {
                 }
             }
         }
-        guard let neighbours = model.neighbours else {
-            let probabilities = Array(
-                UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
-            guard let convolutions = model.randomConvolutions else { return probabilities }
-            return RandomConvolutionClassifier.averaged(
-                probabilities, convolutions.scores(ofWindow: window, recent: &state.recentSamples))
-        }
+        let probabilities =
+            model.neighbours.map { vote($0, state: state) }
+            ?? Array(UnsafeBufferPointer(start: workspace.probabilities, count: model.architecture.classes))
+        guard let convolutions = model.randomConvolutions else { return probabilities }
+        return RandomConvolutionClassifier.averaged(
+            probabilities, convolutions.scores(ofWindow: window, recent: &state.recentSamples))
+    }
+
+    /// The nearest neighbours' probabilities for the window `forward` ran last.
+    private func vote(_ neighbours: NearestNeighbours, state: StreamState) -> [Float] {
         let vote = { (activations: UnsafePointer<Float>) in
             neighbours.probabilities(
                 network: self.workspace.probabilities, networkClasses: self.model.architecture.classes,

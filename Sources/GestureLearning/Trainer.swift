@@ -119,7 +119,7 @@ public struct Trainer: Sendable {
         return result
     }
 
-    private func randomConvolutions(
+    func randomConvolutions(
         _ training: [LabeledSequence], settings: RandomConvolutionClassifier.Settings
     ) throws(TrainingError) -> RandomConvolutionClassifier {
         guard settings.history >= RandomConvolutions.leastHistory else {

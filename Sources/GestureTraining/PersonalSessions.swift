@@ -8,6 +8,7 @@ public struct PersonalSessions: Sendable {
     public let personalizer: Personalizer
     public let user: UserID
     public let sequences: [LabeledSequence]
+    private let features: [Feature]
 
     /// - Parameter dataset: the person's sessions, at the base model's rate.
     public init(base: GestureModel, baseName: String, dataset: Dataset) throws(AnalysisError) {
@@ -28,7 +29,24 @@ public struct PersonalSessions: Sendable {
         let classNames = base.classNames + labels.subtracting(base.classNames).sorted()
         self.user = user
         personalizer = Personalizer(base: base, baseName: baseName, classNames: classNames)
+        self.features = features
         sequences = try TrainingData(dataset: dataset, features: features, classNames: classNames).sequences
+    }
+
+    /// The base model's training sessions among `dataset`'s, at its rate, with the copies `gesture
+    /// train`'s recipe makes of them: what its random convolutions are fitted again on, beside the
+    /// person's windows. Empty when `dataset` holds none of them.
+    public func baseTraining(in dataset: Dataset, seed: UInt64) throws(AnalysisError) -> [LabeledSequence] {
+        let base = personalizer.base
+        let trained = Set(base.trainingRecord?.trainingSessions ?? [])
+        let sessions = try Dataset(sessions: dataset.sessions.filter { trained.contains($0.id) })
+            .downsampled(to: base.samplingRate)
+        guard !sessions.sessions.isEmpty else { return [] }
+        let recipe = TrainingRecipe(for: sessions, features: base.featureNames, window: base.windowing.window)
+        return try TrainingData(
+            dataset: sessions.augmented(by: AugmentationPlan(recipe.augmentations, seed: seed)), features: features,
+            classNames: personalizer.classNames
+        ).sequences
     }
 
     /// The gestures the base model did not have.

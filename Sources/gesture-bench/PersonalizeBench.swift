@@ -43,9 +43,24 @@ struct PersonalizeBench: AsyncParsableCommand {
         case finetuneLSTM = "finetune-lstm"
         case finetuneAll = "finetune-all"
         case scratch
-        /// seglearn-watch only: MiniRocket trained again with the person's takes, alone or beside finetune-lstm.
+        /// seglearn-watch only: the base model's random convolutions fitted again with the person's
+        /// takes (as `gesture personalize` fits them), alone or beside finetune-lstm or knn-dense.
         case randomConvolutions = "random-convolutions"
         case finetuneAndRandomConvolutions = "finetune-lstm+random-convolutions"
+        case knnAndRandomConvolutions = "knn-dense+random-convolutions"
+
+        var fitsRandomConvolutions: Bool { network != self }
+
+        /// The method whose model the random convolutions go beside: itself for a method without
+        /// them, nil for the random convolutions alone.
+        var network: Method? {
+            switch self {
+            case .randomConvolutions: nil
+            case .finetuneAndRandomConvolutions: .finetuneLSTM
+            case .knnAndRandomConvolutions: .knnDense
+            default: self
+            }
+        }
     }
 
     @Option(help: "random-convolutions: how many times the person's takes count among the other people's.")
@@ -72,6 +87,7 @@ struct PersonalizeBench: AsyncParsableCommand {
         try seglearn.run(from: datasets, into: folder)
         let loaded = try DatasetLoader(folder: folder).load()
         let subjects = (1...7).map { "s0\($0)" }
+        let rate = loaded.sessions.map(\.nominalRate).median ?? 1
         let points: [(name: String, share: Double)] = [
             ("1/20", 1.0 / 20), ("2/20", 2.0 / 20), ("5/20", 5.0 / 20), ("first third", 1.0 / 3),
         ]
@@ -83,7 +99,9 @@ struct PersonalizeBench: AsyncParsableCommand {
             let experiment = try Experiment(
                 name: "seglearn-watch", features: TrainingRecipe.featuresWithGravity, window: 25,
                 layers: LayerSizes(), training: try SessionSelection(users: others).apply(to: loaded),
-                augmentation: AugmentationPlan([.mirror, .rotate, .rotate]), options: TrainingOptions(),
+                augmentation: AugmentationPlan([.mirror, .rotate, .rotate]),
+                options: TrainingOptions(
+                    randomConvolutions: methods.contains(where: \.fitsRandomConvolutions) ? .init(rate: rate) : nil),
                 validation: nil, test: nil)
             let base = try experiment.train(seed: seed).model
             let baseSeconds = (ContinuousClock.now - started) / .seconds(1)
@@ -209,28 +227,31 @@ struct PersonalizeBench: AsyncParsableCommand {
 
     // MARK: personalising
 
-    /// `personalise`'s evaluation on `test`, or for random convolutions MiniRocket's trained on the
-    /// sessions of `others` and `personal` (`personalRepeats` times), with the seconds it took.
+    /// `personalise`'s evaluation on `test`, with the seconds it took; for the methods with random
+    /// convolutions, theirs fitted again on the base model's training sessions (`others`, with their
+    /// copies) and `personal`.
     private func personalised(
         _ person: PersonalSessions, _ personal: [LabeledSequence], by method: Method, others: Experiment,
         test: [LabeledSequence]
     ) throws -> (evaluation: Evaluation, seconds: Double, model: GestureModel?)? {
-        guard method == .randomConvolutions || method == .finetuneAndRandomConvolutions else {
+        guard method.fitsRandomConvolutions else {
             return try personalise(person, personal, by: method).map {
                 (Evaluation(model: $0.0, sequences: test), $0.1, $0.0)
             }
         }
         let started = ContinuousClock.now
-        let repeated = (0..<personalRepeats).flatMap { _ in personal }
-        let classifier = try RandomConvolutionClassifier(
-            training: try others.trainingSequences(seed: seed) + repeated, classNames: others.description.classNames,
-            windowing: others.description.windowing,
-            settings: .init(rate: others.training.rate), seed: seed)
-        let finetuned = method == .randomConvolutions ? nil : try personalise(person, personal, by: .finetuneLSTM)?.0
-        return (
-            Evaluation(classifier: classifier, alongside: finetuned, sequences: test),
-            (ContinuousClock.now - started) / .seconds(1), nil
-        )
+        let personalizer = person.personalizer
+        guard
+            let network = try method.network.map({ try personalise(person, personal, by: $0)?.0 }) ?? personalizer.base
+        else { return nil }
+        let model = try personalizer.withRandomConvolutions(
+            network, others: try others.trainingSequences(seed: seed), personal: personal, repeats: personalRepeats,
+            seed: seed)
+        let evaluation =
+            method.network == nil
+            ? Evaluation(classifier: model.randomConvolutions!, sequences: test)
+            : Evaluation(model: model, sequences: test)
+        return (evaluation, (ContinuousClock.now - started) / .seconds(1), model)
     }
 
     /// The model `method` makes from `personal`, and the seconds it took; nil where it cannot (from
@@ -253,7 +274,7 @@ struct PersonalizeBench: AsyncParsableCommand {
                 layers: [.finetuneDense: .dense, .finetuneLSTM: .lstm][method] ?? .all,
                 options: TrainingOptions(epochs: finetuneEpochs, learningRate: finetuneLearningRate, seed: seed)
             ).model
-        case .randomConvolutions, .finetuneAndRandomConvolutions:
+        case .randomConvolutions, .finetuneAndRandomConvolutions, .knnAndRandomConvolutions:
             return nil
         case .scratch:
             let base = personalizer.base

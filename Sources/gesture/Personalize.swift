@@ -22,7 +22,9 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             (method unlabeled) ignores the labels: it re-estimates the batch norm's statistics on the person's \
             windows, trains the layers after the LSTM briefly on the windows the model is then confident of and \
             its rejection accepts, and re-estimates again; it keeps the model's classes and rejection \
-            (docs/personalization.md has its figures).
+            (docs/personalization.md has its figures). A model with random convolutions (--classifier both) \
+            keeps them with knn and finetune, fitted again on the sessions it was trained on (in \
+            --base-recordings) and the person's; unlabeled leaves them out.
             """)
 
     @Option(help: "The model to personalise.") var model: String
@@ -46,11 +48,22 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
     @Option(help: "finetune: epochs.") var epochs = 60
     @Option(help: "finetune: Adam's learning rate.") var learningRate: Float = 0.001
     @Option(help: "finetune: the seed for shuffling and dropout.") var seed: UInt64 = 1
+    @Option(
+        help: """
+            A model with random convolutions (--classifier both): the recordings folder holding its training \
+            sessions, which they are fitted again on beside the person's windows (default: --recordings).
+            """)
+    var baseRecordings: String?
+    @Option(help: "Random convolutions: how many times the person's windows count among the others'.")
+    var personalRepeats = 20
     @Option(name: [.short, .long], help: "The model file to write (default: <model>-<user>.model).")
     var output: String?
 
     func checkNumbers() throws {
-        for (name, value) in [("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs)] {
+        for (name, value) in [
+            ("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs),
+            ("--personal-repeats", personalRepeats),
+        ] {
             try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
         try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
@@ -80,7 +93,10 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             try PersonalSessions(base: base, baseName: (model as NSString).lastPathComponent, dataset: dataset)
         }
         describe(sessions, method: method)
-        let (personal, signal) = try personalised(sessions, by: method)
+        var (personal, signal) = try personalised(sessions, by: method)
+        if method != .unlabeled, signal == nil, sessions.personalizer.randomConvolutionSettings != nil {
+            personal = try withRandomConvolutions(personal, sessions)
+        }
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
         try write(personal.serialized(), to: path)
         Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
@@ -123,6 +139,29 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
                         selfTraining: selfTraining ? SelfTraining(confidence: confidence) : nil)
                 }, nil
             )
+        }
+    }
+
+    /// `personal` beside the base model's random convolutions fitted again on its training sessions
+    /// and the person's; without them when none of those sessions is to be found.
+    private func withRandomConvolutions(_ personal: GestureModel, _ sessions: PersonalSessions) throws -> GestureModel {
+        let path = baseRecordings ?? folder.path
+        let others = try analysing {
+            try sessions.baseTraining(
+                in: try DatasetLoader(folder: RecordingsFolder(FilePath(path))).load(), seed: seed)
+        }
+        guard !others.isEmpty else {
+            Terminal.note(
+                "\(path) holds none of the sessions \(model) was trained on: its random convolutions are left out "
+                    + "(--base-recordings names where they are)")
+            return personal
+        }
+        Terminal.say(
+            "fitting the random convolutions again on \(others.count.counting("session")) \(model) was trained on "
+                + "(copies included) and those of \(sessions.user.rawValue), counted \(personalRepeats) times")
+        return try learning {
+            try sessions.personalizer.withRandomConvolutions(
+                personal, others: others, personal: sessions.sequences, repeats: personalRepeats, seed: seed)
         }
     }
 

@@ -129,6 +129,42 @@ private let personalFolder = SharedFixture {
         #expect(bad.status != 0 && bad.error.contains("--confidence 1.5 is not a probability from 0 to 1"))
     }
 
+    /// A model with random convolutions: they are fitted again with the person's takes, on the
+    /// sessions the model was trained on, found in --base-recordings; without those they are left
+    /// out, and the command says so.
+    @Test func randomConvolutionsAreFittedAgainWhereTheModelsSessionsAre() throws {
+        try gesture(["train", "--classifier", "both", "--epochs", "2", "--augment", "none", "--output", "both.model"])
+            .succeeded()
+        let personalize = [
+            "personalize", "--model", "both.model", "--recordings", "personal", "--user", "zed", "--method",
+            "finetune", "--epochs", "2",
+        ]
+        let alone = try gesture(personalize + ["-o", "zed-alone.model"]).succeeded()
+        #expect(
+            alone.error.contains(
+                "personal holds none of the sessions both.model was trained on: its random convolutions are left "
+                    + "out (--base-recordings names where they are)"), "\(alone.error)")
+        let fitted = try gesture(personalize + ["--base-recordings", "recordings", "-o", "zed-both.model"]).succeeded()
+        #expect(
+            fitted.output.contains(
+                "fitting the random convolutions again on 108 sessions both.model was trained on (copies included) "
+                    + "and those of zed, counted 20 times"), "18 sessions and 5 copies of each: \(fitted.output)")
+        let folder = try personalFolder.value().path
+        let both = try ModelFileParts(folder.appending("both.model")).header
+        #expect(both["randomConvolutions"] != nil)
+        #expect(try ModelFileParts(folder.appending("zed-alone.model")).header["randomConvolutions"] == nil)
+        let personal = try ModelFileParts(folder.appending("zed-both.model")).header
+        #expect(personal["randomConvolutions"] != nil)
+        #expect(personal["classNames"] as? [String] == ["chop", "drive", "rest", "shake", "wave"])
+        let detected = try gesture([
+            "detect", "--model", "zed-both.model", "--fast", "--device", "replay:personal/zed-recordings.csv", "--json",
+        ]).succeeded()
+        #expect(detected.output.contains("\"gesture\":\"wave\""))
+        let export = try gesture(["export", "zed-both.model", "--format", "coreml", "-o", "zed-both.mlmodel"])
+            .succeeded()
+        #expect(export.error.contains("random convolutions read the last 100 samples"), "\(export.error)")
+    }
+
     @Test func personalisingNeedsOnePersonWithSessions() throws {
         let noUser = try gesture(["personalize", "--model", "m.model", "--recordings", "personal"])
         #expect(noUser.status != 0 && noUser.error.contains("personalize needs the person: one --user"))

@@ -52,6 +52,24 @@ private func recall(of label: Int, _ model: GestureModel, on sequences: [Labeled
         #expect(model.personalization?.method == .finetune)
     }
 
+    /// Random convolutions fitted again on the base model's training windows and a few of the
+    /// person's, counted many times, learn the person's new gesture beside the fine-tuned network.
+    @Test func randomConvolutionsFittedAgainLearnTheNewGesture() throws {
+        let options = TrainingOptions(
+            epochs: 12, batchSize: 4, randomConvolutions: .init(history: 30, outputCount: 300))
+        let base = try Trainer(model: smallDescription, options: options).train(smallSessions).model
+        let personalizer = Personalizer(base: base, baseName: "both.model", classNames: classNames)
+        let tuned = try personalizer.finetune(
+            personal, validation: [], user: pat, layers: .dense, options: TrainingOptions(epochs: 15, batchSize: 4)
+        ).model
+        let model = try personalizer.withRandomConvolutions(tuned, others: smallSessions, personal: personal, seed: 1)
+        let convolutions = try #require(model.randomConvolutions)
+        #expect(convolutions.classNames == classNames)
+        #expect(Evaluation(classifier: convolutions, sequences: personTest).classes[2].recall >= 0.8)
+        #expect(recall(of: 2, model, on: personTest) >= 0.8)
+        #expect(model.parameters == tuned.parameters && model.personalization == tuned.personalization)
+    }
+
     @Test func fineTuningTheLSTMChangesItAndNotTheConvolution() throws {
         let model = try personalizer().finetune(
             personal, validation: [], user: pat, layers: .lstm, options: TrainingOptions(epochs: 2, batchSize: 4)

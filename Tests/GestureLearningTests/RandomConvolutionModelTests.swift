@@ -77,9 +77,12 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
     }
 
     /// The LSTM starts afresh where a chunk starts, as in `predict`; the convolutions read the
-    /// stream's past across, as `predict` reads the whole sequence.
-    @Test func streamingEqualsOffline() throws {
-        let model = try trainSmallModelWithRandomConvolutions()
+    /// stream's past across, as `predict` reads the whole sequence. Beside nearest neighbours too.
+    @Test(arguments: [false, true])
+    func streamingEqualsOffline(besideNearestNeighbours: Bool) throws {
+        let trained = try trainSmallModelWithRandomConvolutions()
+        let model = besideNearestNeighbours ? try personalisedByNearestNeighbours(trained) : trained
+        #expect(model.randomConvolutions != nil && (model.neighbours != nil) == besideNearestNeighbours)
         let long = try sequence(
             [Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 2 }, featureCount: 3)
         let offline = model.predict([long])[0]
@@ -99,12 +102,35 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(state.recentSamples.count == 30 * 3)
     }
 
-    @Test func personalisedModelsAreTheNetworkAlone() throws {
+    /// `model` personalised for the first session's user by k nearest neighbours, with random
+    /// convolutions fitted again on the other sessions and that user's.
+    private func personalisedByNearestNeighbours(_ model: GestureModel) throws -> GestureModel {
+        let personalizer = Personalizer(base: model, baseName: "both.gesturemodel", classNames: model.classNames)
+        let user = smallSessions[0].user
+        let person = smallSessions.filter { $0.user == user }
+        return try personalizer.withRandomConvolutions(
+            personalizer.nearestNeighbours(person, user: user), others: smallSessions.filter { $0.user != user },
+            personal: person, seed: 1)
+    }
+
+    /// Personalising leaves the base model's random convolutions out, which know nothing of the
+    /// person, unless they are fitted again with the person's windows.
+    @Test func personalisedModelsHaveRandomConvolutionsOnlyFittedAgain() throws {
         let model = try trainSmallModelWithRandomConvolutions()
         let personalizer = Personalizer(base: model, baseName: "both.gesturemodel", classNames: model.classNames)
         #expect(personalizer.base == model.networkAlone)
-        let person = smallSessions.filter { $0.user == smallSessions[0].user }
-        let personal = try personalizer.nearestNeighbours(person, user: smallSessions[0].user)
+        let made = try #require(model.randomConvolutions).convolutions
+        #expect(personalizer.randomConvolutionSettings == .init(history: 30, outputCount: made.outputCount))
+        let user = smallSessions[0].user
+        let personal = try personalizer.nearestNeighbours(smallSessions.filter { $0.user == user }, user: user)
         #expect(personal.randomConvolutions == nil && personal.neighbours != nil)
+        let fitted = try #require(try personalisedByNearestNeighbours(model).randomConvolutions)
+        #expect(fitted.classNames == model.classNames && fitted.convolutions.history == 30)
+        #expect(fitted.convolutions.outputCount == made.outputCount, "as many features as the base model's")
+        #expect(fitted.ridge != model.randomConvolutions?.ridge)
+        let networkOnly = Personalizer(
+            base: model.networkAlone, baseName: "network.gesturemodel", classNames: model.classNames)
+        #expect(
+            try networkOnly.withRandomConvolutions(personal, others: smallSessions, personal: [], seed: 1) == personal)
     }
 }
