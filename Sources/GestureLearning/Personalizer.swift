@@ -20,14 +20,14 @@ public enum TunedLayers: String, Sendable, CaseIterable {
 
 /// Makes a model trained on many people one person's, from that person's sessions: by k nearest
 /// neighbours on the network's embeddings of their windows, or by training the last layers again.
-/// Either can learn classes the base model never had. The base model's random convolutions, which
-/// know nothing of the person, are left out, unless fitted again with the person's windows
-/// (`withRandomConvolutions`).
+/// Either can learn classes the base model never had. The base model's random convolutions are left
+/// out of those two, knowing nothing of the person, unless fitted again with the person's windows
+/// (`withRandomConvolutions`); adapting without labels keeps them.
 public struct Personalizer: Sendable {
     /// The base model's network.
     public let base: GestureModel
-    /// How the base model's random convolutions were made; nil when it has none.
-    public let randomConvolutionSettings: RandomConvolutionClassifier.Settings?
+    /// The base model's random convolutions, which read no label: `adaptingNormalization` keeps them.
+    private let baseRandomConvolutions: RandomConvolutionClassifier?
     /// The base model's file name, for the personalised model's record.
     public let baseName: String
     /// The base model's classes, then the new ones; the sessions' labels index into them.
@@ -36,12 +36,17 @@ public struct Personalizer: Sendable {
     public init(base: GestureModel, baseName: String, classNames: [String]) {
         precondition(classNames.starts(with: base.classNames), "the base model's classes come first")
         self.base = base.networkAlone
-        randomConvolutionSettings = base.randomConvolutions.map {
+        baseRandomConvolutions = base.randomConvolutions
+        self.baseName = baseName
+        self.classNames = classNames
+    }
+
+    /// How the base model's random convolutions were made; nil when it has none.
+    public var randomConvolutionSettings: RandomConvolutionClassifier.Settings? {
+        baseRandomConvolutions.map {
             RandomConvolutionClassifier.Settings(
                 history: $0.convolutions.history, outputCount: $0.convolutions.outputCount)
         }
-        self.baseName = baseName
-        self.classNames = classNames
     }
 
     /// What the personalised model reads and predicts.
@@ -110,13 +115,15 @@ public struct Personalizer: Sendable {
     }
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,
-    /// their labels ignored (see `GestureModel.adaptingNormalization`); its classes and rejection stay.
-    /// With `selfTraining`, the layers after the LSTM are then trained on the windows the adapted
-    /// model is confident of, and the statistics re-estimated again.
+    /// their labels ignored (see `GestureModel.adaptingNormalization`); its classes, rejection and
+    /// random convolutions stay. With `selfTraining`, the layers after the LSTM are then trained on
+    /// the windows the adapted model is confident of, and the statistics re-estimated again.
     public func adaptingNormalization(
         _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil
     ) throws(TrainingError) -> GestureModel {
-        var model = try base.adaptingNormalization(to: sessions, weight: weight)
+        var model = base
+        model.randomConvolutions = baseRandomConvolutions
+        model = try model.adaptingNormalization(to: sessions, weight: weight)
         if let selfTraining {
             model = try selfTrained(model, on: sessions, selfTraining).adaptingNormalization(
                 to: sessions, weight: weight)

@@ -163,7 +163,7 @@ struct AccuracyBench: AsyncParsableCommand {
         help: """
             The network, MiniRocket's random convolutions with a ridge classifier (seglearn-watch and \
             basic-motions), or both with their class scores averaged, trained on the same copies (default: \
-            `gesture train`'s choice; the network with --adapt-unlabeled).
+            `gesture train`'s choice).
             """)
     var classifier: Classifier?
     @Option(help: "Random convolutions: the seconds each window's features look back over.")
@@ -202,8 +202,8 @@ struct AccuracyBench: AsyncParsableCommand {
     private static let seglearnSubjects = (1...7).map { "s0\($0)" }
 
     func validate() throws {
-        if adaptUnlabeled, let classifier, classifier != .network {
-            throw ValidationError("--adapt-unlabeled adapts the network, not --classifier \(classifier.rawValue)")
+        if adaptUnlabeled, classifier == .randomConvolutions {
+            throw ValidationError("--adapt-unlabeled adapts the network, not --classifier random-convolutions alone")
         }
         if classifier == .randomConvolutions, only.contains(.simulated) {
             throw ValidationError(
@@ -492,8 +492,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// `experiment` with the classifier asked for, or the recipe's (with this bench's settings).
     private func classified(_ experiment: Experiment) -> Experiment {
         var classified = experiment
-        let recipeChose = experiment.options.randomConvolutions != nil && !adaptUnlabeled
-        let withConvolutions = classifier.map { $0 == .both } ?? recipeChose
+        let withConvolutions = classifier.map { $0 == .both } ?? (experiment.options.randomConvolutions != nil)
         classified.options.randomConvolutions = withConvolutions ? convolutionSettings(for: experiment) : nil
         return classified
     }

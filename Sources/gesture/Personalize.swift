@@ -24,7 +24,7 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             its rejection accepts, and re-estimates again; it keeps the model's classes and rejection \
             (docs/personalization.md has its figures). A model with random convolutions (--classifier both) \
             keeps them with knn and finetune, fitted again on the sessions it was trained on (in \
-            --base-recordings) and the person's; unlabeled leaves them out.
+            --base-recordings) and the person's; unlabeled keeps them as they are.
             """)
 
     @Option(help: "The model to personalise.") var model: String

@@ -113,9 +113,10 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
             personal: person, seed: 1)
     }
 
-    /// Personalising leaves the base model's random convolutions out, which know nothing of the
-    /// person, unless they are fitted again with the person's windows.
-    @Test func personalisedModelsHaveRandomConvolutionsOnlyFittedAgain() throws {
+    /// Personalising by labels leaves the base model's random convolutions out, which know nothing
+    /// of the person, unless they are fitted again with the person's windows; adapting without
+    /// labels keeps them as they are.
+    @Test func personalisedModelsHaveRandomConvolutionsFittedAgainOrUnchangedWithoutLabels() throws {
         let model = try trainSmallModelWithRandomConvolutions()
         let personalizer = Personalizer(base: model, baseName: "both.gesturemodel", classNames: model.classNames)
         #expect(personalizer.base == model.networkAlone)
@@ -128,6 +129,8 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(fitted.classNames == model.classNames && fitted.convolutions.history == 30)
         #expect(fitted.convolutions.outputCount == made.outputCount, "as many features as the base model's")
         #expect(fitted.ridge != model.randomConvolutions?.ridge)
+        let adapted = try personalizer.adaptingNormalization(smallSessions.filter { $0.user == user }, user: user)
+        #expect(adapted.randomConvolutions == model.randomConvolutions)
         let networkOnly = Personalizer(
             base: model.networkAlone, baseName: "network.gesturemodel", classNames: model.classNames)
         #expect(
