@@ -82,10 +82,12 @@ final class StudioRecording: Sendable {
         let running = try run.withLock { run throws(StudioRefusal) in
             guard let index = run.progress.takes.firstIndex(where: { $0.record.id.rawValue == decision.session })
             else {
-                throw StudioRefusal(.badRequest, "\(decision.session) is not a take of the last recording, or has not ended")
+                throw StudioRefusal(
+                    .badRequest, "\(decision.session) is not a take of the last recording, or has not ended")
             }
             run.progress.takes[index].discarding = !decision.keep
-            return run.progress.isRunning
+            // Without its recorder, the recording has let go of the user's file.
+            return run.recorder != nil
         }
         if !running { try applyDecisions() }
         return progress
@@ -126,27 +128,31 @@ final class StudioRecording: Sendable {
         }
     }
 
+    /// Records, applies the decisions made meanwhile, then says it ended, so that a page that stops
+    /// asking once it ended sees each take as it is; a decision made after is applied at once.
     private func record(_ plan: SessionPlan, device: String, phone: PhoneLink) async {
+        let outcome: Result<RecordingOutcome, any Error>
         do {
-            let outcome = try await record(plan, device: device, phone: phone)
-            run.withLock { $0.progress.end(outcome) }
+            outcome = .success(try await self.outcome(of: plan, device: device, phone: phone))
         } catch {
-            run.withLock { run in
+            outcome = .failure(error)
+        }
+        let applied = Result { () throws(StudioRefusal) in try applyDecisions() }
+        run.withLock { run in
+            switch outcome {
+            case .success(let outcome): run.progress.end(outcome)
+            case .failure(let error):
                 run.progress.end(
                     failure: run.stopped
                         ? "stopped before the phone's page streamed" : (error as? StudioRefusal)?.message ?? "\(error)",
                     stopped: run.stopped)
             }
-        }
-        do {
-            try applyDecisions()
-        } catch {
-            run.withLock { $0.progress.error = error.message }
+            if case .failure(let refusal) = applied { run.progress.error = refusal.message }
         }
     }
 
     /// Records, and lets go of the recorder, and with it the user's lock, when it returns.
-    private func record(_ plan: SessionPlan, device: String, phone: PhoneLink) async throws -> RecordingOutcome {
+    private func outcome(of plan: SessionPlan, device: String, phone: PhoneLink) async throws -> RecordingOutcome {
         let recorder: SessionRecorder
         if let opened = run.withLock({ $0.recorder }) {
             recorder = opened
@@ -187,11 +193,11 @@ final class StudioRecording: Sendable {
         let discard = takes.filter { $0.discarding && $0.record.status != .discarded }.map(\.record.id)
         let restore = takes.filter { !$0.discarding && $0.record.status == .discarded }.map(\.record.id)
         guard !discard.isEmpty || !restore.isEmpty else { return }
-        let changed: [SessionRecord]
+        var changed: [SessionRecord] = []
         do {
             let archive = try Archive(folder: folder, waiting: .never)
-            changed =
-                try archive.discard(discard, reason: "discarded after recording") + (try archive.restore(restore))
+            if !discard.isEmpty { changed += try archive.discard(discard, reason: "discarded after recording") }
+            if !restore.isEmpty { changed += try archive.restore(restore) }
         } catch {
             throw StudioRefusal(.conflict, error.description)
         }

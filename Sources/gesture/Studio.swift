@@ -31,7 +31,9 @@ struct Studio: AsyncParsableCommand {
     @Flag(help: "Print the recording view's prompts instead of speaking them.")
     var quiet = false
 
-    @Option(name: .customLong("speech-to"), help: "Write each prompt the recording view says as a WAV file into this folder.")
+    @Option(
+        name: .customLong("speech-to"),
+        help: "Write each prompt the recording view says as a WAV file into this folder.")
     var speechTo: String?
 
     func run() async throws {

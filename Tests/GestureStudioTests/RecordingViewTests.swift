@@ -99,7 +99,9 @@ import struct SystemPackage.FilePath
             #expect(rows.count == record.sampleCount, "\(record.id)")
             #expect([LabelSpan](runsOf: rows) == record.labels, "\(record.id)")
         }
-        let header = { (path: FilePath) in try String(contentsOfFile: path.string, encoding: .utf8).prefix { $0 != "\n" } }
+        let header = { (path: FilePath) in
+            try String(contentsOfFile: path.string, encoding: .utf8).prefix { $0 != "\n" }
+        }
         #expect(try header(file) == header(studio.file(of: "ben")))
         try runGesture(["check"], in: studio.folder.path).succeeded()
 
@@ -132,7 +134,8 @@ import struct SystemPackage.FilePath
 
         // The phone stays paired: a second recording needs nothing more of it.
         try await page.click("#record-start")
-        try await page.waitUntil("a second recording started", "['waiting', 'recording'].includes(studio.recording.state)")
+        try await page.waitUntil(
+            "a second recording started", "['waiting', 'recording'].includes(studio.recording.state)")
         try await page.waitUntil(
             "a second recording finished",
             "studio.recording.state === 'finished' && studio.recording.prompts.includes('Session complete')")
@@ -172,7 +175,9 @@ import struct SystemPackage.FilePath
             let answer = try await page.request("/api/recording", body)
             #expect(answer.status == 400 && answer.error == error, "\(body): \(answer)")
         }
-        for body in [#"{"device":"sim","user":"a-b","gesture":"shake"}"#, #"{"device":"nope","user":"ann","gesture":"shake"}"#] {
+        for body in [
+            #"{"device":"sim","user":"a-b","gesture":"shake"}"#, #"{"device":"nope","user":"ann","gesture":"shake"}"#,
+        ] {
             let answer = try await page.request("/api/recording", body)
             #expect(answer.status == 400 && !answer.error.contains("\n"), "\(body): \(answer)")
             #expect(answer.error.contains("a-b") || answer.error.contains("nope"), "\(answer)")
@@ -180,7 +185,8 @@ import struct SystemPackage.FilePath
         let unknown = try await page.request("/api/recording/decision", #"{"session":"nope","keep":false}"#)
         #expect(unknown.status == 400 && unknown.error == "nope is not a take of the last recording, or has not ended")
         #expect(try await page.request("/api/recording/decision", "{}").status == 400)
-        #expect(try await page.evaluate("api('/api/recording').then((progress) => progress.state)") as? String == "idle")
+        #expect(
+            try await page.evaluate("api('/api/recording').then((progress) => progress.state)") as? String == "idle")
         #expect(!FileManager.default.fileExists(atPath: studio.file(of: "ann").string))
 
         // Waiting for a phone that never comes: a second start is refused until it is stopped.
