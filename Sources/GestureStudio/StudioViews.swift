@@ -74,11 +74,13 @@ public struct StudioViews: Sendable {
             guard let asked = try? JSONDecoder().decode(RecordingRequest.self, from: Data(buffer: body)) else {
                 return Self.failure(.badRequest, "not a recording request the studio makes")
             }
-            do {
-                return Self.answer(.success(try await recording.start(asked, phone: phone)))
+            let started: Result<RecordingProgress, StudioRefusal>
+            do throws(StudioRefusal) {
+                started = .success(try await recording.start(asked, phone: phone))
             } catch {
-                return Self.answer(Result<RecordingProgress, StudioRefusal>.failure(error))
+                started = .failure(error)
             }
+            return Self.answer(started)
         }
         router.post("/api/recording/stop") { _, _ in
             Self.answer(Result { () throws(StudioRefusal) in try recording.stop() })
