@@ -11,7 +11,8 @@ import struct SystemPackage.FilePath
 /// with the pointer writes the sessions, catalog rows and files `gesture record` writes, says the
 /// prompts it says, and keeps or discards each take as `gesture discard` does; the phone's page
 /// shows the prompts and stays paired; bad requests are refused with a line on the page, a second
-/// start while one runs with 409, and requests without the token with 401.
+/// start while one runs with 409, and requests without the token with 401; Stop ends a take as
+/// Ctrl-C does.
 @Suite struct RecordingViewTests {
     static func openRecordView(_ arguments: [String]) async throws -> StudioViewsTests.Studio {
         let studio = try await StudioViewsTests.Studio(arguments: arguments, prepare: { _ in })
@@ -151,7 +152,7 @@ import struct SystemPackage.FilePath
         try await studio.screenshot("record-phone")
     }
 
-    @Test func badRequestsAre400ASecondStartIs409AndNoTokenIs401() async throws {
+    @Test func badRequestsAre400ASecondStartIs409NoTokenIs401AndStopEndsATake() async throws {
         let studio = try await Self.openRecordView(["--quiet"])
         let page = studio.page
         try await Self.fill(device: "sim", user: "", gesture: "shake", takes: "2", on: page)
@@ -209,5 +210,17 @@ import struct SystemPackage.FilePath
         let again = try await page.request("/api/recording/stop", "{}")
         #expect(again.status == 409 && again.error == "no recording is running", "\(again)")
         #expect(!FileManager.default.fileExists(atPath: studio.file(of: "ann").string))
+
+        // Stop in a take ends it as Ctrl-C ends `gesture record`: saved as incomplete, with its rows.
+        try await Self.fill(device: "sim", user: "ann", gesture: "shake", takes: "2", on: page)
+        try await page.click("#record-start")
+        try await page.waitUntil("take 1 begun", "studio.recording.prompts.includes('Get ready to shake')")
+        try await page.click("#record-stop")
+        try await page.waitUntil("recording stopped", "studio.recording.state === 'stopped'")
+        #expect(try await page.text("#record-status") == "stopped in the studio")
+        let sessions = try studio.sessions()
+        #expect(sessions.map(\.status) == [.incomplete] && sessions.first?.reason == "stopped in the studio")
+        #expect(try readRows(studio.file(of: "ann")).count == sessions.first?.sampleCount)
+        try runGesture(["check"], in: studio.folder.path).succeeded()
     }
 }
