@@ -61,7 +61,13 @@ final class StudioRecording: Sendable {
         return run.withLock { run in
             run.progress.state = recorder == nil ? .waiting : .recording
             run.recorder = recorder
-            run.task = Task { await self.record(plan, device: device, phone: phone) }
+            let task = Task { await self.record(plan, device: device, phone: phone) }
+            run.task = task
+            // Stopped while it was being prepared.
+            if run.stopped {
+                recorder?.interrupt(reason: Self.stopReason)
+                task.cancel()
+            }
             return run.progress
         }
     }

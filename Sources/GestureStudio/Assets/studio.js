@@ -962,7 +962,7 @@ const recordingRunning = (progress) => progress.state === "waiting" || progress.
 // Shows a recording's state, its latest prompt big and its takes, and asks again in a quarter of
 // a second while it runs.
 function showRecording(progress) {
-  const before = studio.recording ? studio.recording.state : null;
+  const earlier = studio.recording || { state: null, warnings: [] };
   studio.recording = progress;
   const running = recordingRunning(progress);
   $("record-start").disabled = running;
@@ -974,7 +974,7 @@ function showRecording(progress) {
   const takes = JSON.stringify(progress.takes);
   if (takes !== takesShown) $("record-takes").replaceChildren(...progress.takes.map(takeRow));
   takesShown = takes;
-  if (progress.state !== before || progress.error) recordingSay(recordingStatus(progress), progress.state === "failed" || (Boolean(progress.error) && progress.state !== "stopped"));
+  if (progress.state !== earlier.state || progress.warnings.length !== earlier.warnings.length || progress.error) recordingSay(recordingStatus(progress), progress.state === "failed" || (Boolean(progress.error) && progress.state !== "stopped"));
   clearTimeout(recordingPoll);
   if (running) recordingPoll = setTimeout(() => api("/api/recording").then(showRecording, (error) => recordingSay(error, true)), 250);
 }
@@ -984,7 +984,7 @@ function recordingStatus(progress) {
   switch (progress.state) {
     case "idle": return $("record-status").textContent;
     case "waiting": return what + ": waiting for the phone's page to stream (open it on the phone and tap Start)";
-    case "recording": return what;
+    case "recording": return what + progress.warnings.map((warning) => "; " + warning).join("");
     case "finished": return what + ": done. The takes are in Sessions and Dataset" + (progress.error ? "; " + progress.error : "");
     default: return progress.error || progress.state;
   }
