@@ -177,6 +177,8 @@ final class StudioRecording: Sendable {
             warn: { warning in self.run.withLock { $0.progress.warnings.append(warning) } })
         let outcome = await recorder.run(
             speech: speech, ended: { record in self.run.withLock { $0.progress.takes.append(.init(record: record)) } })
+        // The studio outlives the recording: the phone's link stops keeping readings for it.
+        recorder.sensor.stop()
         await speech.finish()
         showing?.show(prompt: outcome.interruption == nil ? "Done" : "Stopped")
         return outcome

@@ -152,6 +152,32 @@ import struct SystemPackage.FilePath
         try await studio.screenshot("record-phone")
     }
 
+    @Test func closingThePhonesPageMidTakeSavesItIncompleteAndANewPageRecords() async throws {
+        let studio = try await Self.openRecordView(["--quiet"])
+        let page = studio.page
+        let phone = try await studio.phonePage(playing: PhoneRecordingTests.player)
+        try await Self.fill(device: "phone", user: "ann", gesture: "shake", takes: "2", take: "30", on: page)
+        try await page.click("#record-start")
+        try await PhoneRecordingTests.waitForPrompt("Go", on: phone)
+        try await phone.close()
+        try await page.waitUntil("recording stopped", "studio.recording.state === 'stopped'")
+        let status = try await page.text("#record-status")
+        #expect(status.hasPrefix("phone: the phone's page stopped delivering (the connection closed)"), "\(status)")
+        let stopped = try studio.sessions()
+        #expect(stopped.map(\.status) == [.incomplete])
+        #expect(try readRows(studio.file(of: "ann")).count == stopped.first?.sampleCount)
+
+        // Another page pairs in its place, and records.
+        let second = try await studio.phonePage(playing: PhoneRecordingTests.player, browser: "second-phone")
+        try await Self.fill(device: "phone", user: "ann", gesture: "shake", takes: "1", on: page)
+        try await page.click("#record-start")
+        try await page.waitUntil("recording again", "['waiting', 'recording'].includes(studio.recording.state)")
+        try await page.waitUntil("recording finished", "studio.recording.state === 'finished'")
+        try await PhoneRecordingTests.waitForPrompt("Done", on: second)
+        #expect(try studio.sessions().map(\.status) == [.incomplete, .kept])
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
+
     @Test func badRequestsAre400ASecondStartIs409NoTokenIs401AndStopEndsATake() async throws {
         let studio = try await Self.openRecordView(["--quiet"])
         let page = studio.page

@@ -65,10 +65,11 @@ import FoundationNetworking
             return phone
         }
 
-        /// The phone's page in a browser of its own, streaming what `player` dispatches.
-        func phonePage(playing player: String) async throws -> BrowserPage {
+        /// The phone's page in a browser of its own, streaming what `player` dispatches; the
+        /// browser keeps its files in the folder `browser`.
+        func phonePage(playing player: String, browser: String = "phone") async throws -> BrowserPage {
             let address = try await gesture.address()
-            let phoneFolder = folder.path.appending("phone")
+            let phoneFolder = folder.path.appending(browser)
             try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
             let phone = try await Chromium(dyingWithTestsIn: phoneFolder).open(
                 address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
