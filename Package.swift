@@ -142,7 +142,7 @@ let package = Package(
             name: "GestureStudio",
             dependencies: [
                 "GestureCore", "GestureSensors", "GestureStore", "GestureArchive", "GestureAnalysis",
-                "GestureLearning", "GestureTraining", "GestureLive",
+                "GestureLearning", "GestureTraining", "GestureLive", "GestureSpeech", "GestureRecording",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

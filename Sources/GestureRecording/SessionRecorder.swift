@@ -79,9 +79,11 @@ public final class SessionRecorder: Sendable {
         sampler.withLock { $0?.stop() }
     }
 
-    /// Records the plan; `observe` sees every reading, in takes or between them, as it arrives.
+    /// Records the plan; `observe` sees every reading, in takes or between them, as it arrives,
+    /// and `ended` each take's record as it ends (its catalog row may still be on its way).
     public func run(
-        speech: Speech, startDate: Date = Date(), observe: (SensorReading) -> Void = { _ in }
+        speech: Speech, startDate: Date = Date(), observe: (SensorReading) -> Void = { _ in },
+        ended: @escaping (SessionRecord) -> Void = { _ in }
     ) async -> RecordingOutcome {
         let start = clock.now()
         let context: TakeContext
@@ -99,7 +101,7 @@ public final class SessionRecorder: Sendable {
         self.sampler.withLock { $0 = sampler }
         if interruption.withLock({ $0 }) != nil { sampler.stop() }
 
-        var takes = TakeLog(context: context, writer: writer)
+        var takes = TakeLog(context: context, writer: writer, ended: ended)
         var schedule = SessionSchedule(plan: plan)
         var failure: String?
         do {
@@ -157,6 +159,7 @@ public final class SessionRecorder: Sendable {
 private struct TakeLog {
     let context: TakeContext
     let writer: CatalogWriter
+    let ended: (SessionRecord) -> Void
     var open: OpenTake?
     var closed: [SessionRecord] = []
     var lost = 0
@@ -192,6 +195,7 @@ private struct TakeLog {
         record.reason = reason
         writer.finish(record)
         closed.append(record)
+        ended(record)
     }
 }
 

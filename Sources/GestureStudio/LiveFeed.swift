@@ -59,6 +59,11 @@ public struct StudioDevices: Sendable {
             devices: found + [.init(id: PhoneSensor.id, name: "the phone's page")] + replays, models: described)
     }
 
+    /// The rate a sensor is read at, as `gesture record` reads it without `--rate`: its profile's, else 100 Hz.
+    static func rate(of sensor: any MotionSensor) -> Double {
+        (sensor as? ProfiledSensor)?.profile.rate ?? 100
+    }
+
     func model(_ index: Int) throws(StudioError) -> GestureModel {
         let models = models
         guard models.indices.contains(index) else { throw StudioError("no model \(index)") }
@@ -150,7 +155,7 @@ struct LiveFeed {
     }
 
     private func start(_ sensor: any MotionSensor, model: GestureModel?) throws(StudioError) -> Double {
-        let asked = model?.samplingRate ?? (sensor as? ProfiledSensor)?.profile.rate ?? 100
+        let asked = model?.samplingRate ?? StudioDevices.rate(of: sensor)
         do {
             return try sensor.start(rate: asked)
         } catch {

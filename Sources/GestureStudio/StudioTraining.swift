@@ -30,14 +30,14 @@ final class StudioTraining: Sendable {
     }
 
     /// Starts training as `request` asks, unless a run is under way.
-    func start(_ request: TrainingRequest) throws(TrainingRefusal) -> TrainingProgress {
+    func start(_ request: TrainingRequest) throws(StudioRefusal) -> TrainingProgress {
         let earlier = try reserve()
         let plan: TrainingPlan
         do {
             plan = try TrainingPlan(request, recordings: recordings)
         } catch {
             run.withLock { $0.progress = earlier }
-            throw TrainingRefusal(.badRequest, error.description)
+            throw StudioRefusal(.badRequest, error.description)
         }
         let started = run.withLock {
             $0.progress = TrainingProgress(state: .running, epochs: plan.experiment.options.epochs, plan: plan.summary)
@@ -50,19 +50,19 @@ final class StudioTraining: Sendable {
     var progress: TrainingProgress { run.withLock { $0.progress } }
 
     /// Asks the run under way to stop after its current batch; nothing is written.
-    func cancel() throws(TrainingRefusal) -> TrainingProgress {
-        try run.withLock { run throws(TrainingRefusal) in
-            guard run.progress.state == .running else { throw TrainingRefusal(.conflict, "no training is running") }
+    func cancel() throws(StudioRefusal) -> TrainingProgress {
+        try run.withLock { run throws(StudioRefusal) in
+            guard run.progress.state == .running else { throw StudioRefusal(.conflict, "no training is running") }
             run.cancelling = true
             return run.progress
         }
     }
 
     /// Marks a run as started, so that a second start is refused while this one is prepared.
-    private func reserve() throws(TrainingRefusal) -> TrainingProgress {
-        try run.withLock { run throws(TrainingRefusal) in
+    private func reserve() throws(StudioRefusal) -> TrainingProgress {
+        try run.withLock { run throws(StudioRefusal) in
             guard run.progress.state != .running else {
-                throw TrainingRefusal(
+                throw StudioRefusal(
                     .conflict,
                     "a training is running (epoch \(run.progress.history.count) of \(run.progress.epochs)): "
                         + "wait for it, or cancel it")
@@ -177,16 +177,5 @@ struct TrainingProgress: Encodable, Sendable {
             error = message
         case .cancelled: state = .cancelled
         }
-    }
-}
-
-/// Why a start or a cancellation is refused, and the status it is answered with.
-struct TrainingRefusal: Error, Sendable {
-    var status: HTTPResponse.Status
-    var message: String
-
-    init(_ status: HTTPResponse.Status, _ message: String) {
-        self.status = status
-        self.message = message
     }
 }

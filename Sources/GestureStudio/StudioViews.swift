@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GestureSpeech
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
@@ -10,11 +11,14 @@ public struct StudioViews: Sendable {
     public var recordings: StudioRecordings
     public var devices: StudioDevices
     let training: StudioTraining
+    let recording: StudioRecording
 
-    public init(recordings: StudioRecordings, devices: StudioDevices) {
+    /// - Parameter voice: how the recording view's prompts are said on this machine, as `gesture record` says them.
+    public init(recordings: StudioRecordings, devices: StudioDevices, voice: Speech.Voice = .espeak) {
         self.recordings = recordings
         self.devices = devices
         training = StudioTraining(recordings: recordings, models: devices.shelf)
+        recording = StudioRecording(devices: devices, folder: recordings.folder, voice: voice)
     }
 
     /// The largest change a page may send, in bytes.
@@ -59,10 +63,35 @@ public struct StudioViews: Sendable {
                 return Self.failure(.badRequest, "not a training request the studio makes")
             }
             return Self.answer(
-                await Self.offServerThreads { Result { () throws(TrainingRefusal) in try training.start(asked) } })
+                await Self.offServerThreads { Result { () throws(StudioRefusal) in try training.start(asked) } })
         }
         router.post("/api/training/cancel") { _, _ in
-            Self.answer(Result { () throws(TrainingRefusal) in try training.cancel() })
+            Self.answer(Result { () throws(StudioRefusal) in try training.cancel() })
+        }
+        router.get("/api/recording") { _, _ in await Self.json { () throws(StudioError) in recording.progress } }
+        router.post("/api/recording") { request, _ in
+            let body = try await request.body.collect(upTo: Self.largestRequest)
+            guard let asked = try? JSONDecoder().decode(RecordingRequest.self, from: Data(buffer: body)) else {
+                return Self.failure(.badRequest, "not a recording request the studio makes")
+            }
+            let started: Result<RecordingProgress, StudioRefusal>
+            do throws(StudioRefusal) {
+                started = .success(try await recording.start(asked, phone: phone))
+            } catch {
+                started = .failure(error)
+            }
+            return Self.answer(started)
+        }
+        router.post("/api/recording/stop") { _, _ in
+            Self.answer(Result { () throws(StudioRefusal) in try recording.stop() })
+        }
+        router.post("/api/recording/decision") { request, _ in
+            let body = try await request.body.collect(upTo: Self.largestRequest)
+            guard let decision = try? JSONDecoder().decode(TakeDecision.self, from: Data(buffer: body)) else {
+                return Self.failure(.badRequest, "not a decision on a take the studio makes")
+            }
+            return Self.answer(
+                await Self.offServerThreads { Result { () throws(StudioRefusal) in try recording.decide(decision) } })
         }
         router.ws("/live/socket") { [devices] inbound, outbound, context in
             let query = context.request.uri.queryParameters
@@ -92,8 +121,8 @@ public struct StudioViews: Sendable {
         }
     }
 
-    /// A training run's progress, or why a start or a cancellation was refused, with its status.
-    private static func answer(_ outcome: Result<TrainingProgress, TrainingRefusal>) -> Response {
+    /// A run's progress, or why a start, a cancellation or a decision was refused, with its status.
+    private static func answer(_ outcome: Result<some Encodable, StudioRefusal>) -> Response {
         switch outcome {
         case .success(let progress): respond(encoded { progress })
         case .failure(let refusal): failure(refusal.status, refusal.message)
@@ -130,5 +159,16 @@ public struct StudioViews: Sendable {
         return Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// Why a start, a cancellation or a decision on a take is refused, and the status it is answered with.
+struct StudioRefusal: Error, Sendable {
+    var status: HTTPResponse.Status
+    var message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
     }
 }

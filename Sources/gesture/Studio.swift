@@ -3,8 +3,11 @@ import GestureAnalysis
 import GestureCommandLine
 import GestureCore
 import GestureSensors
+import GestureSpeech
 import GestureStore
 import GestureStudio
+
+import struct SystemPackage.FilePath
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +16,7 @@ import Glibc
 struct Studio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Serve GestureLab Studio: the live signal, the sessions and their labels, detections, and the phone's page.",
+            "Serve GestureLab Studio: the live signal, recording, the sessions and their labels, training, detections, and the phone's page.",
         discussion: """
             Prints the address to open, with its access token; a request without the token is refused. \
             Runs until Ctrl-C.
@@ -25,13 +28,22 @@ struct Studio: AsyncParsableCommand {
     @Option(help: "A model file `gesture train` wrote, for the detection view; repeat for more.")
     var model: [String] = []
 
+    @Flag(help: "Print the recording view's prompts instead of speaking them.")
+    var quiet = false
+
+    @Option(
+        name: .customLong("speech-to"),
+        help: "Write each prompt the recording view says as a WAV file into this folder.")
+    var speechTo: String?
+
     func run() async throws {
         for path in model { _ = try loadModel(path) }
         let views = StudioViews(
             recordings: StudioRecordings(
                 folder: folder.folder, rules: CleaningRules(ranges: DeviceDirectory.knownRanges)),
             devices: StudioDevices(
-                directory: DeviceDirectory(profiles: try profiles.load()), models: model, folder: folder.folder))
+                directory: DeviceDirectory(profiles: try profiles.load()), models: model, folder: folder.folder),
+            voice: speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak))
         let studio = try await server.start(phone: try server.link(), folder: folder.folder, views: views)
         Terminal.say(studio.address(of: "/"))
         Terminal.note("open the address above, or \(studio.address(of: "/phone")) on the phone; Ctrl-C ends")

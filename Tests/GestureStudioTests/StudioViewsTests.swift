@@ -58,8 +58,18 @@ import FoundationNetworking
         /// The phone's page in a browser of its own (a tab behind another would have its timers
         /// slowed), streaming what `player` dispatches, and the live view of the phone started.
         func livePhone(playing player: String) async throws -> BrowserPage {
+            let phone = try await phonePage(playing: player)
+            _ = try await page.evaluate(
+                "document.getElementById('live-device').value = 'phone'; document.getElementById('live-start').click(); true"
+            )
+            return phone
+        }
+
+        /// The phone's page in a browser of its own, streaming what `player` dispatches; the
+        /// browser keeps its files in the folder `browser`.
+        func phonePage(playing player: String, browser: String = "phone") async throws -> BrowserPage {
             let address = try await gesture.address()
-            let phoneFolder = folder.path.appending("phone")
+            let phoneFolder = folder.path.appending(browser)
             try FileManager.default.createDirectory(atPath: phoneFolder.string, withIntermediateDirectories: true)
             let phone = try await Chromium(dyingWithTestsIn: phoneFolder).open(
                 address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
@@ -67,9 +77,6 @@ import FoundationNetworking
             _ = try await phone.evaluate("document.getElementById('start').click(); true")
             try await phone.waitUntil("the phone streaming", "studio.source === 'device-motion'")
             _ = try await phone.evaluate(player)
-            _ = try await page.evaluate(
-                "document.getElementById('live-device').value = 'phone'; document.getElementById('live-start').click(); true"
-            )
             return phone
         }
 

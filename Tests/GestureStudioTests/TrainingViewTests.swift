@@ -56,7 +56,7 @@ import Testing
         let losses = epochs.compactMap { $0["validationLoss"] as? Double }
         #expect(progress["keptEpoch"] as? Int == losses.indices.min { losses[$0] < losses[$1] }.map { $0 + 1 })
         #expect(try await page.evaluate("document.querySelectorAll('#train-history line.kept').length") as? Int == 2)
-        #expect(try await text("#train-epoch", on: page) == "finished, epoch 2 of 2")
+        #expect(try await page.text("#train-epoch") == "finished, epoch 2 of 2")
         for series in ["training", "validation"] {
             #expect(
                 try await page.evaluate("document.querySelectorAll('#train-history polyline.\(series)').length")
@@ -110,7 +110,7 @@ import Testing
         // The model joins the detect view's choices, and classifies a session's windows.
         try await page.waitUntil("the model listed", "studio.devices.models.length === 1")
         #expect(try await page.evaluate("studio.devices.models[0].name") as? String == "studio-1.model")
-        #expect(try await text("#detect-model option", on: page).hasPrefix("studio-1.model ("))
+        #expect(try await page.text("#detect-model option").hasPrefix("studio-1.model ("))
         let windows = try await page.evaluate(
             "api('/api/sessions/' + encodeURIComponent('\(unticked)') + '/windows', undefined, { model: 0 })"
                 + ".then((answer) => answer.windows.length)")
@@ -144,7 +144,7 @@ import Testing
             (#"{"manifest":"split.txt","sessions":[\#(all)]}"#, "tick sessions or choose a manifest, not both"),
             ("not json", "not a training request the studio makes"),
         ] {
-            let answer = try await request("/api/training", body, on: page)
+            let answer = try await page.request("/api/training", body)
             #expect(answer.status == 400 && answer.error == error, "\(body): \(answer)")
         }
         #expect(try await page.evaluate("api('/api/training').then((progress) => progress.state)") as? String == "idle")
@@ -153,14 +153,14 @@ import Testing
         try await set(epochs: "1000", augment: "none", on: page)
         try await page.click("#train-start")
         try await page.waitUntil("training running", "studio.training?.state === 'running'")
-        let second = try await request("/api/training", #"{"sessions":[\#(all)]}"#, on: page)
+        let second = try await page.request("/api/training", #"{"sessions":[\#(all)]}"#)
         #expect(second.status == 409 && second.error.hasPrefix("a training is running (epoch "), "\(second)")
         _ = try await page.evaluate("startTraining()")
         try await said(second.error.prefix { $0 != "(" }, on: page, prefix: true)
         try await studio.screenshot("train-refused")
         for path in ["/api/training", "/api/training/cancel"] {
             for body in [nil, "{}"] where path == "/api/training" || body != nil {
-                let refused = try await request(path, body, token: false, on: page)
+                let refused = try await page.request(path, body, token: false)
                 #expect(refused.status == 401, "\(path) \(body ?? "GET")")
             }
         }
@@ -168,7 +168,7 @@ import Testing
         try await page.waitUntil("training cancelled", "studio.training?.state === 'cancelled'")
         let models = studio.folder.recordings.root.appending("models").string
         #expect(!FileManager.default.fileExists(atPath: models), "a cancelled run wrote a model")
-        let again = try await request("/api/training/cancel", "{}", on: page)
+        let again = try await page.request("/api/training/cancel", "{}")
         #expect(again.status == 409 && again.error == "no training is running", "\(again)")
 
         // A run whose model cannot be written fails, and says why.
@@ -191,7 +191,7 @@ import Testing
             try await page.evaluate("studio.training.evaluation.sessions.map((session) => session.session)")
                 as? [String])
         #expect(Set(scored) == Set(split.sessions(in: .test).map(\.rawValue)))
-        #expect(try await text("#train-status", on: page).hasPrefix("scored on split.txt's test part; "))
+        #expect(try await page.text("#train-status").hasPrefix("scored on split.txt's test part; "))
         #expect(try await page.evaluate("studio.training.model") as? String == "studio-1.model")
     }
 
@@ -203,39 +203,7 @@ import Testing
 
     /// Waits for the status line to say `error` as one.
     private func said(_ error: some StringProtocol, on page: BrowserPage, prefix: Bool = false) async throws {
-        let literal = try literal(String(error))
-        let shown = try await page.evaluate("document.getElementById('train-status').textContent") as? String
-        try await page.waitUntil(
-            "the page saying \(error), not \(shown ?? "")",
-            "document.getElementById('train-status').className === 'error' && "
-                + "document.getElementById('train-status').textContent"
-                + (prefix ? ".startsWith(\(literal))" : " === \(literal)"))
-    }
-
-    /// Sends a request from the page: POST with `body`, or GET without; with the page's token, or none.
-    private func request(
-        _ path: String, _ body: String?, token: Bool = true, on page: BrowserPage
-    ) async throws -> (status: Int, error: String) {
-        let options = try body.map { "{ method: 'POST', body: \(try literal($0)) }" } ?? "{}"
-        let answer = try #require(
-            try await page.evaluate(
-                """
-                fetch(\(token ? "address('\(path)')" : "'\(path)'"), \(options)).then(async (response) => {
-                  const text = await response.text();
-                  let said = text;
-                  try { said = JSON.parse(text).error || text; } catch {}
-                  return [response.status, said];
-                })
-                """) as? [Any])
-        return (answer[0] as! Int, answer[1] as! String)
-    }
-
-    private func literal(_ text: String) throws -> String {
-        String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
-    }
-
-    private func text(_ selector: String, on page: BrowserPage) async throws -> String {
-        try #require(try await page.evaluate("document.querySelector('\(selector)').textContent") as? String)
+        try await page.waitForError(error, in: "train-status", prefix: prefix)
     }
 
     /// Each row's cells' text, of the rows `selector` finds.

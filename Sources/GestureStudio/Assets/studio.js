@@ -24,6 +24,8 @@ const studio = {
   // The training view's sessions, and the run's progress as the server last sent it.
   trainingSessions: null,
   training: null,
+  // The recording's progress as the server last sent it: its state, the prompts said, the takes ended.
+  recording: null,
 };
 window.studio = studio;
 
@@ -80,6 +82,7 @@ function route() {
   if (view === "sessions") loadSessions();
   if (view === "dataset") loadDataset();
   if (view === "train") loadTraining();
+  if (view === "record") loadRecording();
   if (view === "session") loadSession(decodeURIComponent(id));
 }
 
@@ -239,6 +242,10 @@ async function loadDevices() {
   for (const select of [$("live-device"), $("detect-device")]) {
     refill(select, listing.devices.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
   }
+  // A user's replay plays their own file: not something to record from.
+  const recordable = listing.devices.filter((device) => !device.id.startsWith("replay:"));
+  refill($("record-device"), recordable.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
+  if (!studio.devices) $("record-device").value = "phone";
   refill($("detect-model"), listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
   if (!detecting.socket) $("detect-start").disabled = listing.models.length === 0;
   if (listing.models.length === 0) detecting.say("no model: train one, or start the studio with --model FILE");
@@ -890,6 +897,118 @@ $("train-cancel").onclick = cancelTraining;
 $("train-all").onchange = () => {
   for (const box of document.querySelectorAll("#train-sessions input")) box.checked = $("train-all").checked;
 };
+
+// MARK: Recording
+
+// `gesture record` from the page: the server records (StudioRecording.swift); the page shows the
+// prompts big, as the phone's page does, and each take as it ends, to keep or discard.
+let recordingPoll = null;
+let takesShown = null;
+
+async function loadRecording() {
+  try {
+    const [sessions, progress] = await Promise.all([api("/api/sessions"), api("/api/recording")]);
+    const names = (key) => [...new Set(sessions.map((entry) => entry.record[key]))].sort();
+    $("record-users").replaceChildren(...names("user").map((name) => element("option", { value: name })));
+    $("record-gestures").replaceChildren(...names("gesture").filter((name) => name !== "rest").map((name) => element("option", { value: name })));
+    showRecording(progress);
+  } catch (error) {
+    recordingSay(error, true);
+  }
+}
+
+function recordingSay(text, isError) {
+  $("record-status").textContent = String(text && text.message !== undefined ? text.message : text);
+  $("record-status").className = isError ? "error" : "status";
+  if (isError) studio.errors.push($("record-status").textContent);
+}
+
+async function startRecording() {
+  const request = { device: $("record-device").value, user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() };
+  for (const [key, id] of [["takes", "record-takes-count"], ["take", "record-take"], ["rest", "record-rest"]]) {
+    const text = $(id).value.trim();
+    if (text === "") continue;
+    if (!Number.isFinite(Number(text))) return recordingSay(key + " '" + text + "' is not a number", true);
+    if (key === "takes" && !Number.isInteger(Number(text))) return recordingSay("takes '" + text + "' is not a whole number", true);
+    request[key] = Number(text);
+  }
+  // The phone's readings go to one reader: the recording, not a live view.
+  if (request.device === "phone") [live, detecting].forEach((view) => view.stop());
+  try {
+    showRecording(await api("/api/recording", request));
+  } catch (error) {
+    recordingSay(error, true);
+  }
+}
+
+async function stopRecording() {
+  try {
+    showRecording(await api("/api/recording/stop", {}));
+  } catch (error) {
+    recordingSay(error, true);
+  }
+}
+
+async function decide(session, keep) {
+  try {
+    showRecording(await api("/api/recording/decision", { session: session, keep: keep }));
+  } catch (error) {
+    recordingSay(error, true);
+  }
+}
+
+const recordingRunning = (progress) => progress.state === "waiting" || progress.state === "recording";
+
+// Shows a recording's state, its latest prompt big and its takes, and asks again in a quarter of
+// a second while it runs.
+function showRecording(progress) {
+  const earlier = studio.recording || { state: null, warnings: [] };
+  studio.recording = progress;
+  const running = recordingRunning(progress);
+  $("record-start").disabled = running;
+  $("record-stop").disabled = !running;
+  const prompt = progress.prompts.length > 0 ? progress.prompts[progress.prompts.length - 1] : "";
+  $("record-prompt").textContent = progress.state === "waiting" ? "Waiting for the phone" : prompt;
+  $("record-prompt").classList.toggle("go", prompt === "Go" && running);
+  // Drawn again only when they change, so that a click is not split between two drawings.
+  const takes = JSON.stringify(progress.takes);
+  if (takes !== takesShown) $("record-takes").replaceChildren(...progress.takes.map(takeRow));
+  takesShown = takes;
+  if (progress.state !== earlier.state || progress.warnings.length !== earlier.warnings.length || progress.error) recordingSay(recordingStatus(progress), progress.state === "failed" || (Boolean(progress.error) && progress.state !== "stopped"));
+  clearTimeout(recordingPoll);
+  if (running) recordingPoll = setTimeout(() => api("/api/recording").then(showRecording, (error) => recordingSay(error, true)), 250);
+}
+
+function recordingStatus(progress) {
+  const what = progress.user + " recording " + progress.plannedTakes + (progress.plannedTakes === 1 ? " take" : " takes") + " of " + progress.gesture + " on " + progress.device;
+  switch (progress.state) {
+    case "idle": return $("record-status").textContent;
+    case "waiting": return what + ": waiting for the phone's page to stream (open it on the phone and tap Start)";
+    case "recording": return what + progress.warnings.map((warning) => "; " + warning).join("");
+    case "finished": return what + ": done. The takes are in Sessions and Dataset" + (progress.error ? "; " + progress.error : "");
+    default: return progress.error || progress.state;
+  }
+}
+
+function takeRow(take) {
+  const record = take.record;
+  const row = element("tr", { "data-id": record.id, class: take.discarding ? "discarding" : "" });
+  const status = take.discarding && record.status !== "discarded" ? "to be discarded" : record.status;
+  const choice = element("td");
+  const keep = element("button", { "data-keep": record.id }, "Keep");
+  const discard = element("button", { "data-discard": record.id }, "Discard");
+  keep.disabled = !take.discarding;
+  discard.disabled = take.discarding;
+  keep.onclick = () => decide(record.id, true);
+  discard.onclick = () => decide(record.id, false);
+  choice.append(keep, discard);
+  row.append(element("td", {}, record.take), element("td", {}, record.id), element("td", {}, record.sampleCount),
+    element("td", {}, labelSummary(record)), element("td", { title: record.reason || "" }, status), choice);
+  return row;
+}
+
+$("record-start").onclick = startRecording;
+$("record-stop").onclick = stopRecording;
 
 // MARK: Start
 
