@@ -14,19 +14,45 @@ struct HeaderDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let members) = value else { throw mismatch([String: Any].self) }
+        guard case .object(let members) = value else {
+            throw mismatch([String: Any].self, gettingA: "keyed decoding container")
+        }
         return KeyedDecodingContainer(Members(members: members, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let elements) = value else { throw mismatch([Any].self) }
+        guard case .array(let elements) = value else {
+            throw mismatch([Any].self, gettingA: "unkeyed decoding container")
+        }
         return Elements(elements: elements, codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    fileprivate func mismatch(_ type: Any.Type) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type), found \(value)."))
+    /// `JSONDecoder`'s error for a value that is not a `type`: null is a missing value (but where
+    /// a Bool is expected), anything else a mismatch.
+    fileprivate func mismatch(_ type: Any.Type, gettingA what: String? = nil) -> DecodingError {
+        if case .null = value, type != Bool.self {
+            let getting = what ?? "value of type \(type)"
+            return .valueNotFound(
+                type,
+                .init(codingPath: codingPath, debugDescription: "Cannot get \(getting) -- found null value instead"))
+        }
+        return .typeMismatch(
+            type,
+            .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+    }
+
+    /// What was found, in `JSONDecoder`'s words.
+    private var found: String {
+        switch value {
+        case .null: "null"
+        case .bool: "bool"
+        case .number: "number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "a dictionary"
+        }
     }
 }
 
@@ -61,18 +87,28 @@ extension HeaderDecoder: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
 
     private func integer<Integer: FixedWidthInteger>() throws -> Integer {
-        guard case .number(let text) = value, let integer = Integer(text) else { throw mismatch(Integer.self) }
+        let text = try numberText(Integer.self)
+        // As JSONDecoder: 1e2 and 1.0 are integers too.
+        guard let integer = Integer(text) ?? Double(text).flatMap({ Integer(exactly: $0) }) else { throw invalidJSON }
         return integer
     }
 
-    /// The number nearest the text, as `JSONDecoder` reads it: one too large for `Float` is an error.
+    /// The number nearest the text; one too large for `Float` does not fit.
     private func float<Float: BinaryFloatingPoint & LosslessStringConvertible>() throws -> Float {
-        guard case .number(let text) = value, let float = Float(text), float.isFinite else {
-            throw mismatch(Float.self)
-        }
+        guard let float = Float(try numberText(Float.self)), float.isFinite else { throw invalidJSON }
         return float
     }
+
+    private func numberText(_ type: Any.Type) throws -> String {
+        guard case .number(let text) = value else { throw mismatch(type) }
+        return text
+    }
+
 }
+
+/// What `JSONDecoder` throws for text that is not JSON, or a number that does not fit its type.
+private let invalidJSON = DecodingError.dataCorrupted(
+    .init(codingPath: [], debugDescription: "The given data was not valid JSON."))
 
 /// A JSON value, numbers kept as written until their type is known.
 enum JSONValue {
@@ -95,7 +131,10 @@ private struct Members<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func decoder(_ key: any CodingKey) throws -> HeaderDecoder {
         guard let value = members[key.stringValue] else {
             throw DecodingError.keyNotFound(
-                key, .init(codingPath: codingPath, debugDescription: "No value for key \"\(key.stringValue)\"."))
+                key,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return HeaderDecoder(value: value, codingPath: codingPath + [key])
     }
@@ -217,13 +256,13 @@ private struct JSONParser {
     mutating func document() throws -> JSONValue {
         let document = try value()
         skipSpace()
-        guard offset == bytes.count else { throw corrupted("Unexpected text after the JSON value") }
+        guard offset == bytes.count else { throw invalidJSON }
         return document
     }
 
     private mutating func value() throws -> JSONValue {
         skipSpace()
-        guard let byte = peek() else { throw corrupted("Unexpected end of the JSON") }
+        guard let byte = peek() else { throw invalidJSON }
         switch byte {
         case UInt8(ascii: "{"): return .object(try object())
         case UInt8(ascii: "["): return .array(try array())
@@ -241,9 +280,9 @@ private struct JSONParser {
         if passes(UInt8(ascii: "}")) { return members }
         repeat {
             skipSpace()
-            guard peek() == UInt8(ascii: "\"") else { throw corrupted("Expected a key") }
+            guard peek() == UInt8(ascii: "\"") else { throw invalidJSON }
             let key = try string()
-            guard passes(UInt8(ascii: ":")) else { throw corrupted("Expected ':'") }
+            guard passes(UInt8(ascii: ":")) else { throw invalidJSON }
             members[key] = try value()
         } while try !closes(UInt8(ascii: "}"))
         return members
@@ -260,7 +299,7 @@ private struct JSONParser {
     /// True at `end`, false at the comma between two elements; either is passed.
     private mutating func closes(_ end: UInt8) throws -> Bool {
         if passes(end) { return true }
-        guard passes(UInt8(ascii: ",")) else { throw corrupted("Expected ',' or '\(Character(Unicode.Scalar(end)))'") }
+        guard passes(UInt8(ascii: ",")) else { throw invalidJSON }
         return false
     }
 
@@ -279,18 +318,18 @@ private struct JSONParser {
             offset += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let string = String(validating: utf8, as: UTF8.self) else { throw corrupted("Invalid UTF-8") }
+                guard let string = String(validating: utf8, as: UTF8.self) else { throw invalidJSON }
                 return string
             case UInt8(ascii: "\\"): try escape(into: &utf8)
-            case ..<0x20: throw corrupted("Unescaped control character in a string")
+            case ..<0x20: throw invalidJSON
             default: utf8.append(byte)
             }
         }
-        throw corrupted("Unterminated string")
+        throw invalidJSON
     }
 
     private mutating func escape(into utf8: inout [UInt8]) throws {
-        guard let byte = peek() else { throw corrupted("Unterminated string") }
+        guard let byte = peek() else { throw invalidJSON }
         offset += 1
         let simple: [UInt8: UInt8] = [
             UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5c, UInt8(ascii: "/"): 0x2f, UInt8(ascii: "b"): 0x08,
@@ -300,23 +339,23 @@ private struct JSONParser {
             utf8.append(escaped)
             return
         }
-        guard byte == UInt8(ascii: "u") else { throw corrupted("Invalid escape in a string") }
+        guard byte == UInt8(ascii: "u") else { throw invalidJSON }
         var scalar = try hexQuad()
         if (0xd800..<0xdc00).contains(scalar) {
-            guard bytes[offset...].starts(with: "\\u".utf8) else { throw corrupted("Unpaired UTF-16 surrogate") }
+            guard bytes[offset...].starts(with: "\\u".utf8) else { throw invalidJSON }
             offset += 2
             let low = try hexQuad()
-            guard (0xdc00..<0xe000).contains(low) else { throw corrupted("Unpaired UTF-16 surrogate") }
+            guard (0xdc00..<0xe000).contains(low) else { throw invalidJSON }
             scalar = 0x10000 + (scalar - 0xd800) << 10 + (low - 0xdc00)
         }
-        guard let unicode = Unicode.Scalar(scalar) else { throw corrupted("Unpaired UTF-16 surrogate") }
+        guard let unicode = Unicode.Scalar(scalar) else { throw invalidJSON }
         utf8.append(contentsOf: unicode.utf8)
     }
 
     private mutating func hexQuad() throws -> UInt32 {
         guard offset + 4 <= bytes.count,
             let quad = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16)
-        else { throw corrupted("Invalid \\u escape") }
+        else { throw invalidJSON }
         offset += 4
         return quad
     }
@@ -332,22 +371,22 @@ private struct JSONParser {
         if peek() == UInt8(ascii: "-") { offset += 1 }
         let whole = offset
         guard digits() > 0, bytes[whole] != UInt8(ascii: "0") || offset - whole == 1 else {
-            throw corrupted("Invalid number")
+            throw invalidJSON
         }
         if peek() == UInt8(ascii: ".") {
             offset += 1
-            guard digits() > 0 else { throw corrupted("Invalid number") }
+            guard digits() > 0 else { throw invalidJSON }
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             offset += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { offset += 1 }
-            guard digits() > 0 else { throw corrupted("Invalid number") }
+            guard digits() > 0 else { throw invalidJSON }
         }
         return String(decoding: bytes[start..<offset], as: UTF8.self)
     }
 
     private mutating func literal(_ text: String, _ value: JSONValue) throws -> JSONValue {
-        guard bytes[offset...].starts(with: text.utf8) else { throw corrupted("Invalid literal") }
+        guard bytes[offset...].starts(with: text.utf8) else { throw invalidJSON }
         offset += text.utf8.count
         return value
     }
@@ -358,7 +397,4 @@ private struct JSONParser {
 
     private func peek() -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
-    private func corrupted(_ what: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: [], debugDescription: "\(what) at byte \(offset) of the header."))
-    }
 }

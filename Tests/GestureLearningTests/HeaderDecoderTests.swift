@@ -75,10 +75,23 @@ import Testing
 
     @Test(arguments: [
         "", "{", #"{"part" 1}"#, "[1,]", "01", "-", "1.", "1e", #""\x""#, #""\ud800""#, "\"a\u{1}\"", "nul", "{} x",
-        #"{"part":1}"#, #"{"part":{"count":1.5,"values":[],"name":""}}"#, #"{"byte":256}"#, #"{"rate":1e999}"#,
     ])
-    func whatJSONDecoderRefusesIsAnError(json: String) {
+    func whatIsNotJSONIsAnError(json: String) {
         #expect(throws: DecodingError.self) { try decoded(Whole.self, Data(json.utf8)) }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Whole.self, from: Data(json.utf8)) }
+    }
+
+    /// JSON that is not the header's: a missing key, a value of another type, null, a number too
+    /// large or not whole.
+    @Test(arguments: [
+        #"{"part":1}"#, #"{"part":null}"#, #"{"part":{"count":"1","values":[],"name":""}}"#,
+        #"{"part":{"count":1.5,"values":[],"name":""}}"#, #"{"part":{"count":1,"values":{},"name":""}}"#,
+        #"{"part":{"count":1,"values":[true],"name":""}}"#, #"{"part":{"count":1,"values":[1e999],"name":7}}"#,
+        #"{"part":{"count":1,"values":[],"name":null}}"#,
+    ])
+    func whatIsNotAHeaderIsJSONDecodersError(json: String) throws {
+        let mine = #expect(throws: DecodingError.self) { try decoded(Whole.self, Data(json.utf8)) }
+        let theirs = #expect(throws: DecodingError.self) { try JSONDecoder().decode(Whole.self, from: Data(json.utf8)) }
+        #expect(mine.map { "\($0)" } == theirs.map { "\($0)" })
     }
 }
