@@ -36,6 +36,16 @@ public final class SignalWatch: @unchecked Sendable {
         for (number, _) in Self.signals { Self.pipe.route(number) }
     }
 
+    /// Lets the kernel deliver the stop signals to the calling thread, the one thread that takes
+    /// them: dispatch's threads block them all, and a program inherits the mask of the thread that
+    /// executed it (`gesture detect` becomes gesture-detect on one of dispatch's threads).
+    public static func unblockStopSignals() {
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for (number, _) in signals { sigaddset(&stops, number) }
+        pthread_sigmask(SIG_UNBLOCK, &stops, nil)
+    }
+
     /// The output a person or a pipe reads is gone (EPIPE): a watch stops its work as on SIGINT;
     /// without one, the command ends as SIGPIPE would have ended it.
     static func outputClosed() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import GestureCore
 
 #if canImport(Glibc)
@@ -104,6 +105,21 @@ public enum Terminal {
 }
 
 extension AsyncParsableCommand {
+    /// `mainReportingFailures` from a `main` that is not async, this thread waiting for it to end the
+    /// process and taking the stop signals. An async `main` gives its thread to `dispatch_main`, whose
+    /// `pthread_exit` loads libgcc_s and unwinds the thread through the executable's unwind tables:
+    /// time and memory at every start of the lean detector, which never needs the thread again.
+    public static func mainWaitingOnThisThread() -> Never {
+        SignalWatch.unblockStopSignals()
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            await mainReportingFailures()
+            finished.signal()
+        }
+        finished.wait()
+        Glibc.exit(0)
+    }
+
     /// Parses the arguments and runs the command they name. A `Failure` is one line and its own
     /// exit code; any other error is ArgumentParser's to report, bad usage with exit code 2 (where
     /// ArgumentParser would use 64), as every other check of the input does.

@@ -138,7 +138,7 @@ extension GestureModel {
         let headerLength = Int(try reader.read(UInt32.self))
         let header: Header
         do {
-            header = try JSONDecoder().decode(Header.self, from: Data(try reader.bytes(headerLength)))
+            header = try HeaderDecoder.decode(Header.self, from: try reader.bytes(headerLength))
         } catch let error as ModelFileError {
             throw error
         } catch {

@@ -12,8 +12,8 @@ struct Detect: AsyncParsableCommand {
 
     @OptionGroup var arguments: DetectArguments
 
-    static func main() async {
-        await mainReportingFailures()
+    static func main() {
+        mainWaitingOnThisThread()
     }
 
     func run() async throws {

@@ -52,8 +52,9 @@ private let tourModel = SharedFixture {
 
 @Suite struct LiveCommandTests {
     /// Synchronous, as the recording signal tests are: the detector runs in real time on the
-    /// simulated sensor, and the signal comes once it says what it listens to.
-    @Test func detectSaysWhatItListensToAndCtrlCEndsItWithTheSignalsExitCode() throws {
+    /// simulated sensor, and the signal (Ctrl-C's, or a `kill`'s) comes once it says what it listens to.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func detectSaysWhatItListensToAndASignalEndsItWithItsExitCode(signal: Int32) throws {
         let folder = try trained
         let log = folder.path.appending("detect-\(UUID().uuidString).log").string
         #expect(FileManager.default.createFile(atPath: log, contents: nil))
@@ -67,9 +68,9 @@ private let tourModel = SharedFixture {
         while process.isRunning, !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("Ctrl-C") ?? false) {
             usleep(20_000)
         }
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 128 + SIGINT)
+        #expect(process.terminationStatus == 128 + signal)
         let notes = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(notes.first == "gesture: listening to sim at 25 Hz for chop, drive, shake; Ctrl-C stops")
         #expect(notes.last?.hasPrefix("gesture: stopped: ") == true, "\(notes)")
