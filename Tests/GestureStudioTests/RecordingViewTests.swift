@@ -238,7 +238,8 @@ import struct SystemPackage.FilePath
         #expect(!FileManager.default.fileExists(atPath: studio.file(of: "ann").string))
 
         // Stop in a take ends it as Ctrl-C ends `gesture record`: saved as incomplete, with its rows.
-        try await Self.fill(device: "sim", user: "ann", gesture: "shake", takes: "2", on: page)
+        // A take long enough for the Stop to come in it, however slowly the page is driven.
+        try await Self.fill(device: "sim", user: "ann", gesture: "shake", takes: "2", take: "600", on: page)
         try await page.click("#record-start")
         try await page.waitUntil("take 1 begun", "studio.recording.prompts.includes('Get ready to shake')")
         try await page.click("#record-stop")

@@ -903,7 +903,6 @@ $("train-all").onchange = () => {
 // `gesture record` from the page: the server records (StudioRecording.swift); the page shows the
 // prompts big, as the phone's page does, and each take as it ends, to keep or discard.
 let recordingPoll = null;
-let takesShown = null;
 
 async function loadRecording() {
   try {
@@ -970,10 +969,7 @@ function showRecording(progress) {
   const prompt = progress.prompts.length > 0 ? progress.prompts[progress.prompts.length - 1] : "";
   $("record-prompt").textContent = progress.state === "waiting" ? "Waiting for the phone" : prompt;
   $("record-prompt").classList.toggle("go", prompt === "Go" && running);
-  // Drawn again only when they change, so that a click is not split between two drawings.
-  const takes = JSON.stringify(progress.takes);
-  if (takes !== takesShown) $("record-takes").replaceChildren(...progress.takes.map(takeRow));
-  takesShown = takes;
+  showTakes(progress.takes);
   if (progress.state !== earlier.state || progress.warnings.length !== earlier.warnings.length || progress.error) recordingSay(recordingStatus(progress), progress.state === "failed" || (Boolean(progress.error) && progress.state !== "stopped"));
   clearTimeout(recordingPoll);
   if (running) recordingPoll = setTimeout(() => api("/api/recording").then(showRecording, (error) => recordingSay(error, true)), 250);
@@ -990,21 +986,42 @@ function recordingStatus(progress) {
   }
 }
 
-function takeRow(take) {
-  const record = take.record;
-  const row = element("tr", { "data-id": record.id, class: take.discarding ? "discarding" : "" });
-  const status = take.discarding && record.status !== "discarded" ? "to be discarded" : record.status;
+// Each take's row is changed in place, never drawn anew: a button replaced between its press and
+// its release (as the next take ends) would lose the click.
+function showTakes(takes) {
+  const body = $("record-takes");
+  const ids = new Set(takes.map((take) => take.record.id));
+  for (const row of [...body.children]) if (!ids.has(row.dataset.id)) row.remove();
+  for (const take of takes) {
+    const row = [...body.children].find((shown) => shown.dataset.id === take.record.id) || body.appendChild(takeRow(take.record.id));
+    fillTakeRow(row, take);
+  }
+}
+
+function takeRow(id) {
+  const keep = element("button", { "data-keep": id }, "Keep");
+  const discard = element("button", { "data-discard": id }, "Discard");
+  keep.onclick = () => decide(id, true);
+  discard.onclick = () => decide(id, false);
   const choice = element("td");
-  const keep = element("button", { "data-keep": record.id }, "Keep");
-  const discard = element("button", { "data-discard": record.id }, "Discard");
-  keep.disabled = !take.discarding;
-  discard.disabled = take.discarding;
-  keep.onclick = () => decide(record.id, true);
-  discard.onclick = () => decide(record.id, false);
   choice.append(keep, discard);
-  row.append(element("td", {}, record.take), element("td", {}, record.id), element("td", {}, record.sampleCount),
-    element("td", {}, labelSummary(record)), element("td", { title: record.reason || "" }, status), choice);
+  const row = element("tr", { "data-id": id });
+  row.append(element("td"), element("td"), element("td"), element("td"), element("td"), choice);
   return row;
+}
+
+function fillTakeRow(row, take) {
+  const record = take.record;
+  const [number, session, rows, labels, status] = row.children;
+  row.className = take.discarding ? "discarding" : "";
+  number.textContent = record.take;
+  session.textContent = record.id;
+  rows.textContent = record.sampleCount;
+  labels.textContent = labelSummary(record);
+  status.textContent = take.discarding && record.status !== "discarded" ? "to be discarded" : record.status;
+  status.title = record.reason || "";
+  row.querySelector("[data-keep]").disabled = !take.discarding;
+  row.querySelector("[data-discard]").disabled = take.discarding;
 }
 
 $("record-start").onclick = startRecording;
