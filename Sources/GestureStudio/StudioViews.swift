@@ -47,51 +47,54 @@ public struct StudioViews: Sendable {
         }
         router.post("/api/sessions/:id") { request, context in
             let id = try Self.sessionID(context)
-            let body = try await request.body.collect(upTo: Self.largestRequest)
-            guard let change = try? JSONDecoder().decode(StudioRecordings.Change.self, from: Data(buffer: body)) else {
-                return Self.failure(.badRequest, "not a change the studio makes")
-            }
-            return await Self.json { () throws(StudioError) in
-                _ = try recordings.apply(change, to: id)
-                return try recordings.detail(of: id)
+            return try await Self.decoding(
+                StudioRecordings.Change.self, from: request, orRefuse: "not a change the studio makes"
+            ) { change in
+                await Self.json { () throws(StudioError) in
+                    _ = try recordings.apply(change, to: id)
+                    return try recordings.detail(of: id)
+                }
             }
         }
         router.get("/api/training") { _, _ in await Self.json { () throws(StudioError) in training.progress } }
         router.post("/api/training") { request, _ in
-            let body = try await request.body.collect(upTo: Self.largestTrainingRequest)
-            guard let asked = try? JSONDecoder().decode(TrainingRequest.self, from: Data(buffer: body)) else {
-                return Self.failure(.badRequest, "not a training request the studio makes")
+            try await Self.decoding(
+                TrainingRequest.self, from: request, upTo: Self.largestTrainingRequest,
+                orRefuse: "not a training request the studio makes"
+            ) { asked in
+                Self.answer(
+                    await Self.offServerThreads { Result { () throws(StudioRefusal) in try training.start(asked) } })
             }
-            return Self.answer(
-                await Self.offServerThreads { Result { () throws(StudioRefusal) in try training.start(asked) } })
         }
         router.post("/api/training/cancel") { _, _ in
             Self.answer(Result { () throws(StudioRefusal) in try training.cancel() })
         }
         router.get("/api/recording") { _, _ in await Self.json { () throws(StudioError) in recording.progress } }
         router.post("/api/recording") { request, _ in
-            let body = try await request.body.collect(upTo: Self.largestRequest)
-            guard let asked = try? JSONDecoder().decode(RecordingRequest.self, from: Data(buffer: body)) else {
-                return Self.failure(.badRequest, "not a recording request the studio makes")
+            try await Self.decoding(
+                RecordingRequest.self, from: request, orRefuse: "not a recording request the studio makes"
+            ) { asked in
+                let started: Result<RecordingProgress, StudioRefusal>
+                do throws(StudioRefusal) {
+                    started = .success(try await recording.start(asked, phone: phone))
+                } catch {
+                    started = .failure(error)
+                }
+                return Self.answer(started)
             }
-            let started: Result<RecordingProgress, StudioRefusal>
-            do throws(StudioRefusal) {
-                started = .success(try await recording.start(asked, phone: phone))
-            } catch {
-                started = .failure(error)
-            }
-            return Self.answer(started)
         }
         router.post("/api/recording/stop") { _, _ in
             Self.answer(Result { () throws(StudioRefusal) in try recording.stop() })
         }
         router.post("/api/recording/decision") { request, _ in
-            let body = try await request.body.collect(upTo: Self.largestRequest)
-            guard let decision = try? JSONDecoder().decode(TakeDecision.self, from: Data(buffer: body)) else {
-                return Self.failure(.badRequest, "not a decision on a take the studio makes")
+            try await Self.decoding(
+                TakeDecision.self, from: request, orRefuse: "not a decision on a take the studio makes"
+            ) { decision in
+                Self.answer(
+                    await Self.offServerThreads {
+                        Result { () throws(StudioRefusal) in try recording.decide(decision) }
+                    })
             }
-            return Self.answer(
-                await Self.offServerThreads { Result { () throws(StudioRefusal) in try recording.decide(decision) } })
         }
         router.ws("/live/socket") { [devices] inbound, outbound, context in
             let query = context.request.uri.queryParameters
@@ -105,6 +108,19 @@ public struct StudioViews: Sendable {
     private static func sessionID(_ context: BasicWebSocketRequestContext) throws -> String {
         let id = try context.parameters.require("id")
         return id.removingPercentEncoding ?? id
+    }
+
+    /// The answer to the page's JSON body read as a `Body` of at most `limit` bytes, or 400 with
+    /// `line` when it is not one.
+    private static func decoding<Body: Decodable>(
+        _ type: Body.Type, from request: Request, upTo limit: Int = largestRequest, orRefuse line: String,
+        _ answer: (Body) async -> Response
+    ) async throws -> Response {
+        let body = try await request.body.collect(upTo: limit)
+        guard let decoded = try? JSONDecoder().decode(type, from: Data(buffer: body)) else {
+            return failure(.badRequest, line)
+        }
+        return await answer(decoded)
     }
 
     /// `make`'s value as JSON, made off the server's threads: it reads files and the catalog.
