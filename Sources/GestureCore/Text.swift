@@ -74,3 +74,25 @@ extension StringProtocol {
         self + String(repeating: " ", count: Swift.max(0, width - count))
     }
 }
+
+extension String {
+    /// The least number of characters inserted, deleted, replaced or swapped with a neighbour to
+    /// turn this into `other` (optimal string alignment).
+    public func editDistance(to other: String) -> Int {
+        let a = Array(self), b = Array(other)
+        guard !a.isEmpty, !b.isEmpty else { return Swift.max(a.count, b.count) }
+        var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { rows[i][0] = i }
+        for j in 0...b.count { rows[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                rows[i][j] = Swift.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    rows[i][j] = Swift.min(rows[i][j], rows[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return rows[a.count][b.count]
+    }
+}

@@ -43,7 +43,7 @@ final class StudioRecording: Sendable {
     func start(_ request: RecordingRequest, phone: PhoneLink) async throws(StudioRefusal) -> RecordingProgress {
         let plan: SessionPlan
         do {
-            plan = try request.plan()
+            plan = try request.plan(names: RecordedNames(folder: folder))
         } catch {
             throw StudioRefusal(.badRequest, error.description)
         }
@@ -228,16 +228,35 @@ struct RecordingRequest: Decodable {
     var take: Double?
     var rest: Double?
 
-    func plan() throws(StudioError) -> SessionPlan {
+    /// The plan, with a user or gesture that differs from one `names` holds only in case spelled as
+    /// held, as `gesture record` does.
+    func plan(names: RecordedNames) throws(StudioError) -> SessionPlan {
         guard let user, !user.isEmpty else { throw StudioError("name the user who records") }
         guard let gesture, !gesture.isEmpty else { throw StudioError("name the gesture to record") }
         do {
             return try SessionPlan(
-                user: try UserID(user), gesture: try ActivityLabel(gesture), takes: takes ?? 5, take: take ?? 4,
-                rest: rest ?? 3)
+                user: try UserID(names.users.spelling(of: user).recorded(user)),
+                gesture: try ActivityLabel(names.gestures.spelling(of: gesture).recorded(gesture)),
+                takes: takes ?? 5, take: take ?? 4, rest: rest ?? 3)
         } catch {
             throw StudioError("\(error)")
         }
+    }
+}
+
+/// The users and gestures the recordings hold, with their sessions, and a warning for the user and
+/// the gesture typed in the Record view when each is a name held in other letter case, or close to one.
+struct NameCheck: Encodable {
+    var users: [KnownNames.Name]
+    var gestures: [KnownNames.Name]
+    var userWarning: String?
+    var gestureWarning: String?
+
+    init(_ names: RecordedNames, user: String?, gesture: String?) {
+        users = names.users.names
+        gestures = names.gestures.names
+        userWarning = user.flatMap { names.users.spelling(of: $0).warning(about: $0, what: "user") }
+        gestureWarning = gesture.flatMap { names.gestures.spelling(of: $0).warning(about: $0, what: "gesture") }
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GestureSpeech
+import GestureStore
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
@@ -70,6 +71,13 @@ public struct StudioViews: Sendable {
             Self.answer(Result { () throws(StudioRefusal) in try training.cancel() })
         }
         router.get("/api/recording") { _, _ in await Self.json { () throws(StudioError) in recording.progress } }
+        router.get("/api/recording/names") { request, _ in
+            let query = request.uri.queryParameters
+            let user = query["user"].map(String.init), gesture = query["gesture"].map(String.init)
+            return await Self.json { () throws(StudioError) in
+                NameCheck(RecordedNames(folder: recordings.folder), user: user, gesture: gesture)
+            }
+        }
         router.post("/api/recording") { request, _ in
             try await Self.decoding(
                 RecordingRequest.self, from: request, orRefuse: "not a recording request the studio makes"

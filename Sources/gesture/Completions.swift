@@ -8,10 +8,10 @@ import struct SystemPackage.FilePath
 /// What the shell offers for users, gestures and sessions: the names of the recordings folder the
 /// command line names so far (`--recordings`, else `recordings`).
 enum Completions {
-    static let users = CompletionKind.custom { words, _, _ in names(in: words).users }
+    static let users = CompletionKind.custom { words, _, _ in names(in: words).users.names.map(\.name) }
 
     static let gestures = CompletionKind.custom { words, _, _ in
-        Set(names(in: words).gestures + ["shake", "chop", "drive"]).sorted()
+        Set(names(in: words).gestures.names.map(\.name) + ["shake", "chop", "drive"]).sorted()
     }
 
     static let sessions = sessions { _ in true }

@@ -76,10 +76,10 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         let plan: SessionPlan
         let known = RecordedNames(folder: folder.folder)
-        let user = try userID(RecordedNames.spelled(user, among: known.users, what: "user"))
+        let user = try userID(known.users.spelled(user, what: "user"))
         do {
             if continuous {
-                let label = try activityLabel(RecordedNames.spelled(label, among: known.gestures, what: "gesture"))
+                let label = try activityLabel(known.gestures.spelled(label, what: "gesture"))
                 plan = try .continuous(
                     user: user, label: label, seconds: seconds, script: try perform.map(activityLabel))
             } else {
@@ -87,7 +87,7 @@ struct Record: AsyncParsableCommand {
                 guard seconds == SessionPlan.maximumSeconds else {
                     throw Failure.usage("--seconds is for --continuous; takes last --take seconds each")
                 }
-                let label = try activityLabel(RecordedNames.spelled(gesture, among: known.gestures, what: "gesture"))
+                let label = try activityLabel(known.gestures.spelled(gesture, what: "gesture"))
                 plan = try SessionPlan(user: user, gesture: label, takes: takes, take: take, rest: rest)
             }
         } catch let error as PlanError {

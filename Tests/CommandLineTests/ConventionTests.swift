@@ -107,18 +107,8 @@ import struct SystemPackage.FilePath
     /// `Ann` recording where `ann` has recorded records as `ann`, and says so: one person, one file.
     @Test func namesThatDifferOnlyInCaseAreTheNamesRecordedAlready() throws {
         let folder = try TemporaryFolder()
-        let record = { (user: String, gesture: String) in
-            try runGesture(
-                [
-                    "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "1", "--fast",
-                    "--quiet", "--keep",
-                    "--append",
-                ],
-                in: folder.path
-            ).succeeded()
-        }
-        _ = try record("ann", "shake")
-        let again = try record("Ann", "Shake")
+        _ = try recordOneTake(user: "ann", gesture: "shake", in: folder)
+        let again = try recordOneTake(user: "Ann", gesture: "Shake", in: folder)
         #expect(again.error.contains("gesture: warning: user 'Ann' is 'ann' in the recordings already; using 'ann'"))
         #expect(again.error.contains("gesture: warning: gesture 'Shake' is 'shake' in the recordings already"))
         #expect(
@@ -130,5 +120,29 @@ import struct SystemPackage.FilePath
             sessions.split(separator: "\n").allSatisfy {
                 $0.contains("\"user\":\"ann\"") && $0.contains("\"gesture\":\"shake\"")
             })
+    }
+
+    /// A name one slip away from one recorded is recorded as typed, with a warning naming the one
+    /// recorded: it may be a new person or gesture.
+    @Test func aNameCloseToOneRecordedIsRecordedAsTypedWithAWarning() throws {
+        let folder = try TemporaryFolder()
+        let first = try recordOneTake(user: "alice", gesture: "shake", in: folder)
+        #expect(!first.error.contains("warning"), "\(first.error)")
+        let again = try recordOneTake(user: "alic", gesture: "shkae", in: folder)
+        #expect(again.error.contains("gesture: warning: user 'alic' is new; did you mean 'alice' (1 session)?\n"))
+        #expect(again.error.contains("gesture: warning: gesture 'shkae' is new; did you mean 'shake' (1 session)?\n"))
+        let sessions = try runGesture(["sessions", "--json"], in: folder.path).succeeded().output
+        #expect(sessions.contains("\"user\":\"alic\"") && sessions.contains("\"gesture\":\"shkae\""), "\(sessions)")
+        #expect(sessions.split(separator: "\n").count == 2)
+    }
+
+    private func recordOneTake(user: String, gesture: String, in folder: TemporaryFolder) throws -> ProcessResult {
+        try runGesture(
+            [
+                "record", "--device", "sim", "--user", user, "--gesture", gesture, "--takes", "1", "--fast", "--quiet",
+                "--keep", "--append",
+            ],
+            in: folder.path
+        ).succeeded()
     }
 }

@@ -250,4 +250,54 @@ import struct SystemPackage.FilePath
         #expect(try readRows(studio.file(of: "ann")).count == sessions.first?.sampleCount)
         try runGesture(["check"], in: studio.folder.path).succeeded()
     }
+
+    /// Types `value` into the field `id` as a person would: the value changed, then an input event.
+    static func type(_ value: String, into id: String, on page: BrowserPage) async throws {
+        _ = try await page.evaluate(
+            "(() => { const field = document.getElementById('\(id)'); field.value = \(try jsonLiteral(value)); "
+                + "return field.dispatchEvent(new Event('input', { bubbles: true })); })()")
+    }
+
+    /// Types a user and a gesture, and waits for the page to have checked them.
+    static func typeNames(user: String, gesture: String, on page: BrowserPage) async throws {
+        try await type(user, into: "record-user", on: page)
+        try await type(gesture, into: "record-gesture", on: page)
+        try await page.waitUntil(
+            "\(user)/\(gesture) checked",
+            "document.getElementById('record-names').dataset.checked === \(try jsonLiteral("\(user)/\(gesture)"))")
+    }
+
+    /// A user in other letter case, or a gesture one slip from one recorded, is said under its field
+    /// before the recording starts; the recording still starts: the user as recorded, the gesture as typed.
+    @Test func aNameCloseToOneRecordedIsSaidUnderItsFieldAndStillRecorded() async throws {
+        let studio = try await StudioViewsTests.Studio(arguments: ["--quiet"])
+        try await studio.show("record")
+        let page = studio.page
+        try await page.waitUntil("the record view loaded", "studio.recording !== null")
+        #expect(
+            try await page.evaluate("document.querySelector('#record-gestures option[value=shake]').label")
+                as? String == "4 sessions")
+        try await Self.typeNames(user: "Ann", gesture: "shkae", on: page)
+        #expect(
+            try await page.text("#record-user-warning")
+                == "user 'Ann' is 'ann' in the recordings already; using 'ann'")
+        #expect(
+            try await page.text("#record-gesture-warning")
+                == "gesture 'shkae' is new; did you mean 'shake' (4 sessions)?")
+        try await studio.screenshot("record-names")
+        try await Self.typeNames(user: "ben", gesture: "chop", on: page)
+        #expect(
+            try await page.evaluate(
+                "['record-user-warning', 'record-gesture-warning'].every((id) => document.getElementById(id).hidden)")
+                as? Bool == true)
+        let refused = try await page.request("/api/recording/names", nil, token: false)
+        #expect(refused.status == 401, "\(refused)")
+
+        try await Self.fill(device: "sim", user: "Ann", gesture: "shkae", takes: "1", on: page)
+        try await page.click("#record-start")
+        try await page.waitUntil("recording finished", "studio.recording.state === 'finished'")
+        let recorded = try studio.sessions().filter { $0.gesture.rawValue == "shkae" }
+        #expect(recorded.map(\.user.rawValue) == ["ann"] && recorded.map(\.take) == [1])
+        #expect(try await page.text("#record-status").hasPrefix("ann recording 1 take of shkae"))
+    }
 }

@@ -906,14 +906,32 @@ let recordingPoll = null;
 
 async function loadRecording() {
   try {
-    const [sessions, progress] = await Promise.all([api("/api/sessions"), api("/api/recording")]);
-    const names = (key) => [...new Set(sessions.map((entry) => entry.record[key]))].sort();
-    $("record-users").replaceChildren(...names("user").map((name) => element("option", { value: name })));
-    $("record-gestures").replaceChildren(...names("gesture").filter((name) => name !== "rest").map((name) => element("option", { value: name })));
+    const [progress] = await Promise.all([api("/api/recording"), checkNames()]);
     showRecording(progress);
   } catch (error) {
     recordingSay(error, true);
   }
+}
+
+// The users and gestures recorded already, offered as the fields are typed in; a name held in
+// other letter case (recorded as held), or close to one held (recorded as typed: a warning, not a
+// refusal), is said under the fields before the recording starts. The names checked last are in
+// #record-names's data-checked, "user/gesture", so a test waits for the answer, not for time.
+let namesAsked = 0;
+
+async function checkNames() {
+  const asked = ++namesAsked;
+  const query = { user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() };
+  const names = await api("/api/recording/names", null, query);
+  if (asked !== namesAsked) return;
+  const options = (list) => list.map((held) => element("option", { value: held.name, label: held.sessions + (held.sessions === 1 ? " session" : " sessions") }));
+  $("record-users").replaceChildren(...options(names.users));
+  $("record-gestures").replaceChildren(...options(names.gestures.filter((held) => held.name !== "rest")));
+  for (const [id, line] of [["record-user-warning", names.userWarning], ["record-gesture-warning", names.gestureWarning]]) {
+    $(id).textContent = line || "";
+    $(id).hidden = !line;
+  }
+  $("record-names").dataset.checked = query.user + "/" + query.gesture;
 }
 
 function recordingSay(text, isError) {
@@ -1025,6 +1043,7 @@ function fillTakeRow(row, take) {
 }
 
 $("record-start").onclick = startRecording;
+for (const id of ["record-user", "record-gesture"]) $(id).oninput = () => checkNames().catch((error) => recordingSay(error, true));
 $("record-stop").onclick = stopRecording;
 
 // MARK: Start
