@@ -300,4 +300,26 @@ import struct SystemPackage.FilePath
         #expect(recorded.map(\.user.rawValue) == ["ann"] && recorded.map(\.take) == [1])
         #expect(try await page.text("#record-status").hasPrefix("ann recording 1 take of shkae"))
     }
+
+    /// Without espeak-ng on its PATH, the studio shows the prompts, and the page says once why they
+    /// are not spoken.
+    @Test func withoutEspeakThePageSaysWhyThePromptsAreNotSpoken() async throws {
+        let emptyPath = try TemporaryFolder()
+        let studio = try await StudioViewsTests.Studio(environment: ["PATH": emptyPath.path.string], prepare: { _ in })
+        try await studio.show("record")
+        let page = studio.page
+        try await page.waitUntil("the record view loaded", "studio.recording !== null")
+        try await Self.fill(device: "sim", user: "ann", gesture: "shake", takes: "1", take: "600", on: page)
+        try await page.click("#record-start")
+        let line = "espeak-ng was not found; prompts are printed instead (apt-get install espeak-ng)"
+        try await page.waitUntil(
+            "the speech line on the page",
+            "document.getElementById('record-status').textContent.endsWith(\(try jsonLiteral(line)))")
+        #expect(try await page.text("#record-status") == "ann recording 1 take of shake on sim; \(line)")
+        try await page.waitUntil("Go shown", "studio.recording.prompts.includes('Go')")
+        #expect(try await page.evaluate("studio.recording.warnings.length") as? Int == 1)
+        try await studio.screenshot("record-no-speech")
+        try await page.click("#record-stop")
+        try await page.waitUntil("recording stopped", "studio.recording.state === 'stopped'")
+    }
 }

@@ -13,7 +13,8 @@ final class RunningGesture {
     /// Its standard error, for waiting on it from other tasks.
     let errorOutput: ErrorOutput
 
-    init(_ arguments: [String], in folder: FilePath) throws {
+    /// - Parameter environment: variables set for it beside the tests' own.
+    init(_ arguments: [String], in folder: FilePath, environment: [String: String] = [:]) throws {
         outputFile = folder.appending("gesture.out").string
         let errorFile = folder.appending("gesture.err").string
         errorOutput = ErrorOutput(file: errorFile)
@@ -21,6 +22,7 @@ final class RunningGesture {
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: gestureExecutable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: folder.string)
         process.standardOutput = FileHandle(forWritingAtPath: outputFile)
         process.standardError = FileHandle(forWritingAtPath: errorFile)

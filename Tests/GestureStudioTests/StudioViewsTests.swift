@@ -23,10 +23,14 @@ import FoundationNetworking
         let chromium: Chromium
         let page: BrowserPage
 
-        init(arguments: [String] = [], prepare: (TemporaryFolder) throws -> Void = Studio.record) async throws {
+        init(
+            arguments: [String] = [], environment: [String: String] = [:],
+            prepare: (TemporaryFolder) throws -> Void = Studio.record
+        ) async throws {
             folder = try TemporaryFolder()
             try prepare(folder)
-            gesture = try RunningGesture(["studio", "--port", "0"] + arguments, in: folder.path)
+            gesture = try RunningGesture(
+                ["studio", "--port", "0"] + arguments, in: folder.path, environment: environment)
             chromium = try await Chromium(dyingWithTestsIn: folder.path)
             page = try await chromium.open(try await gesture.address(), on: .laptop)
             try await page.waitUntil("the devices listed", "studio.devices !== undefined")
