@@ -39,7 +39,7 @@ public final class Speech: Sendable {
                 print(prompt)
                 guard voice != .printed else { continue }
                 if let failure = await Self.speak(prompt, number: number, voice: voice) {
-                    warn("espeak-ng could not speak (\(failure)); is there a sound device? Prompts are printed instead")
+                    warn(failure)
                     voice = .printed
                 }
             }
@@ -59,26 +59,33 @@ public final class Speech: Sendable {
         return folders.map { "\($0)/espeak-ng" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// The failure, if espeak-ng did not succeed.
+    /// The warning, if espeak-ng did not speak the prompt or write its file.
     private static func speak(_ prompt: String, number: Int, voice: Voice) async -> String? {
         var arguments = ["-s", "165"]
+        var file: FilePath? = nil
         if case .wavFiles(let folder) = voice {
             try? FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
-            arguments += ["-w", folder.appending(wavName(prompt, number: number)).string]
+            file = folder.appending(wavName(prompt, number: number))
+            arguments += ["-w", file!.string]
         }
         arguments.append(prompt)
         do {
             let result = try await run(
                 .name("espeak-ng"), arguments: Arguments(arguments),
                 output: .discarded, error: .string(limit: 4096))
-            // Without a sound device espeak-ng still exits 0; it says so on standard error.
+            // Without a sound device, or unable to write the file, espeak-ng still exits 0; it says
+            // so on standard error, or on standard output.
             let complaint = result.standardError.split(separator: "\n").last { $0.hasPrefix("error:") }
             guard result.terminationStatus.isSuccess, complaint == nil else {
-                return complaint.map(String.init) ?? "\(result.terminationStatus)"
+                let failure = complaint.map(String.init) ?? "\(result.terminationStatus)"
+                return "espeak-ng could not speak (\(failure)); is there a sound device? Prompts are printed instead"
+            }
+            if let file, !FileManager.default.fileExists(atPath: file.string) {
+                return "espeak-ng could not write \(file); prompts are printed instead"
             }
             return nil
         } catch {
-            return "\(error)"
+            return "espeak-ng could not speak (\(error)); prompts are printed instead"
         }
     }
 

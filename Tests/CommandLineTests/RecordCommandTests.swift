@@ -213,6 +213,25 @@ import struct SystemPackage.FilePath
             #expect((seconds ?? 0) > 0.1, "\(name)")
         }
     }
+
+    @Test func promptsThatCannotBeWrittenAreSaidOnceAndTheTakeIsStillRecorded() throws {
+        let folder = try TemporaryFolder()
+        let blocker = folder.path.appending("not-a-folder")
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: blocker.string))
+        let result = try runGesture(
+            [
+                "record", "--device", "sim", "--user", "ann", "--gesture", "chop", "--takes", "1", "--fast", "--keep",
+                "--speech-to", blocker.appending("prompts").string,
+            ], in: folder.path)
+        #expect(result.status == 0)
+        let warnings = result.error.split(separator: "\n").filter { $0.contains("espeak-ng could not write") }
+        #expect(warnings.count == 1, "\(result.error)")
+        #expect(warnings.first?.contains(blocker.appending("prompts").string) == true)
+        #expect(
+            try readRows(folder.path.appending("recordings/ann-recordings.csv")).contains {
+                $0.activity.rawValue == "chop"
+            })
+    }
 }
 
 @Suite struct ReplayRecordingTests {
