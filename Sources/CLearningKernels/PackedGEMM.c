@@ -2,7 +2,10 @@
 // 8 rows × 32 columns that takes the left-hand factor as it is, rows or columns. A factor used many
 // times, as the LSTM's recurrent weights are at every step, is packed once, where OpenBLAS would
 // pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
-// run time; so are its kernels for one row (RowProducts.c has the other instruction sets').
+// run time; so are its kernels for one row (RowProducts.c has the other instruction sets'). An AVX2
+// kernel of 6 rows × 16 columns reads the same panels. Each value of c is summed in the same order
+// whatever block or share of columns computes it, so products split among threads give the same
+// results as one thread's.
 
 #include "CLearningKernels.h"
 
@@ -50,7 +53,7 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
 
 #if defined(__x86_64__)
 
-#include <immintrin.h>
+#include "AVX2Lanes.h"
 
 bool gl_has_avx512f(void) {
     __builtin_cpu_init();
@@ -100,8 +103,8 @@ static __mmask16 laneMask(int lanes) {
 }
 
 __attribute__((target("avx512f")))
-void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
-                    float *c, int ldc, bool accumulate) {
+void gl_gemm_packed_avx512(int m, int n, int k, const float *a, int rowStride, int indexStride,
+                           const float *packed, float *c, int ldc, bool accumulate) {
     for (int panel = 0; panel * panelWidth < n; panel++) {
         const float *panelStart = packed + (size_t)panel * panelWidth * k;
         int columns = n - panel * panelWidth;
@@ -115,6 +118,57 @@ void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int inde
         for (; row < m; row++) {
             singleRow(k, a + (size_t)row * rowStride, indexStride, panelStart, cPanel + (size_t)row * ldc, accumulate,
                       low, high);
+        }
+    }
+}
+
+enum { avx2BlockRows = 6 };
+
+// Up to six rows of c against half a panel (16 columns): twelve accumulators, each value of a
+// broadcast once per row. Inlined for each constant `rows`, so the loops over rows unroll.
+__attribute__((target("avx2,fma"), always_inline))
+static inline void avx2Rows(int rows, int k, const float *a, int rowStride, int indexStride, const float *half,
+                            float *c, int ldc, bool accumulate, __m256i low, __m256i high) {
+    __m256 sums[avx2BlockRows][2];
+    for (int row = 0; row < rows; row++) {
+        sums[row][0] = accumulate ? _mm256_maskload_ps(c + (size_t)row * ldc, low) : _mm256_setzero_ps();
+        sums[row][1] = accumulate ? _mm256_maskload_ps(c + (size_t)row * ldc + 8, high) : _mm256_setzero_ps();
+    }
+    for (int index = 0; index < k; index++) {
+        __m256 left = _mm256_loadu_ps(half + (size_t)index * panelWidth);
+        __m256 right = _mm256_loadu_ps(half + (size_t)index * panelWidth + 8);
+        for (int row = 0; row < rows; row++) {
+            __m256 value = _mm256_broadcast_ss(a + (size_t)row * rowStride + (size_t)index * indexStride);
+            sums[row][0] = _mm256_fmadd_ps(value, left, sums[row][0]);
+            sums[row][1] = _mm256_fmadd_ps(value, right, sums[row][1]);
+        }
+    }
+    for (int row = 0; row < rows; row++) {
+        _mm256_maskstore_ps(c + (size_t)row * ldc, low, sums[row][0]);
+        _mm256_maskstore_ps(c + (size_t)row * ldc + 8, high, sums[row][1]);
+    }
+}
+
+__attribute__((target("avx2,fma")))
+void gl_gemm_packed_avx2(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                         float *c, int ldc, bool accumulate) {
+    for (int first = 0; first < n; first += 16) {
+        const float *half = packed + (size_t)(first / panelWidth) * panelWidth * k + first % panelWidth;
+        __m256i low = firstLanes(n - first), high = firstLanes(n - first - 8);
+        int row = 0;
+        for (; row + avx2BlockRows <= m; row += avx2BlockRows) {
+            avx2Rows(avx2BlockRows, k, a + (size_t)row * rowStride, rowStride, indexStride, half,
+                     c + (size_t)row * ldc + first, ldc, accumulate, low, high);
+        }
+        const float *rest = a + (size_t)row * rowStride;
+        float *cRest = c + (size_t)row * ldc + first;
+        switch (m - row) {
+        case 1: avx2Rows(1, k, rest, rowStride, indexStride, half, cRest, ldc, accumulate, low, high); break;
+        case 2: avx2Rows(2, k, rest, rowStride, indexStride, half, cRest, ldc, accumulate, low, high); break;
+        case 3: avx2Rows(3, k, rest, rowStride, indexStride, half, cRest, ldc, accumulate, low, high); break;
+        case 4: avx2Rows(4, k, rest, rowStride, indexStride, half, cRest, ldc, accumulate, low, high); break;
+        case 5: avx2Rows(5, k, rest, rowStride, indexStride, half, cRest, ldc, accumulate, low, high); break;
+        default: break;
         }
     }
 }
@@ -189,8 +243,13 @@ void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, 
 
 bool gl_has_avx512f(void) { return false; }
 
-void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
-                    float *c, int ldc, bool accumulate) {
+void gl_gemm_packed_avx512(int m, int n, int k, const float *a, int rowStride, int indexStride,
+                           const float *packed, float *c, int ldc, bool accumulate) {
+    __builtin_trap();
+}
+
+void gl_gemm_packed_avx2(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                         float *c, int ldc, bool accumulate) {
     __builtin_trap();
 }
 

@@ -70,16 +70,11 @@ void gl_row_times_small_matrix(int k, int n, const float *restrict x, const floa
 
 #if defined(__x86_64__)
 
-#include <immintrin.h>
+#include "AVX2Lanes.h"
 
 bool gl_has_avx2_fma(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-__attribute__((target("avx2,fma")))
-static inline __m256i firstLanes(int lanes) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 // Up to three groups of 32 columns: twelve accumulators of 8 Floats, vector v holding columns

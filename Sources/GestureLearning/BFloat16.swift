@@ -18,7 +18,8 @@ extension Float {
 public enum ProductKernels: String, CaseIterable, Sendable {
     /// AVX-512 kernels for every product, packed bfloat16 weights for one row's (x86-64).
     case avx512
-    /// AVX2 and FMA for one row's products, on packed bfloat16 weights; OpenBLAS for the rest (x86-64).
+    /// AVX2 and FMA for one row's products, on packed bfloat16 weights, and for training's products
+    /// of many rows; OpenBLAS for a few rows (x86-64).
     case avx2
     /// NEON for one row's products, on packed bfloat16 weights; OpenBLAS for the rest (aarch64).
     case neon

@@ -28,9 +28,9 @@ extension ChunkSet {
 
     /// Every chunk's window probabilities, `chunkCount × windowsPerChunk × classes` (zeros for
     /// padding), from the inference pass in batches of up to `batchSize` chunks.
-    func probabilities(_ network: Network, parameters: [Float], batchSize: Int) -> [Float] {
+    func probabilities(_ network: Network, parameters: [Float], batchSize: Int, team: ThreadTeam? = nil) -> [Float] {
         let classes = network.architecture.classes
-        return inferenceRows(network, parameters: parameters, batchSize: batchSize, width: classes) {
+        return inferenceRows(network, parameters: parameters, batchSize: batchSize, width: classes, team: team) {
             workspace, row, into in
             into.update(from: workspace.probabilities + row * classes, count: classes)
         }
@@ -41,10 +41,10 @@ extension ChunkSet {
     /// through `stage`.
     func inferenceRows(
         _ network: Network, parameters: [Float], batchSize: Int, width: Int,
-        through stage: InferenceStage = .probabilities,
+        through stage: InferenceStage = .probabilities, team: ThreadTeam? = nil,
         read: (Workspace, _ row: Int, _ into: UnsafeMutablePointer<Float>) -> Void
     ) -> [Float] {
-        let workspace = Workspace(network, capacity: batchSize * windowsPerChunk)
+        let workspace = Workspace(network, capacity: batchSize * windowsPerChunk, team: team)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
         parameters.withUnsafeBufferPointer { parameters in
             result.withUnsafeMutableBufferPointer { result in

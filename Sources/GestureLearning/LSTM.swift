@@ -56,25 +56,36 @@ struct LSTM {
     /// floats, or is nil to leave every product to OpenBLAS.
     func forward(
         _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
-        saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+        saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?,
+        team: ThreadTeam? = nil
     ) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
-        gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing)
+        gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing, team: team)
         let recurrent = PackedFactor(
             weights.recurrent, k: units, n: gateWidth,
-            packingInto: shape.steps > 2 ? packing : nil)
+            packingInto: shape.steps > 2 ? packing : nil, team: team)
         for step in 0..<shape.steps {
             let first = shape.offsets[step], count = shape.active[step]
             let gates = saved.gates + first * gateWidth
             let previous = step > 0 ? shape.offsets[step - 1] : nil
             if let previous {
-                recurrent.multiply(hidden + previous * units, rows: count, into: gates)
+                recurrent.multiply(hidden + previous * units, rows: count, into: gates, team: team)
             }
-            let previousCells = previous.map { UnsafePointer(saved.cells + $0 * units) }
-            gl_lstm_step_forward(
-                Int32(count), Int32(units), gates, previousCells, saved.cells + first * units,
-                saved.cellTanh + first * units, hidden + first * units)
+            splitSequences(count, team: team) { rows in
+                let row = first + rows.lowerBound
+                gl_lstm_step_forward(
+                    Int32(rows.count), Int32(units), saved.gates + row * gateWidth,
+                    previous.map { UnsafePointer(saved.cells + ($0 + rows.lowerBound) * units) },
+                    saved.cells + row * units, saved.cellTanh + row * units, hidden + row * units)
+            }
         }
+    }
+
+    /// A step's sequences, `0..<count`, shared among `team`'s threads: each sequence's step is
+    /// its own.
+    private func splitSequences(_ count: Int, team: ThreadTeam?, _ part: (Range<Int>) -> Void) {
+        // A step's activations cost about as much as a product's 64 multiply-adds a value.
+        ThreadTeam.split(team, work: count * gateWidth * 64, count, part)
     }
 
     struct Gradients {
@@ -96,34 +107,41 @@ struct LSTM {
     func backward(
         _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
         hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
-        gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?
+        gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?,
+        team: ThreadTeam? = nil
     ) {
         let gateGradient = scratch.gateGradient
         let recurrentTransposed = PackedFactor(
             weights.recurrent, k: gateWidth, n: units, transposed: true,
-            packingInto: shape.steps > 2 ? packing : nil)
+            packingInto: shape.steps > 2 ? packing : nil, team: team)
         scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
         for step in stride(from: shape.steps - 1, through: 0, by: -1) {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
-            gl_lstm_step_backward(
-                Int32(shape.active[step]), Int32(units), saved.gates + first * gateWidth,
-                previous.map { saved.cells + $0 * units }, saved.cellTanh + first * units,
-                hiddenGradient + first * units, scratch.cellGradient, gateGradient + first * gateWidth)
+            splitSequences(shape.active[step], team: team) { rows in
+                let row = first + rows.lowerBound
+                gl_lstm_step_backward(
+                    Int32(rows.count), Int32(units), saved.gates + row * gateWidth,
+                    previous.map { saved.cells + ($0 + rows.lowerBound) * units }, saved.cellTanh + row * units,
+                    hiddenGradient + row * units, scratch.cellGradient + rows.lowerBound * units,
+                    gateGradient + row * gateWidth)
+            }
             if let previous {
                 recurrentTransposed.multiply(
                     gateGradient + first * gateWidth, rows: shape.active[step],
-                    into: hiddenGradient + previous * units)
+                    into: hiddenGradient + previous * units, team: team)
             }
         }
         recurrentWeightGradient(
             shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent,
-            packing: packing)
-        gemm(inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing)
+            packing: packing, team: team)
+        gemm(
+            inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing,
+            team: team)
         columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias)
         if let inputGradient {
             gemm(
                 shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient,
-                packing: packing)
+                packing: packing, team: team)
         }
     }
 
@@ -131,7 +149,7 @@ struct LSTM {
     /// are gathered first, lined up with the steps' gate gradients.
     private func recurrentWeightGradient(
         shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
-        into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+        into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?, team: ThreadTeam?
     ) {
         let firstBlock = shape.active[0]
         guard shape.steps > 1 else {
@@ -144,6 +162,6 @@ struct LSTM {
         }
         gemm(
             units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
-            scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing)
+            scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing, team: team)
     }
 }

@@ -17,10 +17,10 @@ struct Affine {
     /// `weight` is `inputs × outputs`, row-major; `packing` as for `gemm`.
     func forward(
         _ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-        into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?
+        into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?, team: ThreadTeam? = nil
     ) {
         broadcastRows(bias, to: y, rowCount: rows, columns: outputs)
-        gemm(rows, outputs, inputs, x, weight, y, beta: 1, packing: packing)
+        gemm(rows, outputs, inputs, x, weight, y, beta: 1, packing: packing, team: team)
     }
 
     /// Writes the parameters' gradients, and the input's unless `inputGradient` is nil (the first
@@ -29,12 +29,14 @@ struct Affine {
         _ x: UnsafePointer<Float>, outputGradient: UnsafePointer<Float>, rows: Int,
         weight: UnsafePointer<Float>, weightGradient: UnsafeMutablePointer<Float>,
         biasGradient: UnsafeMutablePointer<Float>, inputGradient: UnsafeMutablePointer<Float>?,
-        packing: UnsafeMutablePointer<Float>?
+        packing: UnsafeMutablePointer<Float>?, team: ThreadTeam? = nil
     ) {
-        gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient, packing: packing)
+        gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient, packing: packing, team: team)
         columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient)
         if let inputGradient {
-            gemm(rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient, packing: packing)
+            gemm(
+                rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient, packing: packing,
+                team: team)
         }
     }
 }

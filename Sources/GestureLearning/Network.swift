@@ -255,11 +255,14 @@ final class Workspace {
     let packing: UnsafeMutablePointer<Float>
     let convolutionGradient: UnsafeMutablePointer<Float>
     let batchNormScratch: UnsafeMutablePointer<Float>
+    /// The threads the passes share their products with; nil for this thread alone.
+    let team: ThreadTeam?
 
     private let allocations: [UnsafeMutablePointer<Float>]
 
-    init(_ network: Network, capacity: Int) {
+    init(_ network: Network, capacity: Int, team: ThreadTeam? = nil) {
         self.capacity = capacity
+        self.team = team
         let architecture = network.architecture
         let filters = architecture.convolutionFilters, units = architecture.lstmUnits
         let denseUnits = architecture.denseUnits
@@ -364,7 +367,7 @@ extension Network {
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, team: workspace.team)
         denseForward(parameters, rows: rows, workspace: workspace)
         let norm = layout.batchNorm
         batchNorm.forwardTraining(
@@ -389,7 +392,7 @@ extension Network {
         convolutionForward(parameters, rows: rows, workspace: workspace)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing)
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, team: workspace.team)
         denseForward(parameters, rows: rows, workspace: workspace)
         if stage == .probabilities { inferenceHead(parameters, rows: rows, workspace: workspace) }
     }
@@ -400,7 +403,7 @@ extension Network {
             convolutionInput(parameters, rows: rows, workspace: workspace), rows: rows,
             weight: parameters + layout.convolution.weight.lowerBound,
             bias: parameters + layout.convolution.bias.lowerBound, into: workspace.convolution,
-            packing: workspace.packing)
+            packing: workspace.packing, team: workspace.team)
         applyReLU(workspace.convolution, count: rows * convolution.outputs)
     }
 
@@ -414,7 +417,8 @@ extension Network {
             unfold(layerInput, rows: rows, shape, layer: layer, into: workspace.unfolded[layer])
             affine.forward(
                 workspace.unfolded[layer], rows: rows * positions, weight: parameters + ranges.weight.lowerBound,
-                bias: parameters + ranges.bias.lowerBound, into: workspace.temporal[layer], packing: workspace.packing)
+                bias: parameters + ranges.bias.lowerBound, into: workspace.temporal[layer], packing: workspace.packing,
+                team: workspace.team)
             applyReLU(workspace.temporal[layer], count: rows * positions * shape.filters)
             layerInput = UnsafePointer(workspace.temporal[layer])
         }
@@ -468,14 +472,15 @@ extension Network {
     private func denseForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         dense.forward(
             workspace.hidden, rows: rows, weight: parameters + layout.dense.weight.lowerBound,
-            bias: parameters + layout.dense.bias.lowerBound, into: workspace.dense, packing: workspace.packing)
+            bias: parameters + layout.dense.bias.lowerBound, into: workspace.dense, packing: workspace.packing,
+            team: workspace.team)
     }
 
     private func outputForward(_ parameters: UnsafePointer<Float>, rows: Int, workspace: Workspace) {
         output.forward(
             workspace.dense, rows: rows, weight: parameters + layout.output.weight.lowerBound,
             bias: parameters + layout.output.bias.lowerBound, into: workspace.probabilities,
-            packing: workspace.packing)
+            packing: workspace.packing, team: workspace.team)
         loss.softmax(workspace.probabilities, rows: rows)
     }
 
@@ -497,7 +502,7 @@ extension Network {
             gradients: LSTM.Gradients(
                 input: gradient + layout.lstm.input.lowerBound, recurrent: gradient + layout.lstm.recurrent.lowerBound,
                 bias: gradient + layout.lstm.bias.lowerBound),
-            inputGradient: workspace.convolutionGradient, packing: workspace.packing)
+            inputGradient: workspace.convolutionGradient, packing: workspace.packing, team: workspace.team)
         convolutionBackward(parameters, rows: rows, workspace: workspace, gradient: gradient)
         return lossValue
     }
@@ -512,7 +517,7 @@ extension Network {
             weight: parameters + layout.output.weight.lowerBound,
             weightGradient: gradient + layout.output.weight.lowerBound,
             biasGradient: gradient + layout.output.bias.lowerBound, inputGradient: workspace.denseGradient,
-            packing: workspace.packing)
+            packing: workspace.packing, team: workspace.team)
         let denseCount = rows * dense.outputs
         denseDropout.apply(workspace.denseMask, to: workspace.denseGradient, count: denseCount)
         // The dropped output is positive exactly where the ReLU passed and the mask kept.
@@ -527,7 +532,7 @@ extension Network {
             weight: parameters + layout.dense.weight.lowerBound,
             weightGradient: gradient + layout.dense.weight.lowerBound,
             biasGradient: gradient + layout.dense.bias.lowerBound, inputGradient: workspace.hiddenGradient,
-            packing: workspace.packing)
+            packing: workspace.packing, team: workspace.team)
     }
 
     /// From the LSTM input's gradient in `workspace.convolutionGradient` through dropout, ReLU,
@@ -543,7 +548,7 @@ extension Network {
             rows: rows, weight: parameters + layout.convolution.weight.lowerBound,
             weightGradient: gradient + layout.convolution.weight.lowerBound,
             biasGradient: gradient + layout.convolution.bias.lowerBound,
-            inputGradient: workspace.temporalGradient.last, packing: workspace.packing)
+            inputGradient: workspace.temporalGradient.last, packing: workspace.packing, team: workspace.team)
         if let shape = architecture.temporal { temporalBackward(parameters, rows: rows, shape, workspace, gradient) }
     }
 
@@ -563,7 +568,8 @@ extension Network {
                 workspace.unfolded[layer], outputGradient: workspace.temporalGradient[layer], rows: rows * positions,
                 weight: parameters + ranges.weight.lowerBound, weightGradient: gradient + ranges.weight.lowerBound,
                 biasGradient: gradient + ranges.bias.lowerBound,
-                inputGradient: layer == 0 ? nil : workspace.unfoldedGradient, packing: workspace.packing)
+                inputGradient: layer == 0 ? nil : workspace.unfoldedGradient, packing: workspace.packing,
+                team: workspace.team)
             if layer > 0 {
                 fold(
                     workspace.unfoldedGradient, rows: rows, shape, layer: layer,

@@ -14,12 +14,20 @@ public struct TrainingOptions: Sendable, Equatable {
     /// MiniRocket's classifier to train beside the network, on the same windows; nil for the
     /// network alone.
     public var randomConvolutions: RandomConvolutionClassifier.Settings?
+    /// The threads the network's passes share their work with. The trained model is the same
+    /// whatever their number.
+    public var threads: Int
+
+    /// The processors this process may run on, up to four: beyond that the model's products are
+    /// too small to share.
+    public static var defaultThreads: Int { min(ProcessInfo.processInfo.activeProcessorCount, 4) }
 
     public init(
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
         seed: UInt64 = 1, motionRejection: MotionCalibration? = nil,
-        randomConvolutions: RandomConvolutionClassifier.Settings? = nil
+        randomConvolutions: RandomConvolutionClassifier.Settings? = nil, threads: Int = defaultThreads
     ) {
+        self.threads = threads
         self.epochs = epochs
         self.batchSize = batchSize
         self.learningRate = learningRate
@@ -235,6 +243,7 @@ struct TrainingRun {
     private let validation: ChunkSet?
     private let options: TrainingOptions
     private let workspace: Workspace
+    private let team: ThreadTeam?
     private var gradient: [Float]
     private var adam: Adam
     private var random: Xoshiro256
@@ -258,7 +267,8 @@ struct TrainingRun {
             ? nil
             : ChunkSet(validation, windowing: windowing, classCount: classes, normalization: start.normalization)
         self.options = options
-        workspace = Workspace(network, capacity: options.batchSize * windowing.windowsPerChunk)
+        team = options.threads > 1 ? ThreadTeam(threads: options.threads) : nil
+        workspace = Workspace(network, capacity: options.batchSize * windowing.windowsPerChunk, team: team)
         gradient = [Float](repeating: 0, count: network.layout.trainableCount)
         adam = Adam(learningRate: options.learningRate, parameterCount: network.layout.trainableCount - frozen)
         random = Xoshiro256(seed: options.seed &+ 1)
@@ -284,7 +294,8 @@ struct TrainingRun {
         let rounded = model.parameters
         let figures = validation.map { chunks in
             chunks.lossAndAccuracy(
-                probabilities: chunks.probabilities(network, parameters: rounded, batchSize: options.batchSize),
+                probabilities: chunks.probabilities(
+                    network, parameters: rounded, batchSize: options.batchSize, team: team),
                 classes: network.architecture.classes)
         }
         return EpochReport(

@@ -67,39 +67,76 @@ struct TrainSpeedBench: ParsableCommand {
     @Option(help: "Chunks per batch.")
     var batch = 32
 
-    @Option(help: "Epochs to time; the figures are their median.")
+    @Option(help: "Epochs to time in each round; the figures are the median over every round.")
     var epochs = 5
+
+    @Option(parsing: .upToNextOption, help: "Thread counts to train with, one after another in each round.")
+    var threads = [1, TrainingOptions.defaultThreads]
+
+    @Option(help: "Rounds: each trains once with every thread count.")
+    var rounds = 3
 
     func run() throws {
         shape.prepareKernels()
         let residentBeforeData = residentMiB()
         let sessions = shape.sessionsShapedLikeTheBook()
-        let trainer = Trainer(model: shape.description, options: TrainingOptions(epochs: epochs, batchSize: batch))
+        let counts = threads.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        print("CPU: \(cpuModel()); \(vectorExtensions())")
         print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
-        var cpuSeconds: [Double] = []
-        var cpuBefore = processCPUSeconds()
-        let result = try trainer.train(sessions) { report in
-            let cpuNow = processCPUSeconds()
-            cpuSeconds.append(cpuNow - cpuBefore)
-            cpuBefore = cpuNow
-            print(
-                String(
-                    format: "epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", report.epoch, report.seconds,
-                    cpuSeconds.last!, report.trainingLoss, report.trainingAccuracy))
+        var runs = counts.map { TrainSpeedRun(threads: $0) }
+        for round in 1...max(rounds, 1) {
+            for index in runs.indices {
+                let trainer = Trainer(
+                    model: shape.description,
+                    options: TrainingOptions(epochs: epochs, batchSize: batch, threads: runs[index].threads))
+                try runs[index].train(trainer, on: sessions, round: round)
+            }
         }
-        let seconds = median(result.history.map(\.seconds))
+        for run in runs { print(run.summary(samples: shape.samples, comparedWith: runs[0])) }
         let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
         let peak = peakResidentMiB()
-        print(
-            String(
-                format: "median %.3f s/epoch (CPU %.3f s), %.2f M samples/s", seconds, median(cpuSeconds),
-                Double(shape.samples) / seconds / 1e6))
         print(
             String(
                 format:
                     "peak RSS %.1f MiB, %.1f MiB before the data was made: the data and its training added %.1f MiB, %.1f times the data as floats (%.1f MiB)",
                 peak, residentBeforeData, peak - residentBeforeData, (peak - residentBeforeData) / datasetMiB,
                 datasetMiB))
+    }
+}
+
+/// One thread count's trainings in `train-speed`: every epoch's wall and CPU seconds, and the
+/// model each training ended with.
+private struct TrainSpeedRun {
+    let threads: Int
+    var seconds: [Double] = []
+    var cpuSeconds: [Double] = []
+    var models: [GestureModel] = []
+
+    mutating func train(_ trainer: Trainer, on sessions: [LabeledSequence], round: Int) throws {
+        var cpuBefore = processCPUSeconds()
+        let result = try trainer.train(sessions) { report in
+            let cpuNow = processCPUSeconds()
+            cpuSeconds.append(cpuNow - cpuBefore)
+            cpuBefore = cpuNow
+            seconds.append(report.seconds)
+            print(
+                String(
+                    format: "round %d, %d thread%@, epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", round,
+                    threads, threads == 1 ? "" : "s", report.epoch, report.seconds, cpuSeconds.last!,
+                    report.trainingLoss, report.trainingAccuracy))
+        }
+        models.append(result.model)
+    }
+
+    func summary(samples: Int, comparedWith first: TrainSpeedRun) -> String {
+        let wall = median(seconds)
+        let same = models == first.models ? "the same model" : "A DIFFERENT MODEL"
+        return String(
+            format:
+                "%d thread%@: median %.3f s/epoch (CPU %.3f s), %.2f M samples/s, %.2f× %d thread%@'s speed; %@ as %d thread%@",
+            threads, threads == 1 ? "" : "s", wall, median(cpuSeconds), Double(samples) / wall / 1e6,
+            median(first.seconds) / wall, first.threads, first.threads == 1 ? "" : "s", same, first.threads,
+            first.threads == 1 ? "" : "s")
     }
 }
 
@@ -136,8 +173,7 @@ struct PredictSpeedBench: ParsableCommand {
                 }
             }
         }
-        let extensions = ["avx512f", "avx2"].map { "\($0) \(cpuFlags().contains($0) ? "yes" : "no")" }
-        print("CPU: \(cpuModel()); \(extensions.joined(separator: ", ")); OpenBLAS \(OpenBLAS.coreName)")
+        print("CPU: \(cpuModel()); \(vectorExtensions()); OpenBLAS \(OpenBLAS.coreName)")
         print("products by default: \(OpenBLAS.productKernels)")
         let reference = paths.first { $0.kernels == .openblas }!
         for path in paths {

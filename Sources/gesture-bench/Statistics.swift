@@ -47,3 +47,8 @@ func cpuFlags() -> Set<String> {
     let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     return Set(info.firstMatch(of: /flags\s*:\s*([^\n]+)/)?.1.split(separator: " ").map(String.init) ?? [])
 }
+
+/// Whether this CPU has AVX-512 and AVX2, as `avx512f yes, avx2 yes`.
+func vectorExtensions() -> String {
+    ["avx512f", "avx2"].map { "\($0) \(cpuFlags().contains($0) ? "yes" : "no")" }.joined(separator: ", ")
+}

@@ -56,6 +56,12 @@ struct ModelOptions: ParsableArguments {
     var schedule: LearningRateSchedule = .constant
     @Option var seed: UInt64 = 1
     @Option(
+        help: """
+            Threads training shares its work with (default: the processors it may use, up to 4). On CPUs with \
+            AVX2 or AVX-512 the model is the same whatever their number.
+            """)
+    var threads: Int?
+    @Option(
         help:
             "Train also on a copy of every training session: mirror (the other wrist, see --mirror-axis), rotate (the watch turned a little, see --rotation), warp (faster or slower, see --warp) or scale (stronger or weaker, see --scale). Repeatable; each adds a copy. none: no copies, the quickest model (default: \(TrainingRecipe.augmentations.map(\.rawValue).joined(separator: " ")))."
     )
@@ -98,6 +104,7 @@ struct ModelOptions: ParsableArguments {
         try checkTemporalLayers(in: window ?? 20)
         try checkMemory()
         try Failure.check("--learning-rate", Double(learningRate), in: 1e-9...10, being: "a learning rate")
+        if let threads { try Failure.check("--threads", threads, in: 1...64) }
         try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
         try Failure.check("--warp", warp, in: 1...4, being: "a factor")
         try Failure.check("--scale", scale, in: 1...4, being: "a factor")
@@ -159,7 +166,7 @@ struct ModelOptions: ParsableArguments {
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
                 seed: seed, motionRejection: motionRejection.calibration,
-                randomConvolutions: recipe.randomConvolutions),
+                randomConvolutions: recipe.randomConvolutions, threads: threads ?? TrainingOptions.defaultThreads),
             validation: validation, test: test)
     }
 

@@ -3,42 +3,73 @@ import Testing
 
 @testable import GestureLearning
 
+/// The kernel sets with a kernel for packed factors that this CPU runs: each is tested, not only
+/// the one chosen.
+let packedKernelSets = ProductKernels.available.filter { PackedFactor.kernel(of: $0) != nil }
+
 @Suite struct PackedProductTests {
     /// Shapes that leave partial panels and partial row blocks, every way round, added or written.
-    @Test(
-        .enabled(if: PackedFactor.kernelIsAvailable),
-        arguments: [(11, 37, 13), (8, 32, 5), (13, 70, 40), (17, 200, 800)],
-        [(false, false), (true, false), (false, true), (true, true)])
-    func kernelAgreesWithOpenBLAS(shape: (m: Int, n: Int, k: Int), transposes: (a: Bool, b: Bool)) {
+    @Test(arguments: packedKernelSets, [(11, 37, 13), (8, 32, 5), (13, 70, 40), (17, 200, 800), (5, 16, 3)])
+    func kernelAgreesWithOpenBLAS(kernels: ProductKernels, shape: (m: Int, n: Int, k: Int)) {
         let a = Floats(random: shape.m * shape.k, seed: 30), b = Floats(random: shape.k * shape.n, seed: 31)
         let start = Floats(random: shape.m * shape.n, seed: 32)
         let packing = Floats(zeros: PackedFactor.packedCount(k: shape.k, n: shape.n))
-        for beta: Float in [0, 1] {
-            let viaKernel = Floats(start.array), viaOpenBLAS = Floats(start.array)
-            gemm(
-                shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
-                viaKernel.pointer, beta: beta, packing: packing.pointer)
-            gemm(
-                shape.m, shape.n, shape.k, a.pointer, transposeA: transposes.a, b.pointer, transposeB: transposes.b,
-                viaOpenBLAS.pointer, beta: beta)
-            for (kernel, openBLAS) in zip(viaKernel.array, viaOpenBLAS.array) {
-                #expect(abs(kernel - openBLAS) <= 1e-5 * Float(shape.k))
+        let transposes: [(a: Bool, b: Bool)] = [(false, false), (true, false), (false, true), (true, true)]
+        for transposes in transposes {
+            for beta: Float in [0, 1] {
+                let viaKernel = Floats(start.array), viaOpenBLAS = Floats(start.array)
+                PackedFactor(
+                    b.pointer, k: shape.k, n: shape.n, transposed: transposes.b, packingInto: packing.pointer,
+                    kernel: PackedFactor.kernel(of: kernels)
+                ).multiply(
+                    a.pointer, rows: shape.m, transposed: transposes.a, into: viaKernel.pointer, adding: beta == 1)
+                gl_openblas_sgemm(
+                    transposes.a, transposes.b, Int32(shape.m), Int32(shape.n), Int32(shape.k), 1, a.pointer,
+                    Int32(transposes.a ? shape.m : shape.k), b.pointer, Int32(transposes.b ? shape.k : shape.n), beta,
+                    viaOpenBLAS.pointer, Int32(shape.n))
+                for (kernel, openBLAS) in zip(viaKernel.array, viaOpenBLAS.array) {
+                    #expect(abs(kernel - openBLAS) <= 1e-5 * Float(shape.k))
+                }
             }
         }
     }
 
     /// A factor packed once serves several products.
-    @Test(.enabled(if: PackedFactor.kernelIsAvailable))
-    func packedOnceUsedTwice() {
+    @Test(arguments: packedKernelSets)
+    func packedOnceUsedTwice(kernels: ProductKernels) {
         let b = Floats(random: 40 * 50, seed: 33), first = Floats(random: 9 * 40, seed: 34),
             second = Floats(random: 5 * 40, seed: 35)
         let packing = Floats(zeros: PackedFactor.packedCount(k: 40, n: 50))
-        let factor = PackedFactor(b.pointer, k: 40, n: 50, packingInto: packing.pointer)
+        let factor = PackedFactor(
+            b.pointer, k: 40, n: 50, packingInto: packing.pointer, kernel: PackedFactor.kernel(of: kernels))
         for (a, rows) in [(first, 9), (second, 5)] {
             let viaKernel = Floats(zeros: rows * 50), viaOpenBLAS = Floats(zeros: rows * 50)
             factor.multiply(a.pointer, rows: rows, into: viaKernel.pointer)
             gemm(rows, 50, 40, a.pointer, b.pointer, viaOpenBLAS.pointer)
             #expect(zip(viaKernel.array, viaOpenBLAS.array).allSatisfy { abs($0 - $1) <= 1e-4 })
+        }
+    }
+
+    /// Threads that share a product's packing and columns give exactly one thread's values, for
+    /// the model's shapes (an LSTM step, a weight gradient) and uneven ones.
+    @Test(arguments: packedKernelSets, [(32, 800, 200), (200, 800, 900), (37, 70, 300), (9, 100, 1000)])
+    func sharedAmongThreadsGivesOneThreadsValues(kernels: ProductKernels, shape: (m: Int, n: Int, k: Int)) {
+        let a = Floats(random: shape.m * shape.k, seed: 36), b = Floats(random: shape.k * shape.n, seed: 37)
+        let start = Floats(random: shape.m * shape.n, seed: 38)
+        let packing = Floats(zeros: PackedFactor.packedCount(k: shape.k, n: shape.n))
+        let product = { (team: ThreadTeam?, transposes: (a: Bool, b: Bool)) in
+            let c = Floats(start.array)
+            PackedFactor(
+                b.pointer, k: shape.k, n: shape.n, transposed: transposes.b, packingInto: packing.pointer, team: team,
+                kernel: PackedFactor.kernel(of: kernels)
+            ).multiply(a.pointer, rows: shape.m, transposed: transposes.a, into: c.pointer, team: team)
+            return c.array
+        }
+        for transposes: (a: Bool, b: Bool) in [(false, false), (true, true)] {
+            let alone = product(nil, transposes)
+            for threads in [2, 3] {
+                #expect(product(ThreadTeam(threads: threads), transposes) == alone, "\(threads) threads")
+            }
         }
     }
 }
@@ -76,7 +107,7 @@ import Testing
 }
 
 @Suite struct SingleRowProductTests {
-    @Test(.enabled(if: PackedFactor.kernelIsAvailable), arguments: [(264, 800), (128, 4), (200, 128), (7, 37)])
+    @Test(.enabled(if: ProductKernels.chosen == .avx512), arguments: [(264, 800), (128, 4), (200, 128), (7, 37)])
     func singleRowKernelAgreesWithOpenBLAS(shape: (k: Int, n: Int)) {
         let a = Floats(random: shape.k, seed: 50), b = Floats(random: shape.k * shape.n, seed: 51)
         let start = Floats(random: shape.n, seed: 52)

@@ -136,3 +136,29 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         }
     }
 }
+
+@Suite struct TrainingThreadsTests {
+    /// A model of the book's size, whose products and LSTM steps are large enough to be shared.
+    @Test func theModelIsTheSameWhateverTheThreads() throws {
+        let sessions = SyntheticSessions(sessions: 6, totalSamples: 2400, featureCount: 6, classCount: 3, seed: 9)
+            .make()
+        let description = ModelDescription(
+            featureNames: (1...6).map { "f\($0)" }, windowing: Windowing(window: 20), samplingRate: 25,
+            classNames: ["a", "b", "c"])
+        let models = try [1, 2, 3].map { threads in
+            try Trainer(
+                model: description, options: TrainingOptions(epochs: 2, batchSize: 8, seed: 5, threads: threads)
+            ).train(sessions).model
+        }
+        if PackedFactor.chosenKernel != nil {
+            #expect(models[1] == models[0])
+            #expect(models[2] == models[0])
+        } else {
+            // OpenBLAS sums a product's shares in another order than the whole: rounding differs.
+            for model in models.dropFirst() {
+                let difference = zip(model.parameters, models[0].parameters).map { abs($0 - $1) }.max()!
+                #expect(difference < 1e-3)
+            }
+        }
+    }
+}

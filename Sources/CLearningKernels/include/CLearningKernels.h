@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/// Whether this CPU and OS run AVX-512F, which `gl_gemm_packed` needs.
+/// Whether this CPU and OS run AVX-512F, which `gl_gemm_packed_avx512` needs.
 bool gl_has_avx512f(void);
 
 /// The floats `gl_pack_panels` writes for op(b) of `k × n`: panels of 32 columns, zero-padded.
@@ -15,9 +15,13 @@ long gl_packed_count(int k, int n);
 void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed);
 
 /// c (`m × n`, leading dimension `ldc`) = a · the packed matrix, + c with `accumulate`, where a is
-/// `m × k` with element (i, j) at `a[i · rowStride + j · indexStride]`. Only where `gl_has_avx512f()`.
-void gl_gemm_packed(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
-                    float *c, int ldc, bool accumulate);
+/// `m × k` with element (i, j) at `a[i · rowStride + j · indexStride]`. Each value is summed in the
+/// same order whatever `m` and `n`. The AVX-512 kernel only where `gl_has_avx512f()`, the AVX2 one
+/// only where `gl_has_avx2_fma()` (both x86-64 only).
+void gl_gemm_packed_avx512(int m, int n, int k, const float *a, int rowStride, int indexStride,
+                           const float *packed, float *c, int ldc, bool accumulate);
+void gl_gemm_packed_avx2(int m, int n, int k, const float *a, int rowStride, int indexStride, const float *packed,
+                         float *c, int ldc, bool accumulate);
 
 /// y (`n`) = x (`k`) · w (`k × n`, row-major, leading dimension `ldw`), + y with `accumulate`:
 /// one row's product, reading w once and in order. Only where `gl_has_avx512f()`.
@@ -66,5 +70,19 @@ void gl_lstm_step_backward(int rows, int units, const float *gates, const float 
 /// stepSize and epsilon already bias-corrected.
 void gl_adam_update(long count, float *parameters, const float *gradient, float *firstMoment,
                     float *secondMoment, float beta1, float beta2, float stepSize, float epsilon);
+
+/// A team of threads that run the parts of one job at a time (see ThreadTeam.c).
+typedef struct gl_thread_team gl_thread_team;
+/// One part of a job: `part` of `parts`.
+typedef void (*gl_team_part)(void *context, int part, int parts);
+/// A team of `threads` threads, the caller's included; fewer if the system refuses more; NULL
+/// without memory.
+gl_thread_team *gl_team_create(int threads);
+int gl_team_threads(const gl_thread_team *team);
+/// Runs every part of a job, `0..<threads`, each on whichever of the team's threads claims it
+/// first, the calling thread among them; returns when all have returned. One job at a time: a team
+/// is not to be run from two threads at once.
+void gl_team_run(gl_thread_team *team, gl_team_part function, void *context);
+void gl_team_destroy(gl_thread_team *team);
 
 #endif
