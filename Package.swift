@@ -214,7 +214,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // The peers it measures GestureLab against, where they are installed (PyTorch).
+            resources: [.copy("Peers")]),
         // Debian's headless Chromium driven over the DevTools protocol, for the studio's tests and benchmark.
         .target(
             name: "BrowserDriver",

@@ -76,6 +76,11 @@ struct TrainSpeedBench: ParsableCommand {
     @Option(help: "Rounds: each trains once with every thread count.")
     var rounds = 3
 
+    @Option(
+        parsing: .upToNextOption,
+        help: "Pythons to look for PyTorch in; the first that imports torch trains the same model in each round.")
+    var torchPython = [".cache/peers/bin/python", "python3"]
+
     func run() throws {
         shape.prepareKernels()
         let residentBeforeData = residentMiB()
@@ -83,7 +88,11 @@ struct TrainSpeedBench: ParsableCommand {
         let counts = threads.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
         print("CPU: \(cpuModel()); \(vectorExtensions())")
         print("products: \(OpenBLAS.productKernels); \(sessions.count) sessions, \(shape.samples) samples")
+        let torch = try TorchPeer(pythons: torchPython, sessions: sessions, shape: shape, batch: batch)
+        defer { torch?.removeData() }
+        print(torch.map { "PyTorch \($0.version) (\($0.python)) in the same rounds" } ?? "PyTorch: not found")
         var runs = counts.map { TrainSpeedRun(threads: $0) }
+        var torchSeconds = counts.map { _ in [Double]() }
         for round in 1...max(rounds, 1) {
             for index in runs.indices {
                 let trainer = Trainer(
@@ -91,8 +100,17 @@ struct TrainSpeedBench: ParsableCommand {
                     options: TrainingOptions(epochs: epochs, batchSize: batch, threads: runs[index].threads))
                 try runs[index].train(trainer, on: sessions, round: round)
             }
+            guard let torch else { continue }
+            for (index, threads) in counts.enumerated() {
+                torchSeconds[index] += try torch.epochSeconds(threads: threads, epochs: epochs)
+                print(
+                    String(
+                        format: "round %d, PyTorch, %@: %@ s", round, threadCount(threads),
+                        torchSeconds[index].suffix(epochs).map { String(format: "%.3f", $0) }.joined(separator: " ")))
+            }
         }
         for run in runs { print(run.summary(samples: shape.samples, comparedWith: runs[0])) }
+        if torch != nil { printTorchComparison(counts: counts, torchSeconds: torchSeconds, runs: runs) }
         let datasetMiB = Double(shape.samples * shape.features * MemoryLayout<Float>.size) / 1_048_576
         let peak = peakResidentMiB()
         print(
@@ -101,6 +119,20 @@ struct TrainSpeedBench: ParsableCommand {
                     "peak RSS %.1f MiB, %.1f MiB before the data was made: the data and its training added %.1f MiB, %.1f times the data as floats (%.1f MiB)",
                 peak, residentBeforeData, peak - residentBeforeData, (peak - residentBeforeData) / datasetMiB,
                 datasetMiB))
+    }
+}
+
+extension TrainSpeedBench {
+    /// PyTorch's medians, and how much faster GestureLab's best thread count is than PyTorch's best.
+    private func printTorchComparison(counts: [Int], torchSeconds: [[Double]], runs: [TrainSpeedRun]) {
+        for (threads, seconds) in zip(counts, torchSeconds) {
+            print(
+                String(
+                    format: "PyTorch, %@: median %.3f s/epoch, %.2f M samples/s", threadCount(threads),
+                    median(seconds), Double(shape.samples) / median(seconds) / 1e6))
+        }
+        let torchBest = torchSeconds.map(median).min()!, ownBest = runs.map { median($0.seconds) }.min()!
+        print(String(format: "GestureLab's best is %.2f× PyTorch's best", torchBest / ownBest))
     }
 }
 
@@ -121,8 +153,8 @@ private struct TrainSpeedRun {
             seconds.append(report.seconds)
             print(
                 String(
-                    format: "round %d, %d thread%@, epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", round,
-                    threads, threads == 1 ? "" : "s", report.epoch, report.seconds, cpuSeconds.last!,
+                    format: "round %d, %@, epoch %2d  %.3f s (CPU %.3f s)  loss %.4f  accuracy %.3f", round,
+                    threadCount(threads), report.epoch, report.seconds, cpuSeconds.last!,
                     report.trainingLoss, report.trainingAccuracy))
         }
         models.append(result.model)
@@ -133,10 +165,9 @@ private struct TrainSpeedRun {
         let same = models == first.models ? "the same model" : "A DIFFERENT MODEL"
         return String(
             format:
-                "%d thread%@: median %.3f s/epoch (CPU %.3f s), %.2f M samples/s, %.2f× %d thread%@'s speed; %@ as %d thread%@",
-            threads, threads == 1 ? "" : "s", wall, median(cpuSeconds), Double(samples) / wall / 1e6,
-            median(first.seconds) / wall, first.threads, first.threads == 1 ? "" : "s", same, first.threads,
-            first.threads == 1 ? "" : "s")
+                "%@: median %.3f s/epoch (CPU %.3f s), %.2f M samples/s, %.2f× the speed with %@; %@ as with %@",
+            threadCount(threads), wall, median(cpuSeconds), Double(samples) / wall / 1e6,
+            median(first.seconds) / wall, threadCount(first.threads), same, threadCount(first.threads))
     }
 }
 
@@ -212,3 +243,6 @@ private final class StreamSpeed {
         probabilities += stepped
     }
 }
+
+/// "1 thread", "2 threads".
+private func threadCount(_ threads: Int) -> String { threads == 1 ? "1 thread" : "\(threads) threads" }
