@@ -9,9 +9,9 @@ import COpenBLAS
 /// hand-written kernel does it: 2–16 % faster than OpenBLAS on this model's shapes with AVX-512;
 /// so does another for a single row with AVX-512 (as fast as OpenBLAS, and streaming prediction
 /// then never loads it). Without AVX-512, plain C does a single row by a small matrix, for the same
-/// reason. Otherwise OpenBLAS. `team`'s threads share large products' columns: with the
-/// hand-written kernels the results are the same as one thread's, with OpenBLAS they differ in
-/// rounding.
+/// reason. Otherwise OpenBLAS. `team`'s threads share large products, by rows with the
+/// hand-written kernels (the results are then one thread's) and by columns with OpenBLAS (they
+/// differ in rounding).
 func gemm(
     _ m: Int, _ n: Int, _ k: Int,
     _ a: UnsafePointer<Float>, transposeA: Bool = false,
@@ -111,7 +111,7 @@ struct PackedFactor {
     }
 
     /// c (`rows × n`) = op(a) · op(matrix), + c when `adding`; op(a) is `rows × k` (stored
-    /// `k × rows` with `transposed`). `team`'s threads take a share of the columns each.
+    /// `k × rows` with `transposed`). `team`'s threads take a share of the rows each.
     func multiply(
         _ a: UnsafePointer<Float>, rows: Int, transposed transposedA: Bool = false,
         into c: UnsafeMutablePointer<Float>, adding: Bool = true, team: ThreadTeam? = nil
@@ -121,10 +121,12 @@ struct PackedFactor {
                 rows, n, k, a, transposeA: transposedA, matrix, transposeB: transposed, c, beta: adding ? 1 : 0,
                 team: team)
         }
-        ThreadTeam.split(team, work: rows * n * k, n, step: Self.panelWidth) { columns in
+        // By rows: every thread reads the whole packed factor, and an LSTM step's 32 rows split
+        // evenly where its 200 columns (7 panels) would not.
+        ThreadTeam.split(team, work: rows * n * k, rows, step: Self.blockRows) { share in
             kernel(
-                Int32(rows), Int32(columns.count), Int32(k), a, Int32(transposedA ? 1 : k),
-                Int32(transposedA ? rows : 1), packed + columns.lowerBound * k, c + columns.lowerBound, Int32(n),
+                Int32(share.count), Int32(n), Int32(k), a + share.lowerBound * (transposedA ? 1 : k),
+                Int32(transposedA ? 1 : k), Int32(transposedA ? rows : 1), packed, c + share.lowerBound * n, Int32(n),
                 adding)
         }
     }

@@ -162,7 +162,7 @@ private struct TrainSpeedRun {
 
     func summary(samples: Int, comparedWith first: TrainSpeedRun) -> String {
         let wall = median(seconds)
-        let same = models == first.models ? "the same model" : "A DIFFERENT MODEL"
+        let same = models == first.models ? "the same model" : "a different model"
         return String(
             format:
                 "%@: median %.3f s/epoch (CPU %.3f s), %.2f M samples/s, %.2f× the speed with %@; %@ as with %@",
