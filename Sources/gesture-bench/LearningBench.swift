@@ -187,6 +187,11 @@ struct PredictSpeedBench: ParsableCommand {
     @Option(help: "Predictions in a row on one kernel set before the next takes its turn.")
     var round = 500
 
+    @Option(
+        parsing: .upToNextOption,
+        help: "Pythons to look for ONNX Runtime in; the first that imports onnxruntime takes its turn in each round.")
+    var onnxPython = [".cache/interop/bin/python", "python3"]
+
     func run() throws {
         shape.prepareKernels()
         let sessions = Array(shape.sessionsShapedLikeTheBook().prefix(8))
@@ -196,6 +201,7 @@ struct PredictSpeedBench: ParsableCommand {
         let paths = ProductKernels.available.map { StreamSpeed(StreamingClassifier(model: model, kernels: $0)) }
         let windowSize = shape.window * shape.features
         let stream = sessions[0].features
+        let onnxRuntime = try ONNXRuntimePeer(pythons: onnxPython, model: model, stream: stream)
         for first in stride(from: 0, to: predictions, by: round) {
             for path in paths {
                 for index in first..<min(first + round, predictions) {
@@ -203,6 +209,7 @@ struct PredictSpeedBench: ParsableCommand {
                     path.predict(Array(stream[start..<start + windowSize]))
                 }
             }
+            try onnxRuntime?.predict(min(round, predictions - first))
         }
         print("CPU: \(cpuModel()); \(vectorExtensions()); OpenBLAS \(OpenBLAS.coreName)")
         print("products by default: \(OpenBLAS.productKernels)")
@@ -214,6 +221,19 @@ struct PredictSpeedBench: ParsableCommand {
                 format: "median %.2f µs, p99 %.2f µs; the rejection's check %.2f µs; max |Δp| %.1e", median(path.times),
                 percentile(path.times, 0.99), median(path.checks), difference)
             print("\(name) \(predictions) predictions: \(figures) from \(reference.kernels.rawValue)")
+        }
+        guard let onnxRuntime else { return print("ONNX Runtime: not found") }
+        let peer = try onnxRuntime.finish()
+        print(
+            String(
+                format:
+                    "ONNX Runtime %@ (%@, one thread), prediction and rejection together: median %.2f µs, p99 %.2f µs",
+                onnxRuntime.version, onnxRuntime.python, peer.median, peer.p99))
+        for path in paths {
+            print(
+                String(
+                    format: "%@: ONNX Runtime's median is %.1f× its prediction and check", path.kernels.rawValue,
+                    peer.median / (median(path.times) + median(path.checks))))
         }
     }
 }

@@ -14,12 +14,12 @@ struct TorchPeer {
     init?(pythons: [String], sessions: [LabeledSequence], shape: LearningBenchOptions, batch: Int) throws {
         guard
             let (python, version) = pythons.lazy.compactMap({ python in
-                (try? Self.output(of: python, ["-c", "import torch; print(torch.__version__)"])).map { (python, $0) }
+                (try? peerOutput(of: python, ["-c", "import torch; print(torch.__version__)"])).map { (python, $0) }
             }).first
         else { return nil }
         self.python = python
         self.version = version.trimmingCharacters(in: .whitespacesAndNewlines)
-        script = Bundle.module.resourceURL!.appendingPathComponent("Peers/torch_train_speed.py")
+        script = peerScript("torch_train_speed.py")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-torch-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try write(sessions, shape: shape, batch: batch)
@@ -27,7 +27,7 @@ struct TorchPeer {
 
     /// Each epoch's seconds, training with `threads` threads.
     func epochSeconds(threads: Int, epochs: Int) throws -> [Double] {
-        let output = try Self.output(
+        let output = try peerOutput(
             of: python, [script.path, "--data", folder.path, "--threads", "\(threads)", "--epochs", "\(epochs)"])
         return output.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
@@ -49,23 +49,4 @@ struct TorchPeer {
         try features.withUnsafeBytes { Data($0) }.write(to: folder.appendingPathComponent("features.f32"))
     }
 
-    /// The standard output of `executable arguments`, which must exit 0.
-    private static func output(of executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PeerFailure(command: executable) }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
-struct PeerFailure: Error, CustomStringConvertible {
-    var command: String
-    var description: String { "\(command) failed" }
 }
