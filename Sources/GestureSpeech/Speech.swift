@@ -61,14 +61,8 @@ public final class Speech: Sendable {
 
     /// The warning, if espeak-ng did not speak the prompt or write its file.
     private static func speak(_ prompt: String, number: Int, voice: Voice) async -> String? {
-        var arguments = ["-s", "165"]
-        var file: FilePath? = nil
-        if case .wavFiles(let folder) = voice {
-            try? FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
-            file = folder.appending(wavName(prompt, number: number))
-            arguments += ["-w", file!.string]
-        }
-        arguments.append(prompt)
+        let file = wavFile(for: prompt, number: number, voice: voice)
+        let arguments = ["-s", "165"] + (file.map { ["-w", $0.string] } ?? []) + [prompt]
         do {
             let result = try await run(
                 .name("espeak-ng"), arguments: Arguments(arguments),
@@ -87,6 +81,13 @@ public final class Speech: Sendable {
         } catch {
             return "espeak-ng could not speak (\(error)); prompts are printed instead"
         }
+    }
+
+    /// Where `voice` writes the prompt, its folder made; nil when it is spoken aloud.
+    private static func wavFile(for prompt: String, number: Int, voice: Voice) -> FilePath? {
+        guard case .wavFiles(let folder) = voice else { return nil }
+        try? FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
+        return folder.appending(wavName(prompt, number: number))
     }
 
     /// "003-get-ready-to-shake.wav": numbered so the files sort in the order they were said.
