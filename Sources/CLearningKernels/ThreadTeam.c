@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { spinsBeforeYielding = 1000, yieldsBeforeSleeping = 50 };
+enum { spinsBeforeYielding = 1000, yieldsBeforeSleeping = 2000 };
 
 struct gl_thread_team {
     int threads;

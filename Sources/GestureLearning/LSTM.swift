@@ -65,27 +65,26 @@ struct LSTM {
             weights.recurrent, k: units, n: gateWidth,
             packingInto: shape.steps > 2 ? packing : nil, team: team)
         for step in 0..<shape.steps {
-            let first = shape.offsets[step], count = shape.active[step]
-            let gates = saved.gates + first * gateWidth
-            let previous = step > 0 ? shape.offsets[step - 1] : nil
-            if let previous {
-                recurrent.multiply(hidden + previous * units, rows: count, into: gates, team: team)
-            }
-            splitSequences(count, team: team) { rows in
-                let row = first + rows.lowerBound
+            let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
+            splitSequences(shape.active[step], team: team) { sequences in
+                let row = first + sequences.lowerBound, previousRow = previous.map { $0 + sequences.lowerBound }
+                if let previousRow {
+                    recurrent.multiply(
+                        hidden + previousRow * units, rows: sequences.count, into: saved.gates + row * gateWidth)
+                }
                 gl_lstm_step_forward(
-                    Int32(rows.count), Int32(units), saved.gates + row * gateWidth,
-                    previous.map { UnsafePointer(saved.cells + ($0 + rows.lowerBound) * units) },
-                    saved.cells + row * units, saved.cellTanh + row * units, hidden + row * units)
+                    Int32(sequences.count), Int32(units), saved.gates + row * gateWidth,
+                    previousRow.map { UnsafePointer(saved.cells + $0 * units) }, saved.cells + row * units,
+                    saved.cellTanh + row * units, hidden + row * units)
             }
         }
     }
 
-    /// A step's sequences, `0..<count`, shared among `team`'s threads: each sequence's step is
-    /// its own.
+    /// A step's sequences, `0..<count`, shared among `team`'s threads: each sequence's step, its
+    /// product with the recurrent weights and its activations, is its own.
     private func splitSequences(_ count: Int, team: ThreadTeam?, _ part: (Range<Int>) -> Void) {
-        // A step's activations cost about as much as a product's 64 multiply-adds a value.
-        ThreadTeam.split(team, work: count * gateWidth * 64, count, part)
+        // The activations cost about as much as 64 more multiply-adds a value.
+        ThreadTeam.split(team, work: count * gateWidth * (units + 64), count, part)
     }
 
     struct Gradients {
@@ -117,18 +116,18 @@ struct LSTM {
         scratch.cellGradient.update(repeating: 0, count: shape.active[0] * units)
         for step in stride(from: shape.steps - 1, through: 0, by: -1) {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
-            splitSequences(shape.active[step], team: team) { rows in
-                let row = first + rows.lowerBound
+            splitSequences(shape.active[step], team: team) { sequences in
+                let row = first + sequences.lowerBound, previousRow = previous.map { $0 + sequences.lowerBound }
                 gl_lstm_step_backward(
-                    Int32(rows.count), Int32(units), saved.gates + row * gateWidth,
-                    previous.map { saved.cells + ($0 + rows.lowerBound) * units }, saved.cellTanh + row * units,
-                    hiddenGradient + row * units, scratch.cellGradient + rows.lowerBound * units,
+                    Int32(sequences.count), Int32(units), saved.gates + row * gateWidth,
+                    previousRow.map { saved.cells + $0 * units }, saved.cellTanh + row * units,
+                    hiddenGradient + row * units, scratch.cellGradient + sequences.lowerBound * units,
                     gateGradient + row * gateWidth)
-            }
-            if let previous {
-                recurrentTransposed.multiply(
-                    gateGradient + first * gateWidth, rows: shape.active[step],
-                    into: hiddenGradient + previous * units, team: team)
+                if let previousRow {
+                    recurrentTransposed.multiply(
+                        gateGradient + row * gateWidth, rows: sequences.count,
+                        into: hiddenGradient + previousRow * units)
+                }
             }
         }
         recurrentWeightGradient(
