@@ -16,8 +16,8 @@ import Synchronization
 ///
 /// A group recording records several phones at once, each as its own user with a recorder of its
 /// own (its takes timed by its own readings, as `gesture record` times them); each phone shows its
-/// own prompts, and the laptop shows and says those of the first phone still recording, so they
-/// are said once. A phone that drops out ends its own part, as a page closed ends `gesture record`;
+/// own prompts, and the laptop shows and says those of the first phone that has not dropped out,
+/// so they are said once. A phone that drops out ends its own part, as a page closed ends `gesture record`;
 /// the others go on.
 final class StudioRecording: Sendable {
     let devices: StudioDevices
@@ -48,9 +48,10 @@ final class StudioRecording: Sendable {
             }
         }
 
-        /// Whether `member` shows and says its prompts on the laptop: it is the first still recording.
+        /// Whether `member` shows and says its prompts on the laptop: it is the first recording or
+        /// finished, so a phone that finished keeps the lead and its last prompts are not said twice.
         func leads(_ member: Int) -> Bool {
-            progress.members.firstIndex { $0.state == .recording } == member
+            progress.members.firstIndex { $0.state == .recording || $0.state == .finished } == member
         }
     }
 
