@@ -152,7 +152,7 @@ struct LiveFeed {
     ) async throws {
         do {
             let model = try index.map { index throws(StudioError) in try devices.model(index) }
-            if id.hasPrefix(PhoneSensor.id) { try await send(["status": "waiting for the phone's page"], to: outbound) }
+            if PhoneSensor.names(id) { try await send(["status": "waiting for the phone's page"], to: outbound) }
             let sensor = try await devices.open(id, phones: phones, holder: Self.holder)
             let rate = try start(sensor, model: model)
             defer { sensor.stop() }

@@ -97,6 +97,9 @@ extension PhoneSensor {
     /// first phone that streams.
     static func device(_ number: Int) -> String { "\(id):\(number)" }
 
+    /// Whether a device id names a phone: `phone` or `phone:N`.
+    static func names(_ device: String) -> Bool { device == id || number(inDevice: device) != nil }
+
     /// The phone's number in a device id `phone:N`, if it is one.
     static func number(inDevice device: String) -> Int? {
         guard device.hasPrefix(id + ":") else { return nil }

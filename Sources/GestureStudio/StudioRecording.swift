@@ -290,8 +290,10 @@ struct RecordingRequest: Decodable {
     func members(names: RecordedNames) throws(StudioError) -> [RecordingMember] {
         guard let phones else {
             let device = device ?? PhoneSensor.id
-            let isPhone = device == PhoneSensor.id || PhoneSensor.number(inDevice: device) != nil
-            return [RecordingMember(device: device, plan: try plan(for: user, names: names), waits: isPhone)]
+            return [
+                RecordingMember(
+                    device: device, plan: try plan(for: user, names: names), waits: PhoneSensor.names(device))
+            ]
         }
         guard device == nil, user == nil else {
             throw StudioError("a group recording names a user for each phone, not a device or a user")

@@ -8,7 +8,7 @@ import Testing
 /// A group recording in the studio's record view, with two phones' pages in browsers of their own
 /// playing a known motion: each phone records as its own user, with its own prompts; the laptop
 /// shows and says them once; a phone that drops out ends its own part only.
-@Suite struct GroupRecordingTests {
+@Suite(.serialized) struct GroupRecordingTests {
     /// Two phones paired and streaming, listed in the group's table with their users typed.
     static func pairTwoPhones(
         on studio: StudioViewsTests.Studio, users: [String]
@@ -23,6 +23,9 @@ import Testing
             "both phones listed as streaming",
             "studio.phones.filter((phone) => phone.state === 'streaming').length === 2 && "
                 + "document.querySelectorAll('#group-phones input').length === 2")
+        let devices = try await studio.page.evaluate(
+            "api('/api/devices').then((listing) => listing.devices.map((device) => device.id))")
+        #expect((devices as? [String])?.filter { $0.hasPrefix("phone") } == ["phone", "phone:1", "phone:2"])
         for (number, user) in zip(1..., users) {
             try await RecordingViewTests.type(user, into: "group-user-\(number)", on: studio.page)
         }
