@@ -147,4 +147,27 @@ import Testing
         }
         try runGesture(["check"], in: studio.folder.path).succeeded()
     }
+
+    @Test func stopEndsEveryPhonesTakeIncomplete() async throws {
+        let studio = try await RecordingViewTests.openRecordView(["--quiet"])
+        let page = studio.page
+        let phones = try await Self.pairTwoPhones(on: studio, users: ["ann", "ben"])
+        try await RecordingViewTests.fill(device: "sim", user: "", gesture: "shake", takes: "2", take: "600", on: page)
+        try await page.click("#record-group")
+        for phone in phones { try await PhoneRecordingTests.waitForPrompt("Go", on: phone) }
+        try await page.click("#record-stop")
+        try await page.waitUntil("the group stopped", "studio.recording.state === 'stopped'")
+        for phone in phones { try await PhoneRecordingTests.waitForPrompt("Stopped", on: phone) }
+        #expect(
+            try await page.evaluate("studio.recording.members.map((member) => member.state)") as? [String]
+                == ["stopped", "stopped"])
+        let sessions = try studio.sessions()
+        #expect(sessions.map(\.user.rawValue).sorted() == ["ann", "ben"])
+        #expect(sessions.allSatisfy { $0.status == .incomplete && $0.reason == "stopped in the studio" })
+        for user in ["ann", "ben"] {
+            let recorded = sessions.first { $0.user.rawValue == user }
+            #expect(try readRows(studio.file(of: user)).count == recorded?.sampleCount, "\(user)")
+        }
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
 }
