@@ -152,6 +152,12 @@ import Testing
         let studio = try await RecordingViewTests.openRecordView(["--quiet"])
         let page = studio.page
         let phones = try await Self.pairTwoPhones(on: studio, users: ["ann", "ben"])
+        // The live view reads phone 2 alone; recording the group stops it, as the phones' readings go to one reader.
+        _ = try await page.evaluate(
+            "loadDevices().then(() => { document.getElementById('live-device').value = 'phone:2'; "
+                + "document.getElementById('live-start').click(); return true; })")
+        try await page.waitUntil(
+            "phone 2 live", "studio.live.device === 'phone:2' && studio.live.readings > 0")
         try await RecordingViewTests.fill(device: "sim", user: "", gesture: "shake", takes: "2", take: "600", on: page)
         try await page.click("#record-group")
         for phone in phones { try await PhoneRecordingTests.waitForPrompt("Go", on: phone) }
