@@ -59,8 +59,6 @@ import Testing
         try await page.waitUntil("the group recording", "studio.recording.state === 'recording'")
         for phone in phones { try await PhoneRecordingTests.waitForPrompt("Go", on: phone) }
         try await page.waitUntil("Go on the laptop's page", "studio.recording.prompts.includes('Go')")
-        let second = try await page.request("/api/recording", #"{"device":"sim","user":"cat","gesture":"chop"}"#)
-        #expect(second.status == 409 && second.error.hasPrefix("ann, ben are recording shake (take "), "\(second)")
         try await studio.screenshot("record-group")
 
         // Keep or discard per take per phone: ann's first take and ben's second discarded.
@@ -161,6 +159,9 @@ import Testing
         try await RecordingViewTests.fill(device: "sim", user: "", gesture: "shake", takes: "2", take: "600", on: page)
         try await page.click("#record-group")
         for phone in phones { try await PhoneRecordingTests.waitForPrompt("Go", on: phone) }
+        // A start while the group records (its takes last 600 s: it cannot have ended) is refused.
+        let second = try await page.request("/api/recording", #"{"device":"sim","user":"cat","gesture":"chop"}"#)
+        #expect(second.status == 409 && second.error.hasPrefix("ann, ben are recording shake (take "), "\(second)")
         try await page.click("#record-stop")
         try await page.waitUntil("the group stopped", "studio.recording.state === 'stopped'")
         for phone in phones { try await PhoneRecordingTests.waitForPrompt("Stopped", on: phone) }
