@@ -91,8 +91,10 @@ let package = Package(
         // Learning.
         // OpenBLAS's products (Debian: libopenblas0), loaded when first used.
         .target(name: "COpenBLAS", dependencies: ["CLearningKernels"]),
-        // Hand-written matrix kernels (AVX-512; for one row also AVX2, NEON and plain C), chosen at run time.
-        .target(name: "CLearningKernels"),
+        // Hand-written matrix kernels (AVX-512 and AVX2; for one row also NEON and plain C), chosen at
+        // run time, and the thread team training shares them with. Optimized in debug builds too:
+        // unoptimized intrinsics made the tests' trainings many times slower than OpenBLAS.
+        .target(name: "CLearningKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         // Tensors, layers, training, evaluation and the model file.
         .target(
             name: "GestureLearning", dependencies: ["GestureCore", "GestureMotion", "COpenBLAS", "CLearningKernels"]),
