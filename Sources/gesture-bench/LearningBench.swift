@@ -71,7 +71,7 @@ struct TrainSpeedBench: ParsableCommand {
     var epochs = 5
 
     @Option(parsing: .upToNextOption, help: "Thread counts to train with, one after another in each round.")
-    var threads = [1, TrainingOptions.defaultThreads]
+    var threads = [1, TrainingOptions.availableThreads]
 
     @Option(help: "Rounds: each trains once with every thread count.")
     var rounds = 3

@@ -57,8 +57,8 @@ struct ModelOptions: ParsableArguments {
     @Option var seed: UInt64 = 1
     @Option(
         help: """
-            Threads training shares its work with (default: the processors it may use, up to 4). On CPUs with \
-            AVX2 or AVX-512 the model is the same whatever their number.
+            Threads training shares its work with (default 1; up to \(TrainingOptions.availableThreads) help here). \
+            On CPUs with AVX2 or AVX-512 the model is the same whatever their number.
             """)
     var threads: Int?
     @Option(
@@ -166,7 +166,7 @@ struct ModelOptions: ParsableArguments {
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
                 seed: seed, motionRejection: motionRejection.calibration,
-                randomConvolutions: recipe.randomConvolutions, threads: threads ?? TrainingOptions.defaultThreads),
+                randomConvolutions: recipe.randomConvolutions, threads: threads ?? 1),
             validation: validation, test: test)
     }
 
