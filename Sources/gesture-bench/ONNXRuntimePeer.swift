@@ -17,15 +17,9 @@ final class ONNXRuntimePeer {
 
     /// The first of `pythons` that imports onnxruntime, started on `model` and `stream`; nil if none does.
     init?(pythons: [String], model: GestureModel, stream: [Float]) throws {
-        guard
-            let (python, version) = pythons.lazy.compactMap({ python in
-                (try? peerOutput(of: python, ["-c", "import onnxruntime; print(onnxruntime.__version__)"])).map {
-                    (python, $0)
-                }
-            }).first
-        else { return nil }
+        guard let (python, version) = firstPython(among: pythons, importing: "onnxruntime") else { return nil }
         self.python = python
-        self.version = version.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.version = version
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-onnx-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let modelFile = folder.appendingPathComponent("model.onnx"),

@@ -15,6 +15,15 @@ func peerOutput(of executable: String, _ arguments: [String]) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
+/// The first of `pythons` that imports `module`, and the module's version; nil if none does.
+func firstPython(among pythons: [String], importing module: String) -> (python: String, version: String)? {
+    for python in pythons {
+        let version = try? peerOutput(of: python, ["-c", "import \(module); print(\(module).__version__)"])
+        if let version { return (python, version.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+    return nil
+}
+
 /// One of the scripts in Peers/.
 func peerScript(_ name: String) -> URL { Bundle.module.resourceURL!.appendingPathComponent("Peers/\(name)") }
 

@@ -12,13 +12,9 @@ struct TorchPeer {
 
     /// The first of `pythons` that imports torch, with `sessions` written for it; nil if none does.
     init?(pythons: [String], sessions: [LabeledSequence], shape: LearningBenchOptions, batch: Int) throws {
-        guard
-            let (python, version) = pythons.lazy.compactMap({ python in
-                (try? peerOutput(of: python, ["-c", "import torch; print(torch.__version__)"])).map { (python, $0) }
-            }).first
-        else { return nil }
+        guard let (python, version) = firstPython(among: pythons, importing: "torch") else { return nil }
         self.python = python
-        self.version = version.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.version = version
         script = peerScript("torch_train_speed.py")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-torch-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -48,5 +44,4 @@ struct TorchPeer {
         let features = sessions.flatMap(\.features)
         try features.withUnsafeBytes { Data($0) }.write(to: folder.appendingPathComponent("features.f32"))
     }
-
 }
