@@ -7,12 +7,14 @@ import GestureCore
 /// rate is thinned to one frame per tick. Output times only increase.
 ///
 /// A silence is filled when the frame that ends it arrives, so a frame is never overtaken by the
-/// fill of a silence it ends. Only a device quiet for longer than `DeliveryDelay.allowance` is
-/// filled from the clock (`quiet(until:)`); a frame delivered later than that after its own time
+/// fill of a silence it ends. Only a device quiet for longer than its delivery allowance is filled
+/// from the clock (`quiet(until:)`); a frame delivered later than that after its own time
 /// comes too late for the output, which has passed it: it is counted in `lateFrames`, and its
 /// values carry on in what is held.
 public struct ReportOnChangeResampler: Sendable {
     public let period: Double
+    /// How late a frame may be delivered after its own time (`DeliveryDelay`).
+    public let allowance: Double
     private var lastOut: Double?
     private var held: RawSample?
     private var lastFrame: Double?
@@ -25,7 +27,10 @@ public struct ReportOnChangeResampler: Sendable {
     /// Frames that came after the output had passed their time.
     public private(set) var lateFrames = 0
 
-    public init(rate: Double) { period = 1 / rate }
+    public init(rate: Double, allowance: Double = DeliveryDelay.allowance) {
+        period = 1 / rate
+        self.allowance = allowance
+    }
 
     /// The samples a frame brings: held ones for a silence before it, then itself, unless it is
     /// one a faster device sent between ticks, or one that came too late.
@@ -54,9 +59,9 @@ public struct ReportOnChangeResampler: Sendable {
     }
 
     /// The held samples for a device that has sent nothing since well before `now` on the
-    /// frames' clock: its silence up to `DeliveryDelay.allowance` ago.
+    /// frames' clock: its silence up to `allowance` ago.
     public mutating func quiet(until now: Double) -> [RawSample] {
-        fill(before: now - DeliveryDelay.allowance)
+        fill(before: now - allowance)
     }
 
     /// Held samples on the output grid for the silence up to `time`, if it lasts more than a

@@ -1,9 +1,12 @@
+import GestureSensors
+
 /// The phone's clock (ms on the page's `performance.now()` timeline) on the host's monotonic clock
 /// (s). Anchored by the first batch to arrive: its last reading is taken to be as old as the batch,
 /// so the readings keep exactly the phone's intervals and their delivery delays move nothing. Only a
-/// disagreement of more than a second with the host, as after the page slept, anchors it again.
+/// disagreement with the host of more than a batch's allowed lateness, as after the page slept,
+/// anchors it again.
 struct PhoneClock: Sendable {
-    static let resetThreshold = 1.0
+    static let resetThreshold = DeliveryDelay.overNetwork
 
     private var offset: Double?
 

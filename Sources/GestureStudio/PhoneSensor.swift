@@ -4,7 +4,8 @@ import GestureSensors
 /// A phone as the sensor: the readings its page streams to the studio's server (`PhoneLink`), on
 /// the host's clock, through the profile of the API the page reads (`PhoneSource`). A page sends
 /// its readings as the browser gives them, so they are resampled onto the output rate as an input
-/// device's are (`ReportOnChangeResampler`): readings keep the phone's times, a silence is held.
+/// device's are (`ReportOnChangeResampler`): readings keep the phone's times, a silence is held,
+/// and a batch may come as late as a network's hiccup (`DeliveryDelay.overNetwork`).
 /// A page that goes away (closed, asleep, off the network) ends the readings as an unplugged
 /// device does.
 public final class PhoneSensor: MotionSensor, @unchecked Sendable {
@@ -29,7 +30,7 @@ public final class PhoneSensor: MotionSensor, @unchecked Sendable {
 
     public func start(rate: Double) throws(SensorError) -> Double {
         try validate(rate: rate)
-        resampler = ReportOnChangeResampler(rate: rate)
+        resampler = ReportOnChangeResampler(rate: rate, allowance: DeliveryDelay.overNetwork)
         return rate
     }
 

@@ -53,6 +53,20 @@ import Testing
         #expect(resampler.heldCount == 4)
     }
 
+    /// A phone's batch, a network's hiccup late, still takes its place where an input device's
+    /// frame would be lost.
+    @Test func aPhonesBatchMayComeLaterThanAnInputDevicesFrame() {
+        var phone = ReportOnChangeResampler(rate: 50, allowance: DeliveryDelay.overNetwork)
+        var device = ReportOnChangeResampler(rate: 50)
+        _ = phone.frame(frame(0, 1))
+        _ = device.frame(frame(0, 1))
+        #expect(phone.quiet(until: 0.6).isEmpty)
+        #expect(!device.quiet(until: 0.6).isEmpty)
+        #expect(phone.frame(frame(0.02, 2)).map(\.acceleration.x) == [2])
+        #expect(device.frame(frame(0.02, 2)).isEmpty && device.lateFrames == 1)
+        #expect(phone.lateFrames == 0 && phone.heldCount == 0)
+    }
+
     /// A frame later than the allowance finds its time already output: it is counted, its values
     /// are held, and no time repeats or goes back.
     @Test func aFrameLaterThanTheAllowanceIsCountedAndItsValuesHeld() {

@@ -20,19 +20,31 @@ import struct SystemPackage.FilePath
         ]
     }
 
-    static let player = """
-        window.player = { played: 0 };
-        player.timer = setInterval(() => {
-          const k = player.played;
-          window.dispatchEvent(new DeviceMotionEvent("devicemotion", {
+    static let player = player(
+        motion: """
             accelerationIncludingGravity: { x: ((k * 7) % 41 - 20) / 4, y: ((k * 11) % 43 - 21) / 4, z: 9.5 + ((k * 3) % 13) / 8 },
             rotationRate: { alpha: k / 8, beta: ((k * 5) % 37 - 18) * 3, gamma: ((k * 13) % 31 - 15) * 2 },
-            interval: 1000 / 60,
-          }));
-          player.played = k + 1;
+            """)
+
+    /// A player that dispatches reading k, `motion`'s fields (JavaScript, of k), at 60 Hz as a
+    /// DeviceMotionEvent stamped at its own time, k sixtieths of a second from the start, as a
+    /// phone's sensor stamps its readings. The page's timers run late on a loaded machine, so each
+    /// tick plays every reading due by then: their times stay a sixtieth apart however late.
+    static func player(motion: String) -> String {
+        """
+        window.player = { played: 0, start: performance.now() };
+        player.timer = setInterval(() => {
+          const due = Math.floor((performance.now() - player.start) * 60 / 1000) + 1;
+          for (let k = player.played; k < due; k++) {
+            const event = new DeviceMotionEvent("devicemotion", { \(motion) interval: 1000 / 60 });
+            Object.defineProperty(event, "timeStamp", { value: player.start + k * 1000 / 60 });
+            window.dispatchEvent(event);
+            player.played = k + 1;
+          }
         }, 1000 / 60);
         true
         """
+    }
 
     /// Reading k as the recorder must have it: g and rad/s, x right, y up the screen, z out of it.
     static func recorded(_ k: Int) -> [Double] {

@@ -10,18 +10,11 @@ import Testing
     typealias Studio = StudioViewsTests.Studio
 
     /// A shake of ±4.5 g along x, 60 readings a second: +4.5 g and −4.5 g in turn.
-    static let shake = """
-        window.player = { played: 0 };
-        player.timer = setInterval(() => {
-          const k = player.played;
-          window.dispatchEvent(new DeviceMotionEvent("devicemotion", {
+    static let shake = PhoneRecordingTests.player(
+        motion: """
             accelerationIncludingGravity: { x: (k % 2 === 0 ? 4.5 : -4.5) * 9.80665, y: 0, z: 9.80665 },
-            rotationRate: { alpha: 0, beta: 0, gamma: 0 }, interval: 1000 / 60,
-          }));
-          player.played = k + 1;
-        }, 1000 / 60);
-        true
-        """
+            rotationRate: { alpha: 0, beta: 0, gamma: 0 },
+            """)
 
     /// The rows of a canvas (CSS pixels from its top) where a colour is drawn: the first and the last.
     static func rowsDrawn(in canvas: String, colour: String, on page: BrowserPage) async throws -> [Double] {
