@@ -14,8 +14,8 @@ public struct TrainingOptions: Sendable, Equatable {
     /// MiniRocket's classifier to train beside the network, on the same windows; nil for the
     /// network alone.
     public var randomConvolutions: RandomConvolutionClassifier.Settings?
-    /// The threads the network's passes share their work with (1 unless told). The trained model
-    /// is the same whatever their number.
+    /// The threads the network's passes share their work with (one a processor, up to four,
+    /// unless told). With the hand-written kernels the trained model is the same whatever their number.
     public var threads: Int
 
     /// The processors this process may run on, up to four: beyond that the model's products are
@@ -25,7 +25,8 @@ public struct TrainingOptions: Sendable, Equatable {
     public init(
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
         seed: UInt64 = 1, motionRejection: MotionCalibration? = nil,
-        randomConvolutions: RandomConvolutionClassifier.Settings? = nil, threads: Int = 1
+        randomConvolutions: RandomConvolutionClassifier.Settings? = nil,
+        threads: Int = TrainingOptions.availableThreads
     ) {
         self.threads = threads
         self.epochs = epochs

@@ -57,7 +57,7 @@ struct ModelOptions: ParsableArguments {
     @Option var seed: UInt64 = 1
     @Option(
         help: """
-            Threads training shares its work with (default 1; up to \(TrainingOptions.availableThreads) help here). \
+            Threads training shares its work with (default: one a processor, up to 4; \(TrainingOptions.availableThreads) here). \
             On CPUs with AVX2 or AVX-512 the model is the same whatever their number.
             """)
     var threads: Int?
@@ -166,7 +166,7 @@ struct ModelOptions: ParsableArguments {
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
                 seed: seed, motionRejection: motionRejection.calibration,
-                randomConvolutions: recipe.randomConvolutions, threads: threads ?? 1),
+                randomConvolutions: recipe.randomConvolutions, threads: threads ?? TrainingOptions.availableThreads),
             validation: validation, test: test)
     }
 
