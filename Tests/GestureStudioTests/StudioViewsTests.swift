@@ -480,11 +480,45 @@ extension BrowserPage {
             ])
     }
 
-    /// Presses and releases the left button over the middle of the element `selector` finds.
+    /// Presses and releases the left button over the middle of the element `selector` finds. The
+    /// page may move it between the look and the press (a take's row added, a status line grown):
+    /// a press or a release that lands elsewhere is kept from the page and made again, as a person
+    /// looks again, so that a click never reaches what it was not meant for. A disabled button
+    /// takes no click, and is not tried again.
     func click(_ selector: String) async throws {
-        let (x, y) = try await middle(of: selector)
-        try await mouse("mousePressed", x, y)
-        try await mouse("mouseReleased", x, y)
+        for _ in 1...20 {
+            let (x, y) = try await guardedMiddle(of: selector)
+            try await mouse("mousePressed", x, y)
+            try await mouse("mouseReleased", x, y)
+            if try await evaluate("clickGuard.end()") as? Bool == true { return }
+        }
+        Issue.record("the page kept moving \(selector) from under the pointer")
+    }
+
+    /// The middle of the element `selector` finds, with the page's pointer and mouse events held
+    /// back until `clickGuard.end()` unless they press and release inside it.
+    private func guardedMiddle(of selector: String) async throws -> (x: Double, y: Double) {
+        let box = try #require(
+            try await evaluate(
+                """
+                (() => {
+                  const target = document.querySelector('\(selector)');
+                  const guard = { pressed: false, clicked: false };
+                  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
+                  const check = (event) => {
+                    const inside = target.contains(event.target);
+                    if (event.type === "pointerdown") guard.pressed = inside;
+                    if (event.type === "click") guard.clicked = guard.pressed && inside;
+                    if (!guard.pressed || !inside) { event.stopImmediatePropagation(); event.preventDefault(); }
+                  };
+                  types.forEach((type) => window.addEventListener(type, check, true));
+                  guard.end = () => { types.forEach((type) => window.removeEventListener(type, check, true)); return guard.clicked || target.disabled === true; };
+                  window.clickGuard = guard;
+                  const b = target.getBoundingClientRect();
+                  return [b.left + b.width / 2, b.top + b.height / 2];
+                })()
+                """) as? [Double])
+        return (box[0], box[1])
     }
 
     /// The middle of the element `selector` finds, in the page's pixels.
