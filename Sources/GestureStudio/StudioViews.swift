@@ -28,11 +28,8 @@ public struct StudioViews: Sendable {
     static let largestTrainingRequest = 1 << 20
 
     /// The views' JSON API and the live socket, behind the router's token check.
-    func addRoutes(to router: Router<BasicWebSocketRequestContext>, phones: PhonePairing) {
-        router.get("/api/devices") { _, _ in
-            await Self.json { () throws(StudioError) in try devices.listing(phones: phones) }
-        }
-        router.get("/api/phones") { _, _ in await Self.json { () throws(StudioError) in phones.paired } }
+    func addRoutes(to router: Router<BasicWebSocketRequestContext>, phone: PhoneLink) {
+        router.get("/api/devices") { _, _ in await Self.json { () throws(StudioError) in try devices.listing() } }
         router.get("/api/sessions") { _, _ in await Self.json { () throws(StudioError) in try recordings.entries() }
         }
         router.get("/api/dataset") { _, _ in
@@ -87,7 +84,7 @@ public struct StudioViews: Sendable {
             ) { asked in
                 let started: Result<RecordingProgress, StudioRefusal>
                 do throws(StudioRefusal) {
-                    started = .success(try await recording.start(asked, phones: phones))
+                    started = .success(try await recording.start(asked, phone: phone))
                 } catch {
                     started = .failure(error)
                 }
@@ -110,7 +107,7 @@ public struct StudioViews: Sendable {
         router.ws("/live/socket") { [devices] inbound, outbound, context in
             let query = context.request.uri.queryParameters
             let model = query["model"].flatMap { Int(String($0)) }
-            try await LiveFeed(devices: devices, phones: phones).run(
+            try await LiveFeed(devices: devices, phone: phone).run(
                 device: query["device"].map(String.init) ?? "sim", model: model, inbound: inbound, outbound: outbound)
         }
     }
