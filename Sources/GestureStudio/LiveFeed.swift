@@ -40,8 +40,8 @@ public struct StudioDevices: Sendable {
         var models: [Model]
     }
 
-    /// The devices found, the phone, each user's replay, and the models with their gestures.
-    func listing() throws(StudioError) -> Listing {
+    /// The devices found, the phone, each phone paired, each user's replay, and the models with their gestures.
+    func listing(phones: PhonePairing) throws(StudioError) -> Listing {
         let found = directory.available().sensors.map { Listing.Device(id: $0.id, name: $0.name) }
         let users: [UserID]
         do { users = try folder.users() } catch { throw StudioError(error.description) }
@@ -55,8 +55,34 @@ public struct StudioDevices: Sendable {
                 name: FilePath(models[index]).lastComponent?.string ?? models[index],
                 gestures: model.classNames.filter { $0 != ActivityLabel.rest.rawValue }, classes: model.classNames)
         }
+        let paired = phones.paired.map { Listing.Device(id: $0.device, name: "\($0.name)'s page") }
         return Listing(
-            devices: found + [.init(id: PhoneSensor.id, name: "the phone's page")] + replays, models: described)
+            devices: found + [.init(id: PhoneSensor.id, name: "the phone's page")] + paired + replays,
+            models: described)
+    }
+
+    /// When `id` names a phone, its sensor and its link: `phone` the lowest-numbered phone that
+    /// streams, `phone:N` phone N; once its page streams, or at once unless `waiting`. Nil when
+    /// `id` names no phone.
+    func openPhone(
+        _ id: String, phones: PhonePairing, waiting: Bool = true
+    ) async throws(StudioError) -> (sensor: any MotionSensor, link: PhoneLink)? {
+        let streaming: (link: PhoneLink, source: PhoneSource)?
+        if id == PhoneSensor.id {
+            streaming = await phones.streamingPhone()
+        } else if let number = PhoneSensor.number(inDevice: id) {
+            guard let link = phones.link(number) else {
+                throw StudioError("\(id): no phone \(number); the studio pairs phones 1 to \(phones.links.count)")
+            }
+            guard waiting || link.streamingThrough != nil else {
+                throw StudioError("phone \(number) is not streaming: open the studio's phone page on it and tap Start")
+            }
+            streaming = await link.streamingSource().map { (link, $0) }
+        } else {
+            return nil
+        }
+        guard let (link, source) = streaming else { throw StudioError("the view closed") }
+        return (directory.profiled(PhoneSensor(link: link, source: source), mounting: true), link)
     }
 
     /// The rate a sensor is read at, as `gesture record` reads it without `--rate`: its profile's, else 100 Hz.
@@ -74,12 +100,9 @@ public struct StudioDevices: Sendable {
         }
     }
 
-    /// The sensor a page names: one `directory` finds, the phone, or `replay:USER`.
-    func open(_ id: String, phone: PhoneLink, holder: UserID) async throws(StudioError) -> any MotionSensor {
-        if id == PhoneSensor.id {
-            guard let source = await phone.streamingSource() else { throw StudioError("the view closed") }
-            return directory.profiled(PhoneSensor(link: phone, source: source), mounting: true)
-        }
+    /// The sensor a page names: one `directory` finds, a phone, or `replay:USER`.
+    func open(_ id: String, phones: PhonePairing, holder: UserID) async throws(StudioError) -> any MotionSensor {
+        if let phone = try await openPhone(id, phones: phones) { return phone.sensor }
         var device = id
         if id.hasPrefix(DeviceDirectory.replayPrefix) {
             let user: UserID
@@ -118,7 +141,7 @@ final class ModelShelf: Sendable {
 /// simulated hand to perform a gesture.
 struct LiveFeed {
     let devices: StudioDevices
-    let phone: PhoneLink
+    let phones: PhonePairing
 
     /// Seconds of readings gathered before a batch is sent: a page's frame at 60 frames a second.
     static let batchPeriod = 1.0 / 60
@@ -129,8 +152,8 @@ struct LiveFeed {
     ) async throws {
         do {
             let model = try index.map { index throws(StudioError) in try devices.model(index) }
-            if id == PhoneSensor.id { try await send(["status": "waiting for the phone's page"], to: outbound) }
-            let sensor = try await devices.open(id, phone: phone, holder: Self.holder)
+            if PhoneSensor.names(id) { try await send(["status": "waiting for the phone's page"], to: outbound) }
+            let sensor = try await devices.open(id, phones: phones, holder: Self.holder)
             let rate = try start(sensor, model: model)
             defer { sensor.stop() }
             try await send(["status": "reading \(sensor.info.id) at \(rate.shortText) Hz"], to: outbound)

@@ -4,8 +4,9 @@ import GestureCore
 import GestureSensors
 import Synchronization
 
-/// The phone's page as the studio's server sees it: the one connection that streams readings, the
-/// readings on the host's clock until the sensor takes them, and the prompts the page shows.
+/// One phone's page as the studio's server sees it (a slot of `PhonePairing`): the one connection
+/// that streams readings, the readings on the host's clock until the sensor takes them, and the
+/// prompts the page shows.
 public final class PhoneLink: Sendable {
     /// Where the phone is.
     public enum State: Sendable, Equatable {
@@ -33,20 +34,45 @@ public final class PhoneLink: Sendable {
         var receivedFromThisPage = 0
     }
 
+    /// The slot's number, from 1: the page is "phone 2" in the studio's views and on its own screen.
+    public let number: Int
     private let shared = Mutex(Shared())
     private let arrival = DispatchSemaphore(value: 0)
     private let log: ReadingLog?
     private let notify: @Sendable (String) -> Void
+    /// What the notes add to name the phone: nothing when it is the only one.
+    private let noteSuffix: String
 
     /// - Parameters:
     ///   - log: a file to write every reading received to, as it arrived, for tests to compare.
     ///   - notify: told of connections, disconnections and refused messages, a line each.
-    public init(log: String? = nil, notify: @escaping @Sendable (String) -> Void = { _ in }) throws(SensorError) {
-        self.log = try log.map { path throws(SensorError) in try ReadingLog(path: path) }
-        self.notify = notify
+    public convenience init(
+        log: String? = nil, notify: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(SensorError) {
+        self.init(
+            number: 1, log: try log.map { path throws(SensorError) in try ReadingLog(path: path) }, notify: notify)
     }
 
+    /// - Parameter named: whether the notes name the phone, as they do when there are several.
+    init(number: Int, log: ReadingLog?, named: Bool = false, notify: @escaping @Sendable (String) -> Void) {
+        self.number = number
+        self.log = log
+        self.notify = notify
+        noteSuffix = named ? " (phone \(number))" : ""
+    }
+
+    /// What the studio's views and the page call the phone.
+    public var name: String { "phone \(number)" }
+
     public var state: State { shared.withLock { $0.state } }
+
+    /// The API the page reads, once its first readings have come; nil before, and when no page is connected.
+    public var streamingThrough: PhoneSource? {
+        shared.withLock { shared in
+            guard case .streaming(let source) = shared.state, shared.receivedFromThisPage > 0 else { return nil }
+            return source
+        }
+    }
 
     /// Readings received since the page connected first.
     public var receivedReadings: Int { shared.withLock { $0.received } }
@@ -64,11 +90,7 @@ public final class PhoneLink: Sendable {
     /// page that said which API it reads but has not read yet; nil if the task is cancelled first.
     public func streamingSource() async -> PhoneSource? {
         while !Task.isCancelled {
-            let source: PhoneSource? = shared.withLock { shared in
-                guard case .streaming(let source) = shared.state, shared.receivedFromThisPage > 0 else { return nil }
-                return source
-            }
-            if let source { return source }
+            if let source = streamingThrough { return source }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
@@ -76,7 +98,8 @@ public final class PhoneLink: Sendable {
 
     // MARK: The server's side
 
-    /// A new connection, with the messages to send it; nil when another page is connected already.
+    /// A new connection, with the messages to send it, the first telling the page its name; nil
+    /// when another page is connected already.
     func connect() -> (id: Int, toPage: AsyncStream<String>)? {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         let id: Int? = shared.withLock { shared in
@@ -89,7 +112,8 @@ public final class PhoneLink: Sendable {
             return shared.connection
         }
         guard let id else { return nil }
-        notify("phone's page connected")
+        continuation.yield(#"{"paired":\#(jsonString(name))}"#)
+        notify("phone's page connected\(noteSuffix)")
         return (id, stream)
     }
 
@@ -97,7 +121,7 @@ public final class PhoneLink: Sendable {
     func receive(_ message: PhoneMessage, from id: Int, at time: Double) {
         if let source = message.source {
             shared.withLock { if $0.connection == id { $0.state = .streaming(source) } }
-            return notify("phone streaming through the \(source.rawValue) API")
+            return notify("phone streaming through the \(source.rawValue) API\(noteSuffix)")
         }
         let readings = message.readings ?? []
         let samples: [RawSample]? = shared.withLock { shared in
@@ -125,7 +149,7 @@ public final class PhoneLink: Sendable {
             return true
         }
         guard ended else { return }
-        notify("phone's page disconnected: \(reason)")
+        notify("phone's page disconnected\(noteSuffix): \(reason)")
         arrival.signal()
     }
 
@@ -184,7 +208,7 @@ func jsonString(_ text: String) -> String {
 
 /// Every reading received, a line each: the phone's time in ms and the six values in g and rad/s,
 /// in their shortest exact form.
-private final class ReadingLog: Sendable {
+final class ReadingLog: Sendable {
     private let handle: Mutex<FileHandle>
 
     init(path: String) throws(SensorError) {

@@ -1,15 +1,15 @@
 import GestureSensors
 import HummingbirdWebSocket
 
-/// One connection of a phone's page: its messages in, checked, to the link; prompts out. A message
-/// that is not one the page sends, or larger than `PhoneMessage.largestMessage`, closes the
-/// connection, and nothing else.
+/// One connection of a phone's page, in the lowest free slot of the pairing: its messages in,
+/// checked, to that slot's link; prompts out. A message that is not one the page sends, or larger
+/// than `PhoneMessage.largestMessage`, closes the connection, and nothing else.
 struct PhoneSession {
-    let link: PhoneLink
+    let phones: PhonePairing
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        guard let (id, toPage) = link.connect() else {
-            return try await outbound.close(.policyViolation, reason: "another phone's page is connected")
+        guard let (link, id, toPage) = phones.connect() else {
+            return try await outbound.close(.policyViolation, reason: phones.refusal)
         }
         var reason = "the connection closed"
         defer { link.disconnect(id, reason: reason) }

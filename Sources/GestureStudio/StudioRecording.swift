@@ -11,13 +11,22 @@ import Synchronization
 /// Recording from the studio's page, one recording at a time: `gesture record`'s plan and session
 /// recorder, so the same sessions, catalog rows and files; the prompts shown on the page and on the
 /// phone's page and spoken on the laptop; each take kept, or discarded as `gesture discard` does.
-/// A take discarded while the recording runs is discarded when it ends, the user's file being the
-/// recorder's until then.
+/// A take discarded while the recording runs is discarded when it ends, the users' files being the
+/// recorders' until then.
+///
+/// A group recording records several phones at once, each as its own user with a recorder of its
+/// own (its takes timed by its own readings, as `gesture record` times them); each phone shows its
+/// own prompts, and the laptop shows and says those of the first phone that has not dropped out,
+/// so they are said once. A phone that drops out ends its own part, as a page closed ends `gesture record`;
+/// the others go on.
 final class StudioRecording: Sendable {
     let devices: StudioDevices
     let folder: RecordingsFolder
     let voice: Speech.Voice
     private let run = Mutex(Run())
+    /// Held while decisions are applied, so that one application sees the takes another changed
+    /// and the two never contend for the users' locks.
+    private let applying = Mutex(())
 
     init(devices: StudioDevices, folder: RecordingsFolder, voice: Speech.Voice) {
         self.devices = devices
@@ -27,11 +36,28 @@ final class StudioRecording: Sendable {
 
     /// The current or last recording, and what stops it.
     private struct Run {
-        var progress = RecordingProgress()
-        /// Waits for the phone's page, then records.
-        var task: Task<Void, Never>?
-        var recorder: SessionRecorder?
+        var progress = RecordingProgress() {
+            didSet { progress.revision = oldValue.revision + 1 }
+        }
+        /// Each member's part: waits for its phone's page if it must, then records.
+        var parts: [Task<Void, Never>] = []
+        /// Each member's recorder while it records, and the phone that shows its prompts.
+        var recorders: [SessionRecorder?] = []
+        var links: [PhoneLink?] = []
         var stopped = false
+
+        /// Ends every part: a recorder's after the sample being taken, one still waiting at once.
+        func halt() {
+            for (recorder, part) in zip(recorders, parts) {
+                if let recorder { recorder.interrupt(reason: StudioRecording.stopReason) } else { part.cancel() }
+            }
+        }
+
+        /// Whether `member` shows and says its prompts on the laptop: it is the first recording or
+        /// finished, so a phone that finished keeps the lead and its last prompts are not said twice.
+        func leads(_ member: Int) -> Bool {
+            progress.members.firstIndex { $0.state == .recording || $0.state == .finished } == member
+        }
     }
 
     static let stopReason = "stopped in the studio"
@@ -39,51 +65,55 @@ final class StudioRecording: Sendable {
     var progress: RecordingProgress { run.withLock { $0.progress } }
 
     /// Starts recording as `request` asks, unless a recording is under way. A device other than
-    /// the phone is opened, and its recorder made, before this returns; the phone's once its page streams.
-    func start(_ request: RecordingRequest, phone: PhoneLink) async throws(StudioRefusal) -> RecordingProgress {
-        let plan: SessionPlan
+    /// the phone, and each phone of a group, is opened, and its recorder made, before this returns;
+    /// the phone's once its page streams.
+    func start(_ request: RecordingRequest, phones: PhonePairing) async throws(StudioRefusal) -> RecordingProgress {
+        let members: [RecordingMember]
         do {
-            plan = try request.plan(names: RecordedNames(folder: folder))
+            members = try request.members(names: RecordedNames(folder: folder))
         } catch {
             throw StudioRefusal(.badRequest, error.description)
         }
-        let device = request.device ?? PhoneSensor.id
-        let earlier = try reserve(RecordingProgress(plan, device: device))
-        var recorder: SessionRecorder?
-        if device != PhoneSensor.id {
-            do {
-                recorder = try await self.recorder(plan, device: device, phone: phone)
-            } catch {
-                run.withLock { $0.progress = earlier }
-                throw error
-            }
+        let earlier = try reserve(RecordingProgress(members))
+        var opened: [(recorder: SessionRecorder, link: PhoneLink?)?] = []
+        do {
+            for member in members { opened.append(member.waits ? nil : try await recorder(member, phones: phones)) }
+        } catch {
+            run.withLock { $0.progress = earlier }
+            throw error
         }
         return run.withLock { run in
-            run.progress.state = recorder == nil ? .waiting : .recording
-            run.recorder = recorder
-            let task = Task { await self.record(plan, device: device, phone: phone) }
-            run.task = task
-            // Stopped while it was being prepared.
-            if run.stopped {
-                recorder?.interrupt(reason: Self.stopReason)
-                task.cancel()
+            run.recorders = opened.map { $0?.recorder }
+            run.links = opened.map { $0?.link }
+            for index in members.indices where opened[index] != nil { run.progress.members[index].state = .recording }
+            run.progress.refresh()
+            let laptop = laptopSpeech()
+            run.parts = members.indices.map { index in
+                Task { await self.record(members[index], member: index, phones: phones, laptop: laptop) }
             }
+            let parts = run.parts
+            Task {
+                for part in parts { await part.value }
+                await self.end(laptop)
+            }
+            // Stopped while it was being prepared.
+            if run.stopped { run.halt() }
             return run.progress
         }
     }
 
-    /// Stops the recording under way: the takes that ended are kept, the open one saved as
+    /// Stops the recording under way: the takes that ended are kept, the open ones saved as
     /// incomplete, as Ctrl-C does in `gesture record`.
     func stop() throws(StudioRefusal) -> RecordingProgress {
         try run.withLock { run throws(StudioRefusal) in
             guard run.progress.isRunning else { throw StudioRefusal(.conflict, "no recording is running") }
             run.stopped = true
-            if let recorder = run.recorder { recorder.interrupt(reason: Self.stopReason) } else { run.task?.cancel() }
+            run.halt()
             return run.progress
         }
     }
 
-    /// Keeps or discards a take of the recording: now once the recording has ended, else when it ends.
+    /// Keeps or discards a take of the recording: now once every recorder has ended, else when they have.
     func decide(_ decision: TakeDecision) throws(StudioRefusal) -> RecordingProgress {
         let running = try run.withLock { run throws(StudioRefusal) in
             guard let index = run.progress.takes.firstIndex(where: { $0.record.id.rawValue == decision.session })
@@ -92,8 +122,8 @@ final class StudioRecording: Sendable {
                     .badRequest, "\(decision.session) is not a take of the last recording, or has not ended")
             }
             run.progress.takes[index].discarding = !decision.keep
-            // Without its recorder, the recording has let go of the user's file.
-            return run.recorder != nil
+            // Without recorders, the recording has let go of the users' files.
+            return run.recorders.contains { $0 != nil }
         }
         if !running { try applyDecisions() }
         return progress
@@ -102,79 +132,103 @@ final class StudioRecording: Sendable {
     /// Marks a recording as started, so that a second start is refused while this one is prepared.
     private func reserve(_ starting: RecordingProgress) throws(StudioRefusal) -> RecordingProgress {
         try run.withLock { run throws(StudioRefusal) in
-            guard !run.progress.isRunning else {
-                let progress = run.progress
-                throw StudioRefusal(
-                    .conflict,
-                    "\(progress.user) is recording \(progress.gesture) (take \(progress.takes.count + 1) of "
-                        + "\(progress.plannedTakes)): wait for it, or stop it")
-            }
+            guard !run.progress.isRunning else { throw StudioRefusal(.conflict, run.progress.busy) }
             let earlier = run.progress
+            var starting = starting
+            starting.revision = earlier.revision + 1
             run = Run(progress: starting)
             return earlier
         }
     }
 
-    /// The device opened and its recorder made, with the user's lock taken and their file open.
+    /// The member's device opened and its recorder made, with the user's lock taken and their file
+    /// open; with the phone's link when the device is a phone.
     private func recorder(
-        _ plan: SessionPlan, device: String, phone: PhoneLink
-    ) async throws(StudioRefusal) -> SessionRecorder {
+        _ member: RecordingMember, phones: PhonePairing
+    ) async throws(StudioRefusal) -> (recorder: SessionRecorder, link: PhoneLink?) {
         let sensor: any MotionSensor
+        var link: PhoneLink?
         do {
-            sensor = try await devices.open(device, phone: phone, holder: plan.user)
+            if let phone = try await devices.openPhone(member.device, phones: phones, waiting: member.waits) {
+                (sensor, link) = phone
+            } else {
+                sensor = try await devices.open(member.device, phones: phones, holder: member.plan.user)
+            }
         } catch {
             throw StudioRefusal(.badRequest, error.description)
         }
         do {
-            return try SessionRecorder(
-                plan: plan, sensor: sensor, clock: MonotonicClock(), rate: StudioDevices.rate(of: sensor),
+            let recorder = try SessionRecorder(
+                plan: member.plan, sensor: sensor, clock: MonotonicClock(), rate: StudioDevices.rate(of: sensor),
                 folder: folder)
+            return (recorder, link)
         } catch {
             throw StudioRefusal(.conflict, error.description)
         }
     }
 
-    /// Records, applies the decisions made meanwhile, then says it ended, so that a page that stops
-    /// asking once it ended sees each take as it is; a decision made after is applied at once.
-    private func record(_ plan: SessionPlan, device: String, phone: PhoneLink) async {
+    /// Says the prompts on the laptop, and shows them on the page; says once why it cannot speak.
+    private func laptopSpeech() -> Speech {
+        Speech(
+            voice: voice, print: { prompt in self.run.withLock { $0.progress.prompts.append(prompt) } },
+            warn: { warning in self.run.withLock { $0.progress.warnings.append(warning) } })
+    }
+
+    /// Records one member's part, and says how it ended.
+    private func record(_ member: RecordingMember, member index: Int, phones: PhonePairing, laptop: Speech) async {
         let outcome: Result<RecordingOutcome, any Error>
         do {
-            outcome = .success(try await self.outcome(of: plan, device: device, phone: phone))
+            outcome = .success(try await self.outcome(of: member, member: index, phones: phones, laptop: laptop))
         } catch {
             outcome = .failure(error)
         }
-        let applied = Result { () throws(StudioRefusal) in try applyDecisions() }
         run.withLock { run in
             switch outcome {
-            case .success(let outcome): run.progress.end(outcome)
+            case .success(let outcome): run.progress.members[index].end(outcome)
             case .failure(let error):
-                run.progress.end(
+                run.progress.members[index].end(
                     failure: run.stopped
                         ? "stopped before the phone's page streamed" : (error as? StudioRefusal)?.message ?? "\(error)",
                     stopped: run.stopped)
             }
+            run.progress.refresh()
+        }
+    }
+
+    /// Once every part ended: the laptop's prompts said, the decisions made meanwhile applied, and
+    /// then the recording said to have ended, so that a page that stops asking once it ended sees
+    /// each take as it is; a decision made after is applied at once.
+    private func end(_ laptop: Speech) async {
+        await laptop.finish()
+        let applied = Result { () throws(StudioRefusal) in try applyDecisions() }
+        run.withLock { run in
+            run.progress.end()
             if case .failure(let refusal) = applied { run.progress.error = refusal.message }
         }
     }
 
     /// Records, and lets go of the recorder, and with it the user's lock, when it returns.
-    private func outcome(of plan: SessionPlan, device: String, phone: PhoneLink) async throws -> RecordingOutcome {
+    private func outcome(
+        of member: RecordingMember, member index: Int, phones: PhonePairing, laptop: Speech
+    ) async throws -> RecordingOutcome {
         let recorder: SessionRecorder
-        if let opened = run.withLock({ $0.recorder }) {
+        if let opened = run.withLock({ $0.recorders[index] }) {
             recorder = opened
         } else {
-            guard let opened = try await waitForPhone(plan, phone: phone) else { throw CancellationError() }
+            guard let opened = try await waitForPhone(member, member: index, phones: phones) else {
+                throw CancellationError()
+            }
             recorder = opened
         }
-        defer { run.withLock { $0.recorder = nil } }
-        let showing = device == PhoneSensor.id ? phone : nil
+        defer { run.withLock { $0.recorders[index] = nil } }
+        let showing = run.withLock { $0.links[index] }
         let speech = Speech(
-            voice: voice,
+            voice: .printed,
             print: { prompt in
-                self.run.withLock { $0.progress.prompts.append(prompt) }
                 showing?.show(prompt: prompt)
+                if self.run.withLock({ $0.leads(index) }) { laptop.say(prompt) }
             },
-            warn: { warning in self.run.withLock { $0.progress.warnings.append(warning) } })
+            warn: { _ in })
         let outcome = await recorder.run(
             speech: speech, ended: { record in self.run.withLock { $0.progress.takes.append(.init(record: record)) } })
         // The studio outlives the recording: the phone's link stops keeping readings for it.
@@ -185,18 +239,26 @@ final class StudioRecording: Sendable {
     }
 
     /// The phone's recorder once its page streams; nil if stopped first.
-    private func waitForPhone(_ plan: SessionPlan, phone: PhoneLink) async throws(StudioRefusal) -> SessionRecorder? {
-        let recorder = try await self.recorder(plan, device: PhoneSensor.id, phone: phone)
+    private func waitForPhone(
+        _ member: RecordingMember, member index: Int, phones: PhonePairing
+    ) async throws(StudioRefusal) -> SessionRecorder? {
+        let (recorder, link) = try await self.recorder(member, phones: phones)
         return run.withLock { run in
             guard !run.stopped else { return nil }
-            run.progress.state = .recording
-            run.recorder = recorder
+            run.progress.members[index].state = .recording
+            run.progress.refresh()
+            run.recorders[index] = recorder
+            run.links[index] = link
             return recorder
         }
     }
 
     /// Discards the takes marked for it, and restores those kept again, through the archive.
     private func applyDecisions() throws(StudioRefusal) {
+        try applying.withLock { _ throws(StudioRefusal) in try applyMarkedDecisions() }
+    }
+
+    private func applyMarkedDecisions() throws(StudioRefusal) {
         let takes = run.withLock { $0.progress.takes }
         let discard = takes.filter { $0.discarding && $0.record.status != .discarded }.map(\.record.id)
         let restore = takes.filter { !$0.discarding && $0.record.status == .discarded }.map(\.record.id)
@@ -219,7 +281,8 @@ final class StudioRecording: Sendable {
 }
 
 /// What the page sends to start a recording: `gesture record`'s device, user, gesture, takes, and
-/// take and rest lengths; those left out take `gesture record`'s defaults.
+/// take and rest lengths; those left out take `gesture record`'s defaults. A group recording names,
+/// in place of the device and the user, each phone by its number and the user who holds it.
 struct RecordingRequest: Decodable {
     var device: String?
     var user: String?
@@ -227,10 +290,46 @@ struct RecordingRequest: Decodable {
     var takes: Int?
     var take: Double?
     var rest: Double?
+    var phones: [PhoneUser]?
 
-    /// The plan, with a user or gesture that differs from one `names` holds only in case spelled as
-    /// held, as `gesture record` does.
-    func plan(names: RecordedNames) throws(StudioError) -> SessionPlan {
+    struct PhoneUser: Decodable {
+        var phone: Int
+        var user: String?
+    }
+
+    /// Each device's part, a plan each: the one device's, or each phone's of a group.
+    func members(names: RecordedNames) throws(StudioError) -> [RecordingMember] {
+        guard let phones else {
+            let device = device ?? PhoneSensor.id
+            return [
+                RecordingMember(
+                    device: device, plan: try plan(for: user, names: names), waits: PhoneSensor.names(device))
+            ]
+        }
+        guard device == nil, user == nil else {
+            throw StudioError("a group recording names a user for each phone, not a device or a user")
+        }
+        guard !phones.isEmpty else { throw StudioError("a group recording names at least one phone and its user") }
+        let members = try phones.map { phone throws(StudioError) in
+            RecordingMember(
+                device: PhoneSensor.device(phone.phone), plan: try plan(for: phone.user, names: names), waits: false)
+        }
+        for (index, member) in members.enumerated() {
+            let earlier = members[..<index]
+            if earlier.contains(where: { $0.device == member.device }) {
+                throw StudioError("phone \(phones[index].phone) is named twice")
+            }
+            if earlier.contains(where: { $0.plan.user.rawValue.lowercased() == member.plan.user.rawValue.lowercased() })
+            {
+                throw StudioError("\(member.plan.user) is named for two phones: each phone records its own user")
+            }
+        }
+        return members
+    }
+
+    /// The plan for `user`, with a user or gesture that differs from one `names` holds only in case
+    /// spelled as held, as `gesture record` does.
+    private func plan(for user: String?, names: RecordedNames) throws(StudioError) -> SessionPlan {
         guard let user, !user.isEmpty else { throw StudioError("name the user who records") }
         guard let gesture, !gesture.isEmpty else { throw StudioError("name the gesture to record") }
         do {
@@ -242,6 +341,14 @@ struct RecordingRequest: Decodable {
             throw StudioError("\(error)")
         }
     }
+}
+
+/// One device's part of a recording, and whether it waits for its phone's page to stream (the
+/// one phone of a recording does; each phone of a group must stream when it starts).
+struct RecordingMember: Sendable {
+    var device: String
+    var plan: SessionPlan
+    var waits: Bool
 }
 
 /// The users and gestures the recordings hold, with their sessions, and a warning for the user and
@@ -266,7 +373,8 @@ struct TakeDecision: Decodable {
     var keep: Bool
 }
 
-/// What the page reads of a recording: its state, the prompts said so far, the takes that ended.
+/// What the page reads of a recording: its state, the prompts said so far, the takes that ended,
+/// and each device's part (a phone of a group and its user, or the one device).
 struct RecordingProgress: Encodable, Sendable {
     /// `waiting`: for the phone's page to stream.
     enum State: String, Encodable, Sendable {
@@ -279,40 +387,88 @@ struct RecordingProgress: Encodable, Sendable {
         var discarding = false
     }
 
+    /// One device's part: how it goes or ended, and why it stopped or failed.
+    struct Member: Encodable, Sendable {
+        var device: String
+        var user: String
+        var state = State.waiting
+        var error: String?
+
+        var isRunning: Bool { state == .waiting || state == .recording }
+
+        mutating func end(_ outcome: RecordingOutcome) {
+            state = outcome.interruption == nil ? .finished : .stopped
+            error = outcome.interruption
+            if let catalogError = outcome.catalogError {
+                error = "\(catalogError); `gesture check --repair` counts the rows of the takes the catalog lacks"
+            }
+        }
+
+        mutating func end(failure: String, stopped: Bool) {
+            state = stopped ? .stopped : .failed
+            error = failure
+        }
+    }
+
     var state = State.idle
+    /// One more than the last progress's at each change, across recordings: a page that reads
+    /// progress by several requests at once keeps the newest, whichever answer comes last.
+    var revision = 0
+    /// The devices and the users, each member's, joined by commas.
     var device = ""
     var user = ""
     var gesture = ""
     var plannedTakes = 0
     var prompts: [String] = []
+    /// Every member's takes, in the order they ended.
     var takes: [Take] = []
-    /// Why the recording stopped or failed, or a decision could not be applied.
+    /// Why the recording stopped or failed (each member's that did, in a group), or a decision
+    /// could not be applied.
     var error: String?
     /// Why the prompts are not spoken, if they are not.
     var warnings: [String] = []
+    var members: [Member] = []
 
     init() {}
 
-    init(_ plan: SessionPlan, device: String) {
+    init(_ members: [RecordingMember]) {
         state = .waiting
-        self.device = device
-        user = plan.user.rawValue
-        gesture = plan.gesture.rawValue
-        plannedTakes = plan.takes
+        self.members = members.map { Member(device: $0.device, user: $0.plan.user.rawValue) }
+        device = self.members.map(\.device).joined(separator: ", ")
+        user = self.members.map(\.user).joined(separator: ", ")
+        gesture = members.first?.plan.gesture.rawValue ?? ""
+        plannedTakes = members.first?.plan.takes ?? 0
     }
 
     var isRunning: Bool { state == .waiting || state == .recording }
 
-    mutating func end(_ outcome: RecordingOutcome) {
-        state = outcome.interruption == nil ? .finished : .stopped
-        error = outcome.interruption
-        if let catalogError = outcome.catalogError {
-            error = "\(catalogError); `gesture check --repair` counts the rows of the takes the catalog lacks"
+    /// Why a second start is refused while this recording runs.
+    var busy: String {
+        let first = members.first?.user ?? user
+        let take = takes.filter { $0.record.user.rawValue == first }.count + 1
+        return "\(user) \(members.count > 1 ? "are" : "is") recording \(gesture) (take \(take) of \(plannedTakes)): "
+            + "wait for it, or stop it"
+    }
+
+    /// The state while it runs: recording once a member records, waiting while one waits and none
+    /// records; as it was once every member ended, until `end`.
+    mutating func refresh() {
+        if members.contains(where: { $0.state == .recording }) {
+            state = .recording
+        } else if members.contains(where: { $0.state == .waiting }) {
+            state = .waiting
         }
     }
 
-    mutating func end(failure: String, stopped: Bool) {
-        state = stopped ? .stopped : .failed
-        error = failure
+    /// The state once every member ended: finished when each did, failed when each failed, else stopped.
+    mutating func end() {
+        let states = members.map(\.state)
+        state =
+            states.allSatisfy { $0 == .finished } ? .finished : states.allSatisfy { $0 == .failed } ? .failed : .stopped
+        let errors = members.compactMap { member in member.error.map { (member, $0) } }
+        error =
+            members.count == 1
+            ? errors.first?.1
+            : errors.isEmpty ? nil : errors.map { "\($0.user) on \($0.device): \($1)" }.joined(separator: "; ")
     }
 }

@@ -11,11 +11,11 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// The studio's web server: its pages, and the phone's WebSocket, all behind the access token.
+/// The studio's web server: its pages, and the phones' WebSocket, all behind the access token.
 /// Nothing a client sends names a file: the pages are compiled in, and the socket carries readings.
 public struct StudioServer: Sendable {
     public let token: AccessToken
-    public let phone: PhoneLink
+    public let phones: PhonePairing
     /// The address to listen on, and the port (0: any free one).
     public var host: String
     public var port: Int
@@ -25,11 +25,11 @@ public struct StudioServer: Sendable {
     public var views: StudioViews?
 
     public init(
-        token: AccessToken = .random(), phone: PhoneLink, host: String = "127.0.0.1", port: Int,
+        token: AccessToken = .random(), phones: PhonePairing, host: String = "127.0.0.1", port: Int,
         certificate: StudioCertificate? = nil, views: StudioViews? = nil
     ) {
         self.token = token
-        self.phone = phone
+        self.phones = phones
         self.host = host
         self.port = port
         self.certificate = certificate
@@ -56,7 +56,7 @@ public struct StudioServer: Sendable {
         for await event in events {
             switch event {
             case .success(let port):
-                return RunningStudio(url: url(port: port), token: token, phone: phone, serving: serving)
+                return RunningStudio(url: url(port: port), token: token, phones: phones, serving: serving)
             case .failure(let error as IOError) where error.errnoCode == EADDRINUSE:
                 throw StudioError(
                     "port \(port) is in use by another program; pass --port with another, or --port 0 for any free one")
@@ -100,10 +100,10 @@ public struct StudioServer: Sendable {
         router.add(middleware: TokenCheck(token: token))
         router.get("/") { _, _ in Page.studio.response }
         router.get("/phone") { _, _ in Page.phone.response }
-        router.ws("/phone/socket") { [phone] inbound, outbound, _ in
-            try await PhoneSession(link: phone).run(inbound: inbound, outbound: outbound)
+        router.ws("/phone/socket") { [phones] inbound, outbound, _ in
+            try await PhoneSession(phones: phones).run(inbound: inbound, outbound: outbound)
         }
-        views?.addRoutes(to: router, phone: phone)
+        views?.addRoutes(to: router, phones: phones)
         return router
     }
 }
@@ -114,18 +114,18 @@ public struct RunningStudio: Sendable {
     /// `https://` and the machine's address on its network.
     public let url: String
     let token: AccessToken
-    let phone: PhoneLink
+    let phones: PhonePairing
     let serving: Task<Void, Never>
 
     /// The address of a page, with the token.
     public func address(of page: String) -> String { "\(url)\(page)?token=\(token.value)" }
 
-    /// Closes the phone's page's connection, saying `farewell` on it, and stops serving. It waits
-    /// up to a second for the page to have been told, no more: a graceful shutdown would wait for
-    /// the browser to close its idle connections.
+    /// Closes the phones' pages' connections, saying `farewell` on them, and stops serving. It waits
+    /// up to a second for the pages to have been told, no more: a graceful shutdown would wait for
+    /// the browsers to close their idle connections.
     public func stop(saying farewell: String) async {
-        phone.close(saying: farewell)
-        for _ in 0..<100 where phone.state != .waiting { try? await Task.sleep(for: .milliseconds(10)) }
+        phones.close(saying: farewell)
+        for _ in 0..<100 where phones.anyConnected { try? await Task.sleep(for: .milliseconds(10)) }
         serving.cancel()
     }
 }

@@ -28,8 +28,11 @@ public struct StudioViews: Sendable {
     static let largestTrainingRequest = 1 << 20
 
     /// The views' JSON API and the live socket, behind the router's token check.
-    func addRoutes(to router: Router<BasicWebSocketRequestContext>, phone: PhoneLink) {
-        router.get("/api/devices") { _, _ in await Self.json { () throws(StudioError) in try devices.listing() } }
+    func addRoutes(to router: Router<BasicWebSocketRequestContext>, phones: PhonePairing) {
+        router.get("/api/devices") { _, _ in
+            await Self.json { () throws(StudioError) in try devices.listing(phones: phones) }
+        }
+        router.get("/api/phones") { _, _ in await Self.json { () throws(StudioError) in phones.paired } }
         router.get("/api/sessions") { _, _ in await Self.json { () throws(StudioError) in try recordings.entries() }
         }
         router.get("/api/dataset") { _, _ in
@@ -84,7 +87,7 @@ public struct StudioViews: Sendable {
             ) { asked in
                 let started: Result<RecordingProgress, StudioRefusal>
                 do throws(StudioRefusal) {
-                    started = .success(try await recording.start(asked, phone: phone))
+                    started = .success(try await recording.start(asked, phones: phones))
                 } catch {
                     started = .failure(error)
                 }
@@ -107,7 +110,7 @@ public struct StudioViews: Sendable {
         router.ws("/live/socket") { [devices] inbound, outbound, context in
             let query = context.request.uri.queryParameters
             let model = query["model"].flatMap { Int(String($0)) }
-            try await LiveFeed(devices: devices, phone: phone).run(
+            try await LiveFeed(devices: devices, phones: phones).run(
                 device: query["device"].map(String.init) ?? "sim", model: model, inbound: inbound, outbound: outbound)
         }
     }

@@ -44,9 +44,12 @@ struct Studio: AsyncParsableCommand {
             devices: StudioDevices(
                 directory: DeviceDirectory(profiles: try profiles.load()), models: model, folder: folder.folder),
             voice: speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak))
-        let studio = try await server.start(phone: try server.link(), folder: folder.folder, views: views)
+        let phones = try server.pairing(slots: PhonePairing.studioSlots)
+        let studio = try await server.start(phones: phones, folder: folder.folder, views: views)
         Terminal.say(studio.address(of: "/"))
-        Terminal.note("open the address above, or \(studio.address(of: "/phone")) on the phone; Ctrl-C ends")
+        Terminal.note(
+            "open the address above, or \(studio.address(of: "/phone")) on each phone (up to "
+                + "\(PhonePairing.studioSlots)); Ctrl-C ends")
         server.showCode(of: studio.address(of: "/phone"))
         let stop = AsyncStream<Void>.makeStream()
         let watch = SignalWatch { _ in stop.continuation.finish() }
@@ -76,24 +79,25 @@ struct ServerOptions: ParsableArguments {
         do { try Failure.check("--port", port, in: 0...65535) } catch { throw ValidationError(error.message) }
     }
 
-    /// The link to the phone's page, noting its comings and goings.
-    func link() throws -> PhoneLink {
+    /// The phones' pages, `slots` at once, noting their comings and goings.
+    func pairing(slots: Int) throws -> PhonePairing {
         do {
-            return try PhoneLink(log: phoneLog, notify: Terminal.note)
+            return try PhonePairing(slots: slots, log: phoneLog, notify: Terminal.note)
         } catch {
             throw Failure.usage(error.description)
         }
     }
 
     /// Starts serving; on the LAN with the certificate kept in `folder`.
-    func start(phone: PhoneLink, folder: RecordingsFolder, views: StudioViews? = nil) async throws -> RunningStudio {
+    func start(phones: PhonePairing, folder: RecordingsFolder, views: StudioViews? = nil) async throws -> RunningStudio
+    {
         do {
-            guard lan else { return try await StudioServer(phone: phone, port: port, views: views).start() }
+            guard lan else { return try await StudioServer(phones: phones, port: port, views: views).start() }
             let addresses = machineAddresses()
             let certificate = try StudioCertificate.load(
                 from: folder.root.appending(".studio").string, naming: addresses)
             return try await StudioServer(
-                phone: phone, host: addresses[0], port: port, certificate: certificate, views: views
+                phones: phones, host: addresses[0], port: port, certificate: certificate, views: views
             ).start()
         } catch {
             throw Failure.usage("studio: \(error)")
@@ -127,8 +131,9 @@ struct PhoneConnection {
     }
 
     static func open(_ options: ServerOptions, folder: RecordingsFolder) async throws -> PhoneConnection {
-        let link = try options.link()
-        let studio = try await options.start(phone: link, folder: folder)
+        let phones = try options.pairing(slots: 1)
+        let link = phones.first
+        let studio = try await options.start(phones: phones, folder: folder)
         Terminal.note("waiting for the phone: open \(studio.address(of: "/phone")) on it and tap Start")
         options.showCode(of: studio.address(of: "/phone"))
         guard let source = await link.streamingSource() else { throw CancellationError() }

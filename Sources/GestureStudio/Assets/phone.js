@@ -12,7 +12,7 @@ const promptText = document.getElementById("prompt");
 const valuesText = document.getElementById("values");
 
 // What the page has done, for a person to read and for tests to wait on.
-const studio = { connected: false, source: null, sent: 0, closed: null, prompts: [] };
+const studio = { connected: false, name: null, source: null, sent: 0, closed: null, prompts: [] };
 window.studio = studio;
 
 let socket = null;
@@ -33,6 +33,11 @@ function connect() {
   };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    // Which of the studio's phones this one is: several may record at once.
+    if (typeof message.paired === "string") {
+      studio.name = message.paired;
+      document.getElementById("name").textContent = "This is " + message.paired;
+    }
     if (typeof message.prompt === "string") {
       promptText.textContent = message.prompt;
       studio.prompts.push(message.prompt);

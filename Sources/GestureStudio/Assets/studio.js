@@ -26,6 +26,8 @@ const studio = {
   training: null,
   // The recording's progress as the server last sent it: its state, the prompts said, the takes ended.
   recording: null,
+  // The phones paired, as the server last listed them.
+  phones: [],
 };
 window.studio = studio;
 
@@ -940,17 +942,40 @@ function recordingSay(text, isError) {
   if (isError) studio.errors.push($("record-status").textContent);
 }
 
-async function startRecording() {
-  const request = { device: $("record-device").value, user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() };
+// The request with the takes and the take and rest lengths typed; null, said on the page, when one is not a number.
+function withLengths(request) {
   for (const [key, id] of [["takes", "record-takes-count"], ["take", "record-take"], ["rest", "record-rest"]]) {
     const text = $(id).value.trim();
     if (text === "") continue;
-    if (!Number.isFinite(Number(text))) return recordingSay(key + " '" + text + "' is not a number", true);
-    if (key === "takes" && !Number.isInteger(Number(text))) return recordingSay("takes '" + text + "' is not a whole number", true);
+    const refusal = !Number.isFinite(Number(text)) ? key + " '" + text + "' is not a number"
+      : key === "takes" && !Number.isInteger(Number(text)) ? "takes '" + text + "' is not a whole number" : null;
+    if (refusal) {
+      recordingSay(refusal, true);
+      return null;
+    }
     request[key] = Number(text);
   }
-  // The phone's readings go to one reader: the recording, not a live view.
-  if (request.device === "phone") [live, detecting].forEach((view) => view.stop());
+  return request;
+}
+
+async function startRecording() {
+  const request = withLengths({ device: $("record-device").value, user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() });
+  if (request) await record(request);
+}
+
+// A group recording: each phone of the group's table whose user is typed, as that user.
+async function startGroupRecording() {
+  const phones = [...$("group-phones").children]
+    .map((row) => ({ phone: Number(row.dataset.phone), user: row.querySelector("input").value.trim() }))
+    .filter((member) => member.user !== "");
+  if (phones.length === 0) return recordingSay("type the user who holds each phone that records", true);
+  const request = withLengths({ phones: phones, gesture: $("record-gesture").value.trim() });
+  if (request) await record(request);
+}
+
+async function record(request) {
+  // A phone's readings go to one reader: the recording, not a live view.
+  if (request.phones || request.device.startsWith("phone")) [live, detecting].forEach((view) => view.stop());
   try {
     showRecording(await api("/api/recording", request));
   } catch (error) {
@@ -977,17 +1002,21 @@ async function decide(session, keep) {
 const recordingRunning = (progress) => progress.state === "waiting" || progress.state === "recording";
 
 // Shows a recording's state, its latest prompt big and its takes, and asks again in a quarter of
-// a second while it runs.
+// a second while it runs. An answer older than the one shown is left out: polls and decisions
+// cross on the way.
 function showRecording(progress) {
-  const earlier = studio.recording || { state: null, warnings: [] };
+  const earlier = studio.recording || { state: null, warnings: [], revision: -1 };
+  if (progress.revision < earlier.revision) return;
   studio.recording = progress;
   const running = recordingRunning(progress);
   $("record-start").disabled = running;
+  $("record-group").disabled = running;
   $("record-stop").disabled = !running;
   const prompt = progress.prompts.length > 0 ? progress.prompts[progress.prompts.length - 1] : "";
   $("record-prompt").textContent = progress.state === "waiting" ? "Waiting for the phone" : prompt;
   $("record-prompt").classList.toggle("go", prompt === "Go" && running);
   showTakes(progress.takes);
+  showMembers(progress.members || []);
   if (progress.state !== earlier.state || progress.warnings.length !== earlier.warnings.length || progress.error) recordingSay(recordingStatus(progress), progress.state === "failed" || (Boolean(progress.error) && progress.state !== "stopped"));
   clearTimeout(recordingPoll);
   if (running) recordingPoll = setTimeout(() => api("/api/recording").then(showRecording, (error) => recordingSay(error, true)), 250);
@@ -1002,6 +1031,13 @@ function recordingStatus(progress) {
     case "finished": return what + ": done. The takes are in Sessions and Dataset" + (progress.error ? "; " + progress.error : "");
     default: return progress.error || progress.state;
   }
+}
+
+// Each phone's part of a group recording: its user, and how it goes or why it ended.
+function showMembers(members) {
+  const parts = members.length > 1 ? members : [];
+  $("group-members").replaceChildren(...parts.map((member) => element("li", { class: member.state, "data-device": member.device },
+    member.device.replace(":", " ") + " — " + member.user + ": " + member.state + (member.error ? " (" + member.error + ")" : ""))));
 }
 
 // Each take's row is changed in place, never drawn anew: a button replaced between its press and
@@ -1024,15 +1060,16 @@ function takeRow(id) {
   const choice = element("td");
   choice.append(keep, discard);
   const row = element("tr", { "data-id": id });
-  row.append(element("td"), element("td"), element("td"), element("td"), element("td"), choice);
+  row.append(element("td"), element("td"), element("td"), element("td"), element("td"), element("td"), choice);
   return row;
 }
 
 function fillTakeRow(row, take) {
   const record = take.record;
-  const [number, session, rows, labels, status] = row.children;
+  const [number, user, session, rows, labels, status] = row.children;
   row.className = take.discarding ? "discarding" : "";
   number.textContent = record.take;
+  user.textContent = record.user;
   session.textContent = record.id;
   rows.textContent = record.sampleCount;
   labels.textContent = labelSummary(record);
@@ -1043,11 +1080,42 @@ function fillTakeRow(row, take) {
 }
 
 $("record-start").onclick = startRecording;
+$("record-group").onclick = startGroupRecording;
 for (const id of ["record-user", "record-gesture"]) $(id).oninput = () => checkNames().catch((error) => recordingSay(error, true));
 $("record-stop").onclick = stopRecording;
 
+// MARK: Phones
+
+// The phones paired now, asked for every second: counted in the header, and listed in the group's
+// table, whose rows change in place so that a user typed stays. A phone's page is opened on the
+// phone only: this page never connects as one, so it never takes a phone's slot.
+async function loadPhones() {
+  const phones = await api("/api/phones");
+  studio.phones = phones;
+  const streaming = phones.filter((phone) => phone.state === "streaming").length;
+  $("phones-paired").textContent = phones.length === 0 ? "no phone paired"
+    : phones.length + (phones.length === 1 ? " phone" : " phones") + " paired, " + streaming + " streaming";
+  const body = $("group-phones");
+  const numbers = new Set(phones.map((phone) => String(phone.number)));
+  for (const row of [...body.children]) if (!numbers.has(row.dataset.phone)) row.remove();
+  for (const phone of phones) {
+    const rows = [...body.children];
+    let row = rows.find((shown) => shown.dataset.phone === String(phone.number));
+    if (!row) {
+      const user = element("td");
+      user.append(element("input", { id: "group-user-" + phone.number, list: "record-users" }));
+      row = element("tr", { "data-phone": phone.number });
+      row.append(element("td", {}, phone.name), element("td"), user);
+      body.insertBefore(row, rows.find((shown) => Number(shown.dataset.phone) > phone.number) || null);
+    }
+    row.children[1].textContent = phone.state === "streaming" ? "streaming (" + phone.source + ")" : "connected: tap Start on it";
+  }
+}
+
 // MARK: Start
 
-$("phone-link").href = "phone" + location.search;
+$("phone-address").textContent = location.origin + "/phone" + location.search;
+setInterval(() => loadPhones().catch(() => {}), 1000);
+loadPhones().catch(() => {});
 window.addEventListener("hashchange", route);
 loadDevices().catch((error) => live.say(String(error.message || error), true)).finally(route);
