@@ -8,9 +8,9 @@ import WSClient
 
 import struct SystemPackage.FilePath
 
-/// `gesture record --device phone` fed by a client that speaks the phone's page's protocol: the
-/// readings the server sustains, the delay from a reading sent to its row in the recording file,
-/// and the recorder's memory.
+/// `gesture record --device phone`, and `gesture studio` recording a group of phones, fed by
+/// clients that speak the phone's page's protocol: the readings the server sustains, the delay
+/// from a reading sent to its row in the recording file, and the server's memory.
 struct StudioBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "studio",
@@ -19,20 +19,26 @@ struct StudioBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Rates the phone sends at and the recorder records at, in Hz.")
     var rates: [Double] = [60, 200, 1000]
 
-    @Option(help: "Seconds of the take at each rate.") var seconds = 10.0
+    @Option(help: "Seconds of the take at each rate, and of the group's take.") var seconds = 10.0
+
+    @Option(parsing: .upToNextOption, help: "Phones `gesture studio` records at once, at 60 Hz each (none: 0).")
+    var phones: [Int] = [1, 2, 4]
 
     @Option(help: "Seconds the live view is watched in headless Chromium (0: not watched).")
     var viewSeconds = 10.0
 
     func run() async throws {
         print("CPU: \(cpuModel())")
-        print(
-            "rate Hz  sent  received  lost  received/s  rows  to server p50 ms  p99 ms  "
-                + "to disk before take p50 ms  p99 ms  in a take p50 ms  p99 ms  peak RSS MiB"
-        )
+        print("rate Hz" + Self.columns)
         for rate in rates {
             let run = try await PhoneRun(rate: rate, seconds: seconds).measure()
-            print(run.line)
+            print(String(format: "%7.0f", rate) + run.line)
+        }
+        let groups = phones.filter { $0 > 0 }
+        if !groups.isEmpty { print("\ngesture studio, a group recording at 60 Hz a phone:\nphones" + Self.columns) }
+        for count in groups {
+            let run = try await GroupRun(phones: count, seconds: seconds).measure()
+            print(String(format: "%6d", count) + run.line)
         }
         print(
             """
@@ -42,6 +48,10 @@ struct StudioBench: AsyncParsableCommand {
             """)
         if viewSeconds > 0 { try await LiveViewRun(seconds: viewSeconds).measure() }
     }
+
+    static let columns =
+        "  sent  received  lost  received/s  rows  to server p50 ms  p99 ms  "
+        + "to disk before take p50 ms  p99 ms  in a take p50 ms  p99 ms  peak RSS MiB"
 }
 
 /// One `gesture record --device phone` run, fed at `rate`.
@@ -49,36 +59,8 @@ private struct PhoneRun {
     var rate: Double
     var seconds: Double
 
-    struct Figures {
-        var rate: Double
-        var sent: Int
-        var received: Int
-        var rows: Int
-        /// Readings received a second, from the first received to the last.
-        var sustained: Double
-        /// Readings sent before the last received that never came.
-        var lost: Int
-        var toServer: [Double]
-        /// Rows before the take, which the recorder writes a second at a time.
-        var toDiskBetween: [Double]
-        /// Rows of the take (from a second before its prompt), written when it ends and is aligned.
-        var toDiskInTake: [Double]
-        var peakKiB: Int
-
-        var line: String {
-            let ms = { (values: [Double], p: Double) in
-                values.isEmpty ? "-" : String(format: "%.1f", percentile(values, p) * 1000)
-            }
-            return String(
-                format: "%7.0f  %4d  %8d  %4d  %10.0f  %4d  %16@  %6@  %26@  %6@  %16@  %6@  %12.1f", rate, sent,
-                received, lost, sustained, rows, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDiskBetween, 0.5),
-                ms(toDiskBetween, 0.99), ms(toDiskInTake, 0.5), ms(toDiskInTake, 0.99), Double(peakKiB) / 1024)
-        }
-    }
-
     func measure() async throws -> Figures {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-studio-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try benchFolder("studio")
         defer { try? FileManager.default.removeItem(at: folder) }
         let recorder = try BackgroundGesture(
             [
@@ -88,66 +70,205 @@ private struct PhoneRun {
                 "--recordings", folder.appendingPathComponent("recordings").path,
             ], in: folder)
         let socket = try await recorder.address(of: "/phone/socket", scheme: "ws")
-        let feed = Mutex(
-            Feed(
-                watcher: FileWatcher(
-                    log: folder.appendingPathComponent("phone.log").path,
-                    recording: folder.appendingPathComponent("recordings/bench-recordings.csv").path)))
-        let start = Self.now()
+        let feed = Mutex(Feed(phones: 1, watcher: FileWatcher(in: folder, users: ["bench"])))
+        let start = now()
         let rate = rate
         // The recorder closes the connection when its take ends, perhaps in the middle of a write.
-        _ = try? await WebSocketClient.connect(
-            url: socket, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-        ) { inbound, outbound, _ in
+        _ = try? await WebSocketClient.connect(url: socket, logger: quietLogger) { inbound, outbound, _ in
             // Reading what the server sends answers its pings, as a browser does; unanswered, it closes.
             let answering = Task { for try await _ in inbound {} }
             defer { answering.cancel() }
             try await outbound.write(.text(#"{"source":"device-motion"}"#))
             while recorder.isRunning {
-                if let batch = feed.withLock({ $0.due(at: Self.now(), rate: rate, since: start) }) {
+                if let batch = feed.withLock({ $0.due(phone: 0, at: now(), rate: rate, since: start) }) {
                     try await outbound.write(.text(#"{"readings":[\#(batch)]}"#))
                 }
-                feed.withLock { $0.look(recorder) }
+                feed.withLock { _ = $0.look(recorder) }
                 try await Task.sleep(for: .milliseconds(1))
             }
         }
         return feed.withLock { feed in
             feed.look(recorder)
-            return Self.figures(of: feed, rate: rate, take: Self.prompted(in: folder))
+            return Figures(of: feed, take: prompted(in: folder))
+        }
+    }
+}
+
+/// `gesture studio` recording a group of `phones` phones at once, each its own user, for one take
+/// of `seconds`: each phone a client that sends 60 readings a second in batches of 50 ms, as the
+/// phone's page does.
+private struct GroupRun {
+    static let rate = 60.0
+    var phones: Int
+    var seconds: Double
+
+    /// What the clients share: what they sent and saw, and whether the recording still runs.
+    private final class Shared: Sendable {
+        let feed: Mutex<Feed>
+        let recording = Atomic(true)
+
+        init(_ feed: Feed) { self.feed = Mutex(feed) }
+    }
+
+    func measure() async throws -> Figures {
+        let folder = try benchFolder("studio-group")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let studio = try BackgroundGesture(
+            [
+                "studio", "--port", "0", "--quiet", "--phone-log", folder.appendingPathComponent("phone.log").path,
+                "--recordings", folder.appendingPathComponent("recordings").path,
+            ], in: folder)
+        let socket = try await studio.address(of: "/phone/socket", scheme: "ws")
+        let api = try await studio.address(of: "/api/recording", scheme: "http")
+        let users = (1...phones).map { "p\($0)" }
+        let shared = Shared(Feed(phones: phones, watcher: FileWatcher(in: folder, users: users)))
+        let start = now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for phone in 0..<phones {
+                group.addTask { try await Self.stream(phone: phone, to: socket, shared: shared, since: start) }
+            }
+            group.addTask {
+                defer { shared.recording.store(false, ordering: .relaxed) }
+                try await Self.record(users, at: api, shared: shared, server: studio, seconds: seconds)
+            }
+            try await group.waitForAll()
+        }
+        return shared.feed.withLock { feed in
+            feed.look(studio)
+            return Figures(of: feed, take: prompted(in: folder))
         }
     }
 
-    /// What the feed sent and the watcher saw arrive in the log and in the file.
-    private static func figures(of feed: Feed, rate: Double, take: PartialRangeFrom<Double>?) -> Figures {
-        let sent = feed.sent
-        let toServer = feed.watcher.logged.compactMap { k, time in k < sent.count ? time - sent[k] : nil }
-        let written = feed.watcher.written
-        let toDisk = { (inTake: Bool) in
-            written.compactMap { k, row in
-                k < sent.count && (take?.contains(row.timestamp) ?? false) == inTake ? row.time - sent[k] : nil
+    /// Phone `phone`'s page: streams its readings until the recording ends.
+    private static func stream(phone: Int, to socket: String, shared: Shared, since start: Double) async throws {
+        _ = try await WebSocketClient.connect(url: socket, logger: quietLogger) { inbound, outbound, _ in
+            let answering = Task { for try await _ in inbound {} }
+            defer { answering.cancel() }
+            try await outbound.write(.text(#"{"source":"device-motion"}"#))
+            while shared.recording.load(ordering: .relaxed) {
+                if let batch = shared.feed.withLock({ $0.due(phone: phone, at: now(), rate: rate, since: start) }) {
+                    try await outbound.write(.text(#"{"readings":[\#(batch)]}"#))
+                }
+                try await Task.sleep(for: .milliseconds(50))
             }
         }
-        let arrivals = feed.watcher.logged.values
-        let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
-        let last = feed.watcher.logged.keys.max() ?? -1
-        return Figures(
-            rate: rate, sent: sent.count, received: arrivals.count, rows: feed.watcher.rows,
-            sustained: span > 0 ? Double(arrivals.count - 1) / span : 0,
-            lost: (0...max(last, 0)).count { feed.watcher.logged[$0] == nil },
-            toServer: toServer, toDiskBetween: toDisk(false),
-            toDiskInTake: toDisk(true), peakKiB: feed.peakKiB)
     }
 
-    /// The rows the recorder holds until the take ends, in seconds of its session: from a second
-    /// before the prompt (where the motion may start early) to the end.
-    static func prompted(in folder: URL) -> PartialRangeFrom<Double>? {
-        let catalog = try? Catalog(path: folder.appendingPathComponent("recordings/catalog.sqlite").path)
-        guard let from = try? catalog?.sessions().first?.promptFrom else { return nil }
-        return (from - 1)...
+    /// Once every phone's readings arrive, records the group (phone N as user pN) through the
+    /// studio's API, and watches until it ends.
+    private static func record(
+        _ users: [String], at api: String, shared: Shared, server: BackgroundGesture, seconds: Double
+    ) async throws {
+        while shared.feed.withLock({ $0.look(server) }) < users.count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let phones = users.enumerated().map { #"{"phone":\#($0.offset + 1),"user":"\#($0.element)"}"# }
+        let body =
+            #"{"phones":[\#(phones.joined(separator: ","))],"gesture":"shake","takes":1,"take":\#(seconds),"rest":1}"#
+        var state = try Self.state(after: try await StudioRequest(api, body: body).send())
+        while state.name == "waiting" || state.name == "recording" {
+            try await Task.sleep(for: .milliseconds(10))
+            shared.feed.withLock { _ = $0.look(server) }
+            state = try Self.state(after: try await StudioRequest(api).send())
+        }
+        guard state.name == "finished" else {
+            throw ValidationError("the group's recording ended \(state.name): \(state.error ?? "")")
+        }
     }
 
-    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    private struct State: Decodable {
+        var name: String
+        var error: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name = "state"
+            case error
+        }
+    }
+
+    private static func state(after answer: (status: Int, body: Data)) throws -> State {
+        guard answer.status == 200 else {
+            throw ValidationError(
+                "the studio answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        return try JSONDecoder().decode(State.self, from: answer.body)
+    }
 }
+
+/// What the clients sent, and what arrived: in the server's log, and in the recording files.
+private struct Figures {
+    var sent: Int
+    var received: Int
+    var rows: Int
+    /// Readings received a second, from the first received to the last.
+    var sustained: Double
+    /// Readings sent before the last received of their phone that never came.
+    var lost: Int
+    var toServer: [Double]
+    /// Rows before the take, which the recorder writes a second at a time.
+    var toDiskBetween: [Double]
+    /// Rows of the take (from a second before its prompt), written when it ends and is aligned.
+    var toDiskInTake: [Double]
+    var peakKiB: Int
+
+    /// What `feed` sent and saw, the rows in its session's `take` being the take's.
+    init(of feed: Feed, take: PartialRangeFrom<Double>?) {
+        let sent = feed.sent
+        let watcher = feed.watcher
+        toServer = watcher.logged.compactMap { reading, time in
+            sent[reading.phone].indices.contains(reading.index) ? time - sent[reading.phone][reading.index] : nil
+        }
+        let toDisk = { (inTake: Bool) in
+            watcher.written.compactMap { reading, row in
+                sent[reading.phone].indices.contains(reading.index)
+                    && (take?.contains(row.timestamp) ?? false) == inTake
+                    ? row.time - sent[reading.phone][reading.index] : nil
+            }
+        }
+        toDiskBetween = toDisk(false)
+        toDiskInTake = toDisk(true)
+        let arrivals = watcher.logged.values
+        let span = (arrivals.max() ?? 0) - (arrivals.min() ?? 0)
+        self.sent = sent.map(\.count).reduce(0, +)
+        received = arrivals.count
+        rows = watcher.rows
+        sustained = span > 0 ? Double(arrivals.count - 1) / span : 0
+        lost = sent.indices.map { phone in
+            let last = watcher.logged.keys.filter { $0.phone == phone }.map(\.index).max() ?? -1
+            return (0..<(last + 1)).count { watcher.logged[.init(phone: phone, index: $0)] == nil }
+        }.reduce(0, +)
+        peakKiB = feed.peakKiB
+    }
+
+    var line: String {
+        let ms = { (values: [Double], p: Double) in
+            values.isEmpty ? "-" : String(format: "%.1f", percentile(values, p) * 1000)
+        }
+        return String(
+            format: "  %4d  %8d  %4d  %10.0f  %4d  %16@  %6@  %26@  %6@  %16@  %6@  %12.1f", sent, received, lost,
+            sustained, rows, ms(toServer, 0.5), ms(toServer, 0.99), ms(toDiskBetween, 0.5), ms(toDiskBetween, 0.99),
+            ms(toDiskInTake, 0.5), ms(toDiskInTake, 0.99), Double(peakKiB) / 1024)
+    }
+}
+
+/// A new folder for a run's files, under the temporary folder.
+private func benchFolder(_ name: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-\(name)-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// The rows a recorder holds until the take ends, in seconds of its session: from a second before
+/// the prompt (where the motion may start early) to the end.
+private func prompted(in folder: URL) -> PartialRangeFrom<Double>? {
+    let catalog = try? Catalog(path: folder.appendingPathComponent("recordings/catalog.sqlite").path)
+    guard let from = try? catalog?.sessions().first?.promptFrom else { return nil }
+    return (from - 1)...
+}
+
+private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+private let quietLogger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
 
 /// `gesture studio`'s live view of the simulated sensor in headless Chromium on a laptop's screen:
 /// the readings a second it draws and the frames a second it draws them in.
@@ -158,8 +279,7 @@ private struct LiveViewRun {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
             return print("live view: not measured, /usr/bin/chromium is not installed (scripts/setup --tests)")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-view-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try benchFolder("view")
         defer { try? FileManager.default.removeItem(at: folder) }
         let studio = try BackgroundGesture(["studio", "--port", "0"], in: folder)
         let chromium = try await Chromium(in: FilePath(folder.path))
@@ -182,31 +302,39 @@ private struct LiveViewRun {
     }
 }
 
-/// What the client has sent, and what it has seen arrive.
+/// What the clients have sent, and what they have seen arrive.
 private struct Feed {
-    /// When each reading was sent, by its index.
-    var sent: [Double] = []
+    /// When each phone's readings were sent, by phone and reading.
+    var sent: [[Double]]
     var watcher: FileWatcher
     var peakKiB = 0
 
-    /// The readings due by `now` at `rate` that were not sent yet, as the page batches them; nil if none.
-    mutating func due(at now: Double, rate: Double, since start: Double) -> String? {
+    init(phones: Int, watcher: FileWatcher) {
+        sent = Array(repeating: [], count: phones)
+        self.watcher = watcher
+    }
+
+    /// Phone `phone`'s readings due by `now` at `rate` that were not sent yet, as the page batches
+    /// them; nil if none.
+    mutating func due(phone: Int, at now: Double, rate: Double, since start: Double) -> String? {
         let due = Int((now - start) * rate)
-        guard due > sent.count else { return nil }
-        let batch = (sent.count..<due).map { Self.reading($0, rate: rate) }
-        sent += Array(repeating: now, count: batch.count)
+        guard due > sent[phone].count else { return nil }
+        let batch = (sent[phone].count..<due).map { Self.reading($0, phone: phone, rate: rate) }
+        sent[phone] += Array(repeating: now, count: batch.count)
         return batch.joined(separator: ",")
     }
 
-    mutating func look(_ recorder: BackgroundGesture) {
-        watcher.poll(at: PhoneRun.now())
-        peakKiB = max(peakKiB, recorder.peakKiB)
+    /// Looks at the files and the server's memory; returns how many phones have been heard from.
+    @discardableResult mutating func look(_ server: BackgroundGesture) -> Int {
+        watcher.poll(at: now())
+        peakKiB = max(peakKiB, server.peakKiB)
+        return watcher.phonesHeard
     }
 
-    /// Reading k as the page sends it: its time in ms, acceleration with gravity in m/s², and the
-    /// rotation rate in °/s, alpha telling the readings apart.
-    static func reading(_ k: Int, rate: Double) -> String {
-        "[\(Double(k) * 1000 / rate),\(Double(k % 7) / 4),1.5,9.5,\(Double(k) / 8),0,0]"
+    /// Reading k of phone `phone` as the page sends it: its time in ms, acceleration with gravity
+    /// in m/s², and the rotation rate in °/s, alpha telling the readings apart and beta the phones.
+    static func reading(_ k: Int, phone: Int, rate: Double) -> String {
+        "[\(Double(k) * 1000 / rate),\(Double(k % 7) / 4),1.5,9.5,\(Double(k) / 8),\(phone),0]"
     }
 }
 
@@ -257,41 +385,64 @@ private final class BackgroundGesture: Sendable {
     }
 }
 
-/// Watches the server's reading log and the recording file grow, and notes when each reading
-/// first appears in each.
+/// Watches the server's reading log and the users' recording files grow, and notes when each
+/// reading first appears in each.
 private struct FileWatcher {
+    /// Reading `index` of phone `phone`, told apart by its rotation about z and x (`Feed.reading`).
+    struct Reading: Hashable {
+        var phone: Int
+        var index: Int
+
+        init(phone: Int, index: Int) {
+            self.phone = phone
+            self.index = index
+        }
+
+        init(rotationX x: Double, z: Double) {
+            let degrees = Double.pi / 180
+            self.init(phone: Int((x / degrees).rounded()), index: Int((z / degrees * 8).rounded()))
+        }
+    }
+
     let log: String
-    let recording: String
-    private(set) var logged: [Int: Double] = [:]
+    let recordings: [String]
+    private(set) var logged: [Reading: Double] = [:]
     /// When each reading's row appeared, and its time in its session.
-    private(set) var written: [Int: (time: Double, timestamp: Double)] = [:]
+    private(set) var written: [Reading: (time: Double, timestamp: Double)] = [:]
     private(set) var rows = 0
     private var logOffset = 0
-    private var recordingOffset = 0
+    private var recordingOffsets: [Int]
 
-    init(log: String, recording: String) {
-        self.log = log
-        self.recording = recording
+    /// The files of a run in `folder`: its log, and `users`' recordings.
+    init(in folder: URL, users: [String]) {
+        log = folder.appendingPathComponent("phone.log").path
+        recordings = users.map { folder.appendingPathComponent("recordings/\($0)-recordings.csv").path }
+        recordingOffsets = Array(repeating: 0, count: users.count)
     }
+
+    /// The phones whose readings have arrived.
+    var phonesHeard: Int { Set(logged.keys.map(\.phone)).count }
 
     mutating func poll(at time: Double) {
+        // The log: the phone's time in ms, then the six values, rotation last.
         for line in Self.newLines(of: log, from: &logOffset) {
-            // The log: the phone's time in ms, then the six values; rotation z is alpha in rad/s.
-            guard let z = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
-            let k = Self.index(ofRotation: z)
-            if logged[k] == nil { logged[k] = time }
+            let values = line.split(separator: " ").compactMap { Double($0) }
+            guard values.count == 7 else { continue }
+            let reading = Reading(rotationX: values[4], z: values[6])
+            if logged[reading] == nil { logged[reading] = time }
         }
-        for line in Self.newLines(of: recording, from: &recordingOffset) where !line.hasPrefix("sessionId") {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count > 2, let timestamp = Double(fields[2]), let z = Double(fields[fields.count - 1])
-            else { continue }
-            rows += 1
-            let k = Self.index(ofRotation: z)
-            if written[k] == nil { written[k] = (time, timestamp) }
+        for (file, path) in recordings.enumerated() {
+            for line in Self.newLines(of: path, from: &recordingOffsets[file]) where !line.hasPrefix("sessionId") {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                guard fields.count > 5, let timestamp = Double(fields[2]), let x = Double(fields[fields.count - 3]),
+                    let z = Double(fields[fields.count - 1])
+                else { continue }
+                rows += 1
+                let reading = Reading(rotationX: x, z: z)
+                if written[reading] == nil { written[reading] = (time, timestamp) }
+            }
         }
     }
-
-    static func index(ofRotation z: Double) -> Int { Int((z / (Double.pi / 180) * 8).rounded()) }
 
     /// The whole lines added to `path` since `offset`, which moves past them.
     private static func newLines(of path: String, from offset: inout Int) -> [Substring] {
