@@ -147,6 +147,7 @@ let package = Package(
                 "GestureLearning", "GestureTraining", "GestureLive", "GestureSpeech", "GestureRecording",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

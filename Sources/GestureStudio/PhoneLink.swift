@@ -32,6 +32,9 @@ public final class PhoneLink: Sendable {
         var received = 0
         /// Readings received from the page connected now.
         var receivedFromThisPage = 0
+        /// Commands reading the phone through the studio (`PhoneRelay`), each sent the page's readings.
+        var relays: [Int: AsyncStream<String>.Continuation] = [:]
+        var relayCount = 0
     }
 
     /// The slot's number, from 1: the page is "phone 2" in the studio's views and on its own screen.
@@ -131,6 +134,7 @@ public final class PhoneLink: Sendable {
             if shared.readers > 0 { shared.queued += samples }
             shared.received += samples.count
             shared.receivedFromThisPage += samples.count
+            for relay in shared.relays.values { relay.yield(message.text) }
             return samples
         }
         guard let samples else { return }
@@ -146,11 +150,32 @@ public final class PhoneLink: Sendable {
             shared.ended = reason
             shared.toPage?.finish()
             shared.toPage = nil
+            for relay in shared.relays.values { relay.finish() }
+            shared.relays = [:]
             return true
         }
         guard ended else { return }
         notify("phone's page disconnected\(noteSuffix): \(reason)")
         arrival.signal()
+    }
+
+    // MARK: A command's side, through the studio
+
+    /// A command reading the phone through the studio: the API the page reads, and the page's
+    /// messages of readings from now on, until it disconnects; nil unless it streams.
+    func relay() -> (id: Int, source: PhoneSource, messages: AsyncStream<String>)? {
+        let (messages, continuation) = AsyncStream.makeStream(of: String.self)
+        return shared.withLock { shared in
+            guard case .streaming(let source) = shared.state, shared.receivedFromThisPage > 0 else { return nil }
+            shared.relayCount += 1
+            shared.relays[shared.relayCount] = continuation
+            return (shared.relayCount, source, messages)
+        }
+    }
+
+    /// The command reading through relay `id` has gone.
+    func endRelay(_ id: Int) {
+        _ = shared.withLock { $0.relays.removeValue(forKey: id) }?.finish()
     }
 
     // MARK: The sensor's side

@@ -7,6 +7,12 @@ import GestureCore
 struct PhoneMessage: Decodable, Sendable {
     var source: PhoneSource?
     var readings: [[Double]]?
+    /// The message as the page sent it, for the commands reading the phone through the studio.
+    private(set) var text = ""
+
+    private enum CodingKeys: String, CodingKey {
+        case source, readings
+    }
 
     /// The most readings one message may carry: a second at 500 Hz.
     static let largestBatch = 500
@@ -21,6 +27,7 @@ struct PhoneMessage: Decodable, Sendable {
         } catch {
             throw PhoneMessageError("not a message of the phone's page (\(Self.summary(of: error)))")
         }
+        self.text = text
         guard (source == nil) != (readings == nil) else {
             throw PhoneMessageError("expected either \"source\" or \"readings\"")
         }

@@ -56,7 +56,7 @@ public struct StudioServer: Sendable {
         for await event in events {
             switch event {
             case .success(let port):
-                return RunningStudio(url: url(port: port), token: token, phones: phones, serving: serving)
+                return RunningStudio(url: url(port: port), port: port, token: token, phones: phones, serving: serving)
             case .failure(let error as IOError) where error.errnoCode == EADDRINUSE:
                 throw StudioError(
                     "port \(port) is in use by another program; pass --port with another, or --port 0 for any free one")
@@ -103,6 +103,10 @@ public struct StudioServer: Sendable {
         router.ws("/phone/socket") { [phones] inbound, outbound, _ in
             try await PhoneSession(phones: phones).run(inbound: inbound, outbound: outbound)
         }
+        router.ws("/phone/relay") { [phones] inbound, outbound, context in
+            let number = context.request.uri.queryParameters["phone"].flatMap { Int($0) } ?? 1
+            try await PhoneRelay(phones: phones).run(phone: number, inbound: inbound, outbound: outbound)
+        }
         views?.addRoutes(to: router, phones: phones)
         return router
     }
@@ -113,6 +117,7 @@ public struct RunningStudio: Sendable {
     /// Where it is reached, without the token: `http://127.0.0.1:8080`, or with a certificate
     /// `https://` and the machine's address on its network.
     public let url: String
+    public let port: Int
     let token: AccessToken
     let phones: PhonePairing
     let serving: Task<Void, Never>

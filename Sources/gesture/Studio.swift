@@ -44,8 +44,21 @@ struct Studio: AsyncParsableCommand {
             devices: StudioDevices(
                 directory: DeviceDirectory(profiles: try profiles.load()), models: model, folder: folder.folder),
             voice: speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak))
+        if let running = StudioAnnouncement.find(in: folder.folder) {
+            throw Failure.failed(
+                "studio: gesture studio serves \(folder.folder.root) already, at \(running.url): open it, or end it first"
+            )
+        }
         let phones = try server.pairing(slots: PhonePairing.studioSlots)
         let studio = try await server.start(phones: phones, folder: folder.folder, views: views)
+        let announced: RunningStudio.Announced
+        do {
+            announced = try studio.announce(in: folder.folder)
+        } catch {
+            await studio.stop(saying: "Studio closed")
+            throw Failure.failed("studio: \(error)")
+        }
+        defer { announced.withdraw() }
         Terminal.say(studio.address(of: "/"))
         Terminal.note(
             "open the address above, or \(studio.address(of: "/phone")) on each phone (up to "
@@ -111,9 +124,16 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-/// `--device phone`: the studio's server started for the command, the phone's page waited for.
+/// `--device phone`: the phone paired with the `gesture studio` that serves the recordings folder,
+/// read through the studio; else the studio's server started for the command, the phone's page
+/// waited for.
 struct PhoneConnection {
-    let studio: RunningStudio
+    private enum Serving {
+        case own(RunningStudio)
+        case studio(RelayedPhone)
+    }
+
+    private let serving: Serving
     let sensor: PhoneSensor
 
     /// When `sensor` names the phone: `--fast` refused before serving, then the page waited for.
@@ -131,13 +151,19 @@ struct PhoneConnection {
     }
 
     static func open(_ options: ServerOptions, folder: RecordingsFolder) async throws -> PhoneConnection {
+        if let studio = StudioAnnouncement.find(in: folder) {
+            Terminal.note("reading the phone paired with gesture studio at \(studio.url), which serves \(folder.root)")
+            let phone: RelayedPhone
+            do { phone = try await RelayedPhone.connect(to: studio) } catch { throw Failure.failed("phone: \(error)") }
+            return PhoneConnection(serving: .studio(phone), sensor: PhoneSensor(link: phone.link, source: phone.source))
+        }
         let phones = try options.pairing(slots: 1)
         let link = phones.first
         let studio = try await options.start(phones: phones, folder: folder)
         Terminal.note("waiting for the phone: open \(studio.address(of: "/phone")) on it and tap Start")
         options.showCode(of: studio.address(of: "/phone"))
         guard let source = await link.streamingSource() else { throw CancellationError() }
-        return PhoneConnection(studio: studio, sensor: PhoneSensor(link: link, source: source))
+        return PhoneConnection(serving: .own(studio), sensor: PhoneSensor(link: link, source: source))
     }
 
     /// Shows a prompt on the phone's page.
@@ -148,6 +174,9 @@ struct PhoneConnection {
         Terminal.note(
             "phone: \(sensor.link.receivedReadings.counting("reading")) received, "
                 + "\(sensor.heldSamples.counting("held sample")) filling its silences")
-        await studio.stop(saying: farewell)
+        switch serving {
+        case .own(let studio): await studio.stop(saying: farewell)
+        case .studio(let phone): await phone.close(saying: farewell)
+        }
     }
 }

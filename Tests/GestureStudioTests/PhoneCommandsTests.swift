@@ -1,5 +1,6 @@
 import BrowserDriver
 import Foundation
+import GestureCore
 import GestureTestSupport
 import Testing
 
@@ -72,6 +73,49 @@ import Testing
         try await page.waitUntil("the score on the page", "studio.prompts.includes('Score: \(score)')")
         try await page.waitUntil(
             "the page no longer streaming", "document.getElementById('start').textContent === 'Ended'")
+    }
+
+    /// With `gesture studio` serving the recordings folder, a command reads the studio's paired
+    /// phone through the studio: no address of its own, its prompts on the phone's page, and the
+    /// phone still paired when it ends.
+    @Test func commandsStartedWhileTheStudioRunsReadItsPairedPhone() async throws {
+        let studio = try await StudioViewsTests.Studio(arguments: ["--quiet"])
+        let announcement = studio.folder.recordings.root.appending(".studio/running.json").string
+        let mode = try FileManager.default.attributesOfItem(atPath: announcement)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let second = try runGesture(["studio", "--port", "0"], in: studio.folder.path)
+        #expect(second.status == 1 && second.error.contains("gesture studio serves"), "\(second.error)")
+        let unpaired = try runGesture(["monitor", "--device", "phone", "--port", "0"], in: studio.folder.path)
+        #expect(unpaired.status == 1)
+        #expect(
+            unpaired.error.split(separator: "\n").last
+                == "gesture: phone: phone 1 is not streaming: open the studio's phone page on it and tap Start",
+            "\(unpaired.error)")
+
+        let phone = try await studio.phonePage(playing: PhoneRecordingTests.player)
+        let record = try RunningGesture(
+            [
+                "record", "--device", "phone", "--port", "0", "--user", "cat", "--gesture", "shake", "--takes", "1",
+                "--take", "1", "--rest", "1", "--quiet", "--keep",
+            ], in: studio.folder.path)
+        #expect(try await record.exitCode() == 0, "\(record.errors)")
+        #expect(record.errors.contains("reading the phone paired with gesture studio at http://127.0.0.1:"))
+        #expect(!record.errors.contains("waiting for the phone"), "\(record.errors)")
+        try await PhoneRecordingTests.waitForPrompt("Go", on: phone)
+        try await PhoneRecordingTests.waitForPrompt("Done", on: phone)
+        let session = try #require(try studio.sessions().first { $0.user.rawValue == "cat" })
+        #expect(session.status == .kept && session.device == "phone" && session.sampleCount > 0)
+        let rows = try readRows(studio.file(of: "cat")).filter { $0.session == session.id }
+        #expect(rows.count == session.sampleCount)
+
+        // Still paired: the studio lists it streaming, and the next command reads it until it closes.
+        try await studio.page.waitUntil(
+            "the phone still streaming", "api('/api/phones').then((phones) => phones[0].state === 'streaming')")
+        let monitor = try RunningGesture(["monitor", "--device", "phone"], in: studio.folder.path)
+        _ = try await waitFor("a line of the phone's readings") {
+            monitor.output.split(separator: "\n").first { $0.contains("acceleration") && !$0.contains("+0.000 g") }
+        }
+        try await Self.closingThePageEnds(monitor, phone)
     }
 
     @Test func fastAndPersonalizeAreRefusedBeforeThePhoneIsWaitedFor() throws {
