@@ -90,7 +90,9 @@ public final class RelayedPhone: Sendable {
                 }
                 reason = close?.reason ?? "the studio closed the connection"
             } catch {
-                reason = "cannot reach gesture studio at \(announcement.url): \(error)"
+                reason =
+                    "cannot reach gesture studio at \(announcement.url) (\(error)); if no studio runs, "
+                    + "delete the recordings' .studio/running.json, which one left"
             }
             ending.reason.withLock { $0 = reason }
         }
