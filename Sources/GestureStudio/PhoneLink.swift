@@ -34,7 +34,7 @@ public final class PhoneLink: Sendable {
         var receivedFromThisPage = 0
         /// Commands reading the phone through the studio (`PhoneRelay`), each sent the page's readings.
         var relays: [Int: AsyncStream<String>.Continuation] = [:]
-        var relayCount = 0
+        var lastRelay = 0
     }
 
     /// The slot's number, from 1: the page is "phone 2" in the studio's views and on its own screen.
@@ -167,9 +167,9 @@ public final class PhoneLink: Sendable {
         let (messages, continuation) = AsyncStream.makeStream(of: String.self)
         return shared.withLock { shared in
             guard case .streaming(let source) = shared.state, shared.receivedFromThisPage > 0 else { return nil }
-            shared.relayCount += 1
-            shared.relays[shared.relayCount] = continuation
-            return (shared.relayCount, source, messages)
+            shared.lastRelay += 1
+            shared.relays[shared.lastRelay] = continuation
+            return (shared.lastRelay, source, messages)
         }
     }
 

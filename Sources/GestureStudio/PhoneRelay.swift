@@ -82,6 +82,8 @@ public final class RelayedPhone: Sendable {
             do {
                 let close = try await WebSocketClient.connect(
                     url: "\(address)?token=\(announcement.token)&phone=\(number)",
+                    // A name for TLS's server name: the client would send 127.0.0.1, and NIOSSL
+                    // refuses an IP address there.
                     configuration: WebSocketClientConfiguration(sniHostname: "localhost"),
                     tlsConfiguration: announcement.secure ? StudioAnnouncement.loopbackTLS : nil,
                     logger: Logger(label: "gesture-relay") { _ in SwiftLogNoOpLogHandler() }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -12,7 +13,7 @@ struct StudioRequest {
 
     init(_ address: String, body: String? = nil) throws {
         guard let url = URL(string: address), url.host != nil, url.port != nil else {
-            throw StudioRequestError("not an address with a host and a port: \(address)")
+            throw ValidationError("not an address with a host and a port: \(address)")
         }
         self.address = url
         self.body = body
@@ -42,7 +43,7 @@ struct StudioRequest {
                 case .end: return (status, answer)
                 }
             }
-            throw StudioRequestError("the studio closed the connection before it answered \(address)")
+            throw ValidationError("the studio closed the connection before it answered \(address)")
         }
     }
 
@@ -55,9 +56,4 @@ struct StudioRequest {
         head.headers.add(name: "Connection", value: "close")
         return head
     }
-}
-
-struct StudioRequestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
