@@ -24,8 +24,17 @@ struct PhoneRelay {
         var prompt: String
     }
 
+    /// The command's first message. The studio says nothing before it: what a server sends (or its
+    /// close) while the client still takes the upgrade's response can be lost there, and the
+    /// command would wait for ever.
+    static let ready = "ready"
+
     func run(phone number: Int, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        guard let link = phones.link(number), let (id, source, messages) = link.relay() else {
+        var messages = inbound.messages(maxSize: PhoneMessage.largestMessage).makeAsyncIterator()
+        guard case .text(Self.ready) = try await messages.next() else {
+            return try await outbound.close(.unacceptableData, reason: "expected \(Self.ready)")
+        }
+        guard let link = phones.link(number), let (id, source, readings) = link.relay() else {
             return try await outbound.close(
                 .policyViolation,
                 reason: "phone \(number) is not streaming: open the studio's phone page on it and tap Start")
@@ -34,12 +43,12 @@ struct PhoneRelay {
         try await outbound.write(.text(#"{"source":\#(jsonString(source.rawValue))}"#))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await text in messages { try await outbound.write(.text(text)) }
+                for await text in readings { try await outbound.write(.text(text)) }
                 guard !Task.isCancelled else { return }
                 try await outbound.close(.goingAway, reason: "the phone's page disconnected")
             }
             defer { group.cancelAll() }
-            for try await message in inbound.messages(maxSize: PhoneMessage.largestMessage) {
+            while let message = try await messages.next() {
                 guard case .text(let text) = message,
                     let prompt = try? JSONDecoder().decode(Prompt.self, from: Data(text.utf8))
                 else {
@@ -122,6 +131,7 @@ public final class RelayedPhone: Sendable {
         guard let (id, toPage) = link.connect() else { return }
         var reason = "the studio closed the connection"
         defer { link.disconnect(id, reason: reason) }
+        try await outbound.write(.text(PhoneRelay.ready))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The first message names the page, which the studio has done already.

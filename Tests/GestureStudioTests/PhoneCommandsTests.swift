@@ -85,12 +85,22 @@ import Testing
         #expect(mode == 0o600)
         let second = try runGesture(["studio", "--port", "0"], in: studio.folder.path)
         #expect(second.status == 1 && second.error.contains("gesture studio serves"), "\(second.error)")
-        let unpaired = try runGesture(["monitor", "--device", "phone", "--port", "0"], in: studio.folder.path)
-        #expect(unpaired.status == 1)
-        #expect(
-            unpaired.error.split(separator: "\n").last
-                == "gesture: phone: phone 1 is not streaming: open the studio's phone page on it and tap Start",
-            "\(unpaired.error)")
+        // Four at once, as a loaded machine meets them: the refusal reaches each (it once came
+        // while the command still took the upgrade's response, was lost, and the command hung).
+        let folder = studio.folder.path
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let unpaired = try runGesture(["monitor", "--device", "phone", "--port", "0"], in: folder)
+                    #expect(unpaired.status == 1)
+                    #expect(
+                        unpaired.error.split(separator: "\n").last
+                            == "gesture: phone: phone 1 is not streaming: open the studio's phone page on it and tap Start",
+                        "\(unpaired.error)")
+                }
+            }
+            try await group.waitForAll()
+        }
 
         let phone = try await studio.phonePage(playing: PhoneRecordingTests.player)
         let record = try RunningGesture(

@@ -202,6 +202,14 @@ import FoundationNetworking
             let page = try await chromium.open(address.replacingOccurrences(of: "/?token=", with: "/phone?token="))
             try await page.waitUntil(
                 "the page connected over wss", "studio.connected && location.protocol === 'https:'")
+            // A command on the folder reaches the studio over wss, trusting the studio's certificate,
+            // and hears that the page has not started streaming.
+            let monitor = try runGesture(["monitor", "--device", "phone"], in: folder.path)
+            #expect(
+                monitor.status == 1
+                    && monitor.error.hasSuffix(
+                        "phone: phone 1 is not streaming: open the studio's phone page on it and tap Start\n"),
+                "\(monitor.error)")
             studio.interrupt()
             #expect(try await studio.exitCode() == 0)
         }
