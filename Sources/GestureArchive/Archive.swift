@@ -87,9 +87,14 @@ public struct Archive: Sendable {
             let ids = Set(byID.keys)
             let keeps = { (row: RecordingRow) in byID[row.session]!.keepsRow(at: row.timestamp) }
             let leaves = { (row: RecordingRow) in !keeps(row) }
-            let live = RecordingLines(path: folder.absolute(file), longestLine: longestLineToMove)
+            let (livePath, discardedPath) = (folder.absolute(file), folder.discardedFile(for: folder.absolute(file)))
+            // A file made anew starts as its counterpart does: a companion's columns stay named.
+            var header = try RecordingLines(path: livePath).headerLine()
+            if header == nil { header = try RecordingLines(path: discardedPath).headerLine() }
+            let live = RecordingLines(
+                path: livePath, header: header ?? RecordingCSV.header, longestLine: longestLineToMove)
             let discarded = RecordingLines(
-                path: folder.discardedFile(for: folder.absolute(file)), longestLine: longestLineToMove)
+                path: discardedPath, header: header ?? RecordingCSV.header, longestLine: longestLineToMove)
             let leaving = try live.count(rowsOf: ids, where: leaves) > 0
             let returning = try returningSessions(ids, from: discarded, where: keeps)
             if leaving {

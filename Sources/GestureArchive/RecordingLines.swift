@@ -31,6 +31,22 @@ struct RecordingLines {
         return lines
     }
 
+    /// The file's first line when it is a header, not a row: what a file its rows move to starts
+    /// with, as it may name a companion's columns after the recording's own.
+    func headerLine() throws(StoreError) -> String? {
+        guard var blocks = try openBlocks(), case .lines(let bytes)? = try next(of: &blocks) else { return nil }
+        var lines = Lines(bytes)
+        guard let first = lines.next(), !first.isEmpty else { return nil }
+        var reader = RecordingCSV.Reader(file: path.string)
+        do {
+            guard try reader.read(first) == nil else { return nil }
+        } catch {
+            return nil
+        }
+        let text = first.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: first.dropLast()) : first
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Writes the file anew: its lines as they are, each with a newline, but those of `sessions`
     /// and those numbered `numbers`, then `adding`; a file that was empty or missing starts with
     /// `header`. A crash leaves the old file or the new one.

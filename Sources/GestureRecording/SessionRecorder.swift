@@ -16,6 +16,8 @@ public struct RecordingOutcome: Sendable {
     public var interruption: String?
     /// The device's readings lost during the takes (not read in time, or delivered too late).
     public var lostReadings = 0
+    /// The companion's, during the recording.
+    public var companionLostReadings = 0
     /// Takes whose rows are in the file but whose last state the catalog could not save, and why.
     public var unsaved: [SessionRecord] = []
     public var catalogError: StoreError?
@@ -33,6 +35,9 @@ public struct RecordingOutcome: Sendable {
 public final class SessionRecorder: Sendable {
     public let plan: SessionPlan
     public let sensor: any MotionSensor
+    public let companion: Companion?
+    /// The rate the companion was set to.
+    private let companionRate: Double
     /// The rate asked for, and the one the device was set to.
     public let requestedRate: Double
     public let rate: Double
@@ -50,7 +55,7 @@ public final class SessionRecorder: Sendable {
     /// opens their file; any error here means nothing was recorded or changed.
     public init(
         plan: SessionPlan, sensor: any MotionSensor, clock: any SamplingClock, rate: Double,
-        folder: RecordingsFolder, waiting: (@Sendable (String) -> Void)? = nil
+        folder: RecordingsFolder, companion: Companion? = nil, waiting: (@Sendable (String) -> Void)? = nil
     ) throws(StoreError) {
         self.plan = plan
         self.sensor = sensor
@@ -60,14 +65,16 @@ public final class SessionRecorder: Sendable {
         do {
             try sensor.validate(rate: rate)
             self.rate = try sensor.start(rate: rate)
+            companionRate = try companion?.start(rate: self.rate) ?? 0
         } catch {
             throw StoreError(error.description)
         }
+        self.companion = companion
         lock = try UserLock(user: plan.user, in: folder, for: "recording", wait: .never)
         catalog = try Catalog(path: folder.catalogPath.string, waiting: waiting)
         writer = CatalogWriter(catalog: catalog)
-        file = folder.recordingFile(for: plan.user)
-        appender = try RecordingAppender(path: file)
+        file = folder.recordingFile(for: plan.user, companion: companion?.prefix)
+        appender = try RecordingAppender(path: file, companion: companion?.prefix)
     }
 
     /// Whether the user's file held sessions before this recording.
@@ -92,20 +99,24 @@ public final class SessionRecorder: Sendable {
         } catch {
             return RecordingOutcome(sessions: [], file: file, interruption: error.description)
         }
-        if let performer = sensor as? any GesturePerformer {
-            let performances =
-                plan.prompted ? (1...plan.takes).map(context.performance(take:)) : context.scriptedPerformances()
+        let performances =
+            plan.prompted ? (1...plan.takes).map(context.performance(take:)) : context.scriptedPerformances()
+        for performer in [sensor, companion?.sensor].compactMap({ $0 as? any GesturePerformer }) {
             performances.forEach(performer.perform)
         }
         let sampler = Sampler(sensor: sensor, clock: clock, rate: rate)
         self.sampler.withLock { $0 = sampler }
         if interruption.withLock({ $0 }) != nil { sampler.stop() }
+        let companionSampler = companion.map { Sampler(sensor: $0.sensor, clock: $0.clock, rate: companionRate) }
+        defer { companionSampler?.stop() }
 
         var takes = TakeLog(context: context, writer: writer, ended: ended)
         var schedule = SessionSchedule(plan: plan)
         var failure: String?
+        var track = companionSampler.map { CompanionTrack($0.samples(from: start, duration: .infinity)) }
         do {
-            try await record(from: sampler, speech: speech, schedule: &schedule, into: &takes, observe: observe)
+            try await record(
+                from: sampler, with: &track, speech: speech, schedule: &schedule, into: &takes, observe: observe)
         } catch {
             failure = "\(error)"
             sampler.stop()
@@ -117,13 +128,13 @@ public final class SessionRecorder: Sendable {
         if stopped == nil { schedule.prompts(through: .infinity).forEach(speech.say) }
         let (unsaved, catalogError) = writer.drain()
         return RecordingOutcome(
-            sessions: takes.closed, file: file, interruption: stopped, lostReadings: takes.lost, unsaved: unsaved,
-            catalogError: catalogError)
+            sessions: takes.closed, file: file, interruption: stopped, lostReadings: takes.lost,
+            companionLostReadings: track?.lost ?? 0, unsaved: unsaved, catalogError: catalogError)
     }
 
     private func record(
-        from sampler: Sampler, speech: Speech, schedule: inout SessionSchedule, into takes: inout TakeLog,
-        observe: (SensorReading) -> Void
+        from sampler: Sampler, with track: inout CompanionTrack?, speech: Speech, schedule: inout SessionSchedule,
+        into takes: inout TakeLog, observe: (SensorReading) -> Void
     ) async throws {
         var filter = AttitudeFilter()
         for try await reading in sampler.samples(from: takes.context.start, duration: plan.duration) {
@@ -132,11 +143,12 @@ public final class SessionRecorder: Sendable {
             let time = sample.time - takes.context.start
             schedule.prompts(through: time).forEach(speech.say)
             let motion = filter.update(sample)
+            let companion = try await track?.reading(at: sample.time)
             guard let (take, label) = schedule.position(at: time) else { continue }
             if takes.open?.take != take { try takes.begin(take: take, appender: appender, rate: rate) }
             takes.lost += reading.lostBefore
             let sessionTime = ((time - plan.sessionStart(take: take)) * 1e9).rounded() / 1e9
-            takes.open!.add(sample, label: label, motion: motion, sessionTime: sessionTime)
+            takes.open!.add(sample, label: label, motion: motion, companion: companion, sessionTime: sessionTime)
             if takes.open!.rows.count - takes.open!.written >= max(1, Int(rate)) { try takes.open!.flush(to: appender) }
         }
     }
@@ -256,6 +268,8 @@ private struct TakeContext {
 private struct OpenTake {
     var record: SessionRecord
     var rows: [RecordingRow] = []
+    /// The companion's reading on each row, if one is recorded.
+    var companions: [CompanionReading] = []
     var times: [Double] = []
     var written = 0
     /// Where the motion started, once rows after it had to be written before the take ended.
@@ -267,8 +281,12 @@ private struct OpenTake {
     var take: Int { record.take }
     private var prompt: ClosedRange<Double>? { record.promptFrom.flatMap { from in record.promptTo.map { from...$0 } } }
 
-    mutating func add(_ sample: RawSample, label: ActivityLabel, motion: DeviceMotion, sessionTime: Double) {
+    mutating func add(
+        _ sample: RawSample, label: ActivityLabel, motion: DeviceMotion, companion: CompanionReading?,
+        sessionTime: Double
+    ) {
         times.append(sample.time)
+        if let companion { companions.append(companion) }
         rows.append(
             RecordingRow(
                 session: record.id, activity: label, timestamp: sessionTime, motion: motion,
@@ -324,7 +342,11 @@ private struct OpenTake {
 
     private mutating func write(upTo end: Int, to appender: RecordingAppender) throws(StoreError) {
         guard end > written else { return }
-        try appender.append(rows[written..<end])
+        if companions.isEmpty {
+            try appender.append(rows[written..<end])
+        } else {
+            try appender.append(rows[written..<end], companions: companions[written..<end])
+        }
         written = end
     }
 }

@@ -15,9 +15,10 @@ public struct RecordingsFolder: Sendable {
     public var discardedFolder: FilePath { root.appending("discarded") }
     var locksFolder: FilePath { root.appending(".locks") }
 
-    /// The file `gesture record` appends a user's sessions to.
-    public func recordingFile(for user: UserID) -> FilePath {
-        root.appending("\(user)-recordings.csv")
+    /// The file `gesture record` appends a user's sessions to; those recorded with a companion
+    /// device go to a file of their own (`ann-recordings-with-phone.csv`), whose rows are wider.
+    public func recordingFile(for user: UserID, companion prefix: String? = nil) -> FilePath {
+        root.appending("\(user)-recordings\(prefix.map { "-with-\($0)" } ?? "").csv")
     }
 
     /// Where the discarded rows of a recording file go.
@@ -126,10 +127,13 @@ extension RecordingsFolder {
 /// cannot be written completely (a full disk) is cut off again, so the file never holds half a line.
 public final class RecordingAppender: Sendable {
     public let path: FilePath
+    /// The file's first line: the recording header, with a companion's columns if it has one.
+    public let header: String
     private let descriptor: FileDescriptor
 
-    public init(path: FilePath) throws(StoreError) {
+    public init(path: FilePath, companion prefix: String? = nil) throws(StoreError) {
         self.path = path
+        header = RecordingCSV.header(companion: prefix)
         do {
             descriptor = try FileDescriptor.open(
                 path, .readWrite, options: [.append, .create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
@@ -137,7 +141,7 @@ public final class RecordingAppender: Sendable {
             throw StoreError("cannot open \(path) for appending: \(error)")
         }
         do {
-            hadRows = try Self.writeHeaderOrCheckIt(descriptor, path: path)
+            hadRows = try Self.writeHeaderOrCheckIt(header, to: descriptor, path: path)
         } catch {
             try? descriptor.close()
             throw error
@@ -156,27 +160,42 @@ public final class RecordingAppender: Sendable {
         try Self.write(text, what: "\(rows.count) rows", to: descriptor, path: path)
     }
 
+    /// Appends rows with their companion's readings, one for each row.
+    public func append(
+        _ rows: some Collection<RecordingRow>, companions: some Collection<CompanionReading>
+    ) throws(StoreError) {
+        precondition(rows.count == companions.count, "a companion reading for each row")
+        guard !rows.isEmpty else { return }
+        var text = zip(rows, companions).map { RecordingCSV.line(for: $0, companion: $1) }.joined(separator: "\n")
+        text += "\n"
+        try Self.write(text, what: "\(rows.count) rows", to: descriptor, path: path)
+    }
+
     /// Whether the file already holds rows: it starts with the header. A new file gets the header.
-    private static func writeHeaderOrCheckIt(_ descriptor: FileDescriptor, path: FilePath) throws(StoreError) -> Bool {
+    private static func writeHeaderOrCheckIt(
+        _ header: String, to descriptor: FileDescriptor, path: FilePath
+    ) throws(StoreError) -> Bool {
         let size = (try? descriptor.seek(offset: 0, from: .end)) ?? 0
         guard size > 0 else {
-            try write(RecordingCSV.header + "\n", what: "the header", to: descriptor, path: path)
+            try write(header + "\n", what: "the header", to: descriptor, path: path)
             return false
         }
-        var firstLine = [UInt8](repeating: 0, count: RecordingCSV.header.utf8.count + 1)
+        var firstLine = [UInt8](repeating: 0, count: header.utf8.count + 1)
         let count =
             (try? firstLine.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
-        guard count == firstLine.count, String(decoding: firstLine, as: UTF8.self) == RecordingCSV.header + "\n" else {
+        guard count == firstLine.count, String(decoding: firstLine, as: UTF8.self) == header + "\n" else {
             throw StoreError(
                 "\(path):1: not a GestureLab recording header; move the file aside or record as another user")
         }
-        try endLastLine(descriptor, size: size, path: path)
+        try endLastLine(descriptor, size: size, header: header, path: path)
         return size > Int64(firstLine.count)
     }
 
     /// A file whose last row lacks its newline (an editor left it so) gets it, so that the next
     /// row does not run on; a last line that is not a whole row stops the append.
-    private static func endLastLine(_ descriptor: FileDescriptor, size: Int64, path: FilePath) throws(StoreError) {
+    private static func endLastLine(
+        _ descriptor: FileDescriptor, size: Int64, header: String, path: FilePath
+    ) throws(StoreError) {
         let tailLength = Int(min(size, 1 << 16))
         var tail = [UInt8](repeating: 0, count: tailLength)
         let count =
@@ -186,7 +205,7 @@ public final class RecordingAppender: Sendable {
         guard count == tailLength else { throw StoreError("\(path): cannot read its last line") }
         guard tail.last != UInt8(ascii: "\n") else { return }
         var reader = RecordingCSV.Reader(file: path.string)
-        _ = try? reader.read(Substring(RecordingCSV.header))
+        _ = try? reader.read(Substring(header))
         guard let newline = tail.lastIndex(of: UInt8(ascii: "\n")),
             (try? reader.read(Substring(decoding: tail[(newline + 1)...], as: UTF8.self))) != nil
         else {

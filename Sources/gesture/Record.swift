@@ -50,6 +50,16 @@ struct Record: AsyncParsableCommand {
     var rest = 3.0
 
     @OptionGroup var sensor: SensorOptions
+
+    @Option(
+        name: .customLong("with"),
+        help: """
+            A second device recorded with --device, its reading at each row's time beside the row's: phone for \
+            the phone's page, or any device --device takes. Its columns are prefixed with its kind \
+            (phone.rawAccelX); the takes go to <user>-recordings-with-<kind>.csv.
+            """)
+    var companion: String?
+
     @OptionGroup var server: ServerOptions
     @OptionGroup var folder: FolderOptions
 
@@ -95,8 +105,8 @@ struct Record: AsyncParsableCommand {
         }
         let voice: Speech.Voice = speechTo.map { .wavFiles(FilePath($0)) } ?? (quiet ? .printed : .espeak)
         try await RecordingRun(
-            plan: plan, sensor: sensor, server: server, folder: folder.folder, voice: voice, monitor: monitor,
-            fast: fast, append: append, decision: decision
+            plan: plan, sensor: sensor, companion: companion, server: server, folder: folder.folder, voice: voice,
+            monitor: monitor, fast: fast, append: append, decision: decision
         ).run()
     }
 }
@@ -105,6 +115,8 @@ struct Record: AsyncParsableCommand {
 struct RecordingRun {
     var plan: SessionPlan
     var sensor: SensorOptions
+    /// The device `--with` names.
+    var companion: String?
     /// Where to serve the phone's page, for `--device phone`.
     var server = ServerOptions()
     var folder: RecordingsFolder
@@ -121,19 +133,24 @@ struct RecordingRun {
 
     /// Records, and lets go of the user's lock when it returns.
     private func record() async throws -> (RecordingOutcome, signal: Int32?) {
+        if companion == PhoneSensor.id, sensor.device == PhoneSensor.id {
+            throw Failure.usage("--with phone: the phone is --device already; --with names a second device")
+        }
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
         let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder)
         let device = try phone?.device(through: sensor) ?? sensor.open(holder: plan.user, clock: clock)
         if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
+        let (companion, companionPhone) = try await openCompanion()
         let recorder: SessionRecorder
         do {
             recorder = try SessionRecorder(
                 plan: plan, sensor: device, clock: clock, rate: sensor.rate(for: device), folder: folder,
-                waiting: Terminal.note)
+                companion: companion, waiting: Terminal.note)
         } catch {
             throw Failure.usage("\(error)")
         }
-        device.warnings.forEach(Terminal.warn)
+        let phones = [phone, companionPhone].compactMap { $0 }
+        (device.warnings + (companion?.sensor.warnings ?? [])).forEach(Terminal.warn)
         if recorder.isAppending, !append {
             let question = "\(plan.user) already has recordings in \(recorder.file). Append to them?"
             guard Terminal.ask(question, default: false) == true else {
@@ -152,17 +169,31 @@ struct RecordingRun {
             voice: voice,
             print: { prompt in
                 show("» \(prompt)")
-                phone?.show(prompt)
+                for phone in phones { phone.show(prompt) }
             }, warn: Terminal.warn)
         let outcome = await recorder.run(speech: speech, observe: { view?.add($0) })
         await speech.finish()
-        await phone?.close(saying: outcome.interruption == nil ? "Done" : "Stopped")
-        if outcome.lostReadings > 0 {
+        for phone in phones { await phone.close(saying: outcome.interruption == nil ? "Done" : "Stopped") }
+        for (sensor, lost) in [(device, outcome.lostReadings), (companion?.sensor, outcome.companionLostReadings)]
+        where lost > 0 {
             Terminal.warn(
-                "\(device.info.id): \(outcome.lostReadings.counting("reading")) lost: not read in time, or delivered too late"
-            )
+                "\(sensor!.info.id): \(lost.counting("reading")) lost: not read in time, or delivered too late")
         }
         return (outcome, signals.received)
+    }
+
+    /// The device `--with` names, opened as `--device` opens it, on a clock that reads what the
+    /// recording's does: the phone through the studio or a page of its own.
+    private func openCompanion() async throws -> (Companion?, PhoneConnection?) {
+        guard let companion else { return (nil, nil) }
+        var options = sensor
+        options.device = companion
+        let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
+        let companionPhone = try await PhoneConnection.open(for: options, fast: fast, server, folder: folder)
+        let device = try companionPhone?.device(through: options) ?? options.open(holder: plan.user, clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
+        let kind = String(device.info.id.prefix { $0 != ":" })
+        return (Companion(sensor: device, clock: clock, prefix: kind), companionPhone)
     }
 
     private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {

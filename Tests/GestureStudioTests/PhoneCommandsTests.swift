@@ -117,6 +117,7 @@ import Testing
         #expect(session.status == .kept && session.device == "phone" && session.sampleCount > 0)
         let rows = try readRows(studio.file(of: "cat")).filter { $0.session == session.id }
         #expect(rows.count == session.sampleCount)
+        try await Self.boardAndPhoneRecordTogether(in: studio)
 
         // Still paired: the studio lists it streaming, and the next command reads it until it closes.
         try await studio.page.waitUntil(
@@ -126,6 +127,32 @@ import Testing
             monitor.output.split(separator: "\n").first { $0.contains("acceleration") && !$0.contains("+0.000 g") }
         }
         try await Self.closingThePageEnds(monitor, phone)
+    }
+
+    /// A board (here the simulated one) with the studio's phone as `--with`: each row of the
+    /// board's carries the phone's reading at its time, as the page played it.
+    static func boardAndPhoneRecordTogether(in studio: StudioViewsTests.Studio) async throws {
+        let record = try runGesture(
+            [
+                "record", "--device", "sim", "--with", "phone", "--user", "dan", "--gesture", "shake", "--takes", "1",
+                "--take", "1", "--rest", "1", "--quiet", "--keep",
+            ], in: studio.folder.path)
+        #expect(record.status == 0, "\(record.error)")
+        let session = try #require(try studio.sessions().first { $0.user.rawValue == "dan" })
+        #expect(session.status == .kept && session.device == "sim" && session.file == "dan-recordings-with-phone.csv")
+        let lines = try String(
+            contentsOfFile: studio.folder.recordings.root.appending(session.file).string, encoding: .utf8
+        ).split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        #expect(header == RecordingCSV.columns + RecordingCSV.companionColumns(prefix: "phone"))
+        #expect(lines.count - 1 == session.sampleCount)
+        // The played motion: gravity about 1 g on z (9.5 to 11 m/s²), and a rotation that changes.
+        let column = { (name: String) in
+            let index = header.firstIndex(of: name)!
+            return lines.dropFirst().map { Double($0.split(separator: ",")[index])! }
+        }
+        #expect(column("phone.rawAccelZ").allSatisfy { (0.9...1.15).contains(abs($0)) }, "\(column("phone.rawAccelZ"))")
+        #expect(Set(column("phone.rawGyroY")).count > 10)
     }
 
     @Test func fastAndPersonalizeAreRefusedBeforeThePhoneIsWaitedFor() throws {
