@@ -11,17 +11,21 @@ public struct Companion: Sendable {
     public let clock: any SamplingClock
     /// What its columns are named with: `phone` gives `phone.rawAccelX`.
     public let prefix: String
+    /// The rate to read it at, its profile's (a phone's page: 60 Hz), or else the recording's: its
+    /// readings keep their own times, and each row takes the reading on the line between two.
+    public let rate: Double?
 
-    public init(sensor: any MotionSensor, clock: any SamplingClock, prefix: String) {
+    public init(sensor: any MotionSensor, clock: any SamplingClock, prefix: String, rate: Double? = nil) {
         self.sensor = sensor
         self.clock = clock
         self.prefix = prefix
+        self.rate = rate
     }
 
-    /// Starts the device at the recording's rate, or at the highest it can below that, and returns
-    /// the rate it was set to.
-    func start(rate: Double) throws(SensorError) -> Double {
-        let rate = min(rate, sensor.info.maximumRate)
+    /// Starts the device at its rate, or the recording's, or the highest it can below that, and
+    /// returns the rate it was set to.
+    func start(recordingAt recordingRate: Double) throws(SensorError) -> Double {
+        let rate = min(rate ?? recordingRate, sensor.info.maximumRate)
         try sensor.validate(rate: rate)
         return try sensor.start(rate: rate)
     }

@@ -65,7 +65,7 @@ public final class SessionRecorder: Sendable {
         do {
             try sensor.validate(rate: rate)
             self.rate = try sensor.start(rate: rate)
-            companionRate = try companion?.start(rate: self.rate) ?? 0
+            companionRate = try companion?.start(recordingAt: self.rate) ?? 0
         } catch {
             throw StoreError(error.description)
         }

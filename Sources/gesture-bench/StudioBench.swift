@@ -24,6 +24,9 @@ struct StudioBench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Phones `gesture studio` records at once, at 60 Hz each (none: 0).")
     var phones: [Int] = [1, 2, 4]
 
+    @Option(help: "Recordings of the simulated board with the phone, to measure the phone's clock (none: 0).")
+    var alignmentRuns = 3
+
     @Option(help: "Seconds the live view is watched in headless Chromium (0: not watched).")
     var viewSeconds = 10.0
 
@@ -46,7 +49,28 @@ struct StudioBench: AsyncParsableCommand {
             recording file, which the recorder writes a second at a time before a take, and a take's rows \
             (from a second before its prompt) when the take ends and is aligned: their delay grows with the take.
             """)
+        if alignmentRuns > 0 { try await measureAlignment() }
         if viewSeconds > 0 { try await LiveViewRun(seconds: viewSeconds).measure() }
+    }
+
+    /// `record --with phone`: the phone's clock on the host's, as a board's rows see it.
+    private func measureAlignment() async throws {
+        print(
+            "\na board and the phone together (--device sim --with phone at 100 Hz; the phone at 60 Hz, sent every 50 ms):"
+        )
+        print("run  rows  phone reading's error p50 ms  p5 ms  p95 ms")
+        var medians: [Double] = []
+        for run in 1...alignmentRuns {
+            let errors = try await CompanionAlignmentRun(seconds: seconds).measure().map { $0 * 1000 }
+            medians.append(errors.median ?? .nan)
+            print(
+                String(
+                    format: "%3d  %4d  %28.1f  %5.1f  %6.1f", run, errors.count, errors.median ?? .nan,
+                    errors.percentile(0.05) ?? .nan, errors.percentile(0.95) ?? .nan))
+        }
+        print(
+            String(format: "median of the runs' medians: %.1f ms", medians.median ?? .nan)
+                + " (when a row puts the phone's reading, less when the phone took it; positive: late)")
     }
 
     static let columns =
@@ -252,7 +276,7 @@ private struct Figures {
 }
 
 /// A new folder for a run's files, under the temporary folder.
-private func benchFolder(_ name: String) throws -> URL {
+func benchFolder(_ name: String) throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-bench-\(name)-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
@@ -268,7 +292,7 @@ private func prompted(in folder: URL) -> PartialRangeFrom<Double>? {
 
 private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-private let quietLogger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+let quietLogger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
 
 /// `gesture studio`'s live view of the simulated sensor in headless Chromium on a laptop's screen:
 /// the readings a second it draws and the frames a second it draws them in.
@@ -339,7 +363,7 @@ private struct Feed {
 }
 
 /// `gesture` in the background, in `folder`, what it says on standard error kept in a file there.
-private final class BackgroundGesture: Sendable {
+final class BackgroundGesture: Sendable {
     private let process: Process
     private let errors: String
 

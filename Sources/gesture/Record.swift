@@ -193,7 +193,8 @@ struct RecordingRun {
         let device = try companionPhone?.device(through: options) ?? options.open(holder: plan.user, clock: clock)
         if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
         let kind = String(device.info.id.prefix { $0 != ":" })
-        return (Companion(sensor: device, clock: clock, prefix: kind), companionPhone)
+        let rate = (device as? ProfiledSensor)?.profile.rate
+        return (Companion(sensor: device, clock: clock, prefix: kind, rate: rate), companionPhone)
     }
 
     private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {

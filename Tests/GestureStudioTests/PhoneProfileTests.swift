@@ -32,7 +32,8 @@ import Testing
     }
 
     /// The first batch anchors the phone's clock; later ones keep the phone's intervals whatever
-    /// their delay, until the clocks disagree by more than a second.
+    /// their delay, but for one that came sooner than the offset allows, which moves it down by at
+    /// most a tenth of the time its readings span, until the clocks disagree by more than a second.
     @Test func thePhonesClockOnTheHosts() {
         var clock = PhoneClock()
         func expect(_ times: [Double], _ expected: [Double]) {
@@ -41,7 +42,11 @@ import Testing
         }
         expect(clock.times(of: [1000, 1010, 1020], arrivedAt: 50), [49.98, 49.99, 50])
         expect(clock.times(of: [1030], arrivedAt: 50.2), [50.01])
-        expect(clock.times(of: [1040], arrivedAt: 50.005), [50.02])
+        // Its last reading arrived 15 ms sooner than the offset allows: 1 ms of it over its 10 ms.
+        expect(clock.times(of: [1040], arrivedAt: 50.005), [50.019])
+        // Then what is left, over the readings of a batch that spans 200 ms, in order.
+        expect(clock.times(of: [1140, 1240], arrivedAt: 50.205), [50.112, 50.205])
+        expect(clock.times(of: [1250], arrivedAt: 50.4), [50.215])
         expect(clock.times(of: [9000], arrivedAt: 51.5), [51.5])
         expect(clock.times(of: [], arrivedAt: 60), [])
     }
