@@ -31,7 +31,8 @@ public struct RecordingOutcome: Sendable {
 /// sample on, as incomplete until it ends; the rows are in the file before the catalog counts them.
 /// The catalog is written on a queue of its own (`CatalogWriter`), so that a slow or failing
 /// catalog can neither hold up the rows nor write them twice; `gesture check` can always count
-/// them again from the file.
+/// them again from the file. With a `Companion`, a second device read on a thread of its own, each
+/// row waits for the companion's reading after its time, and carries the one at its time.
 public final class SessionRecorder: Sendable {
     public let plan: SessionPlan
     public let sensor: any MotionSensor

@@ -66,7 +66,7 @@ final class StudioRecording: Sendable {
 
     /// Starts recording as `request` asks, unless a recording is under way. A device other than
     /// the phone, and each phone of a group, is opened, and its recorder made, before this returns;
-    /// the phone's once its page streams.
+    /// the phone's, or a board's with the phone, once the phone's page streams.
     func start(_ request: RecordingRequest, phones: PhonePairing) async throws(StudioRefusal) -> RecordingProgress {
         let members: [RecordingMember]
         do {
@@ -148,11 +148,17 @@ final class StudioRecording: Sendable {
     ) async throws(StudioRefusal) -> (recorder: SessionRecorder, link: PhoneLink?) {
         let sensor: any MotionSensor
         var link: PhoneLink?
+        var companion: Companion?
         do {
             if let phone = try await devices.openPhone(member.device, phones: phones, waiting: member.waits) {
                 (sensor, link) = phone
             } else {
                 sensor = try await devices.open(member.device, phones: phones, holder: member.plan.user)
+            }
+            if let id = member.companion, let (phone, phoneLink) = try await devices.openPhone(id, phones: phones) {
+                link = phoneLink
+                companion = Companion(
+                    sensor: phone, clock: MonotonicClock(), prefix: PhoneSensor.id, rate: StudioDevices.rate(of: phone))
             }
         } catch {
             throw StudioRefusal(.badRequest, error.description)
@@ -160,7 +166,7 @@ final class StudioRecording: Sendable {
         do {
             let recorder = try SessionRecorder(
                 plan: member.plan, sensor: sensor, clock: MonotonicClock(), rate: StudioDevices.rate(of: sensor),
-                folder: folder)
+                folder: folder, companion: companion)
             return (recorder, link)
         } catch {
             throw StudioRefusal(.conflict, error.description)
@@ -233,6 +239,7 @@ final class StudioRecording: Sendable {
             speech: speech, ended: { record in self.run.withLock { $0.progress.takes.append(.init(record: record)) } })
         // The studio outlives the recording: the phone's link stops keeping readings for it.
         recorder.sensor.stop()
+        recorder.companion?.sensor.stop()
         await speech.finish()
         showing?.show(prompt: outcome.interruption == nil ? "Done" : "Stopped")
         return outcome
@@ -281,10 +288,12 @@ final class StudioRecording: Sendable {
 }
 
 /// What the page sends to start a recording: `gesture record`'s device, user, gesture, takes, and
-/// take and rest lengths; those left out take `gesture record`'s defaults. A group recording names,
-/// in place of the device and the user, each phone by its number and the user who holds it.
+/// take and rest lengths, and the phone recorded with a board (`with`, as `--with phone`); those
+/// left out take `gesture record`'s defaults. A group recording names, in place of the device and
+/// the user, each phone by its number and the user who holds it.
 struct RecordingRequest: Decodable {
     var device: String?
+    var with: String?
     var user: String?
     var gesture: String?
     var takes: Int?
@@ -301,18 +310,31 @@ struct RecordingRequest: Decodable {
     func members(names: RecordedNames) throws(StudioError) -> [RecordingMember] {
         guard let phones else {
             let device = device ?? PhoneSensor.id
+            if let with {
+                guard PhoneSensor.names(with) else {
+                    throw StudioError("with: the studio records a board with a phone")
+                }
+                guard !PhoneSensor.names(device) else {
+                    throw StudioError("with: \(device) is a phone already; a phone records with a board")
+                }
+            }
             return [
                 RecordingMember(
-                    device: device, plan: try plan(for: user, names: names), waits: PhoneSensor.names(device))
+                    device: device, companion: with, plan: try plan(for: user, names: names),
+                    waits: PhoneSensor.names(device) || with != nil)
             ]
         }
         guard device == nil, user == nil else {
             throw StudioError("a group recording names a user for each phone, not a device or a user")
         }
+        guard with == nil else {
+            throw StudioError("with: a group records its phones alone; a phone records with a board")
+        }
         guard !phones.isEmpty else { throw StudioError("a group recording names at least one phone and its user") }
         let members = try phones.map { phone throws(StudioError) in
             RecordingMember(
-                device: PhoneSensor.device(phone.phone), plan: try plan(for: phone.user, names: names), waits: false)
+                device: PhoneSensor.device(phone.phone), companion: nil, plan: try plan(for: phone.user, names: names),
+                waits: false)
         }
         for (index, member) in members.enumerated() {
             let earlier = members[..<index]
@@ -347,6 +369,8 @@ struct RecordingRequest: Decodable {
 /// one phone of a recording does; each phone of a group must stream when it starts).
 struct RecordingMember: Sendable {
     var device: String
+    /// The phone recorded with the device, a board, on its rows.
+    var companion: String?
     var plan: SessionPlan
     var waits: Bool
 }

@@ -73,6 +73,9 @@ import Testing
         #expect(group.allSatisfy { !$0.waits && $0.plan.gesture.rawValue == "shake" })
         #expect(try members(#"{"device":"phone","user":"ann","gesture":"shake"}"#).map(\.waits) == [true])
         #expect(try members(#"{"device":"sim","user":"ann","gesture":"shake"}"#).map(\.waits) == [false])
+        // A board with the phone waits for the phone's page to stream.
+        let board = try members(#"{"device":"sim","with":"phone","user":"ann","gesture":"shake"}"#)
+        #expect(board.map(\.waits) == [true] && board.map(\.companion) == ["phone"])
         for (json, expected) in [
             (
                 #"{"phones":[{"phone":1,"user":"ann"},{"phone":1,"user":"ben"}],"gesture":"shake"}"#,
@@ -88,6 +91,18 @@ import Testing
                 "a group recording names a user for each phone, not a device or a user"
             ),
             (#"{"phones":[{"phone":1}],"gesture":"shake"}"#, "name the user who records"),
+            (
+                #"{"device":"phone","with":"phone","user":"ann","gesture":"shake"}"#,
+                "with: phone is a phone already; a phone records with a board"
+            ),
+            (
+                #"{"device":"sim","with":"sim","user":"ann","gesture":"shake"}"#,
+                "with: the studio records a board with a phone"
+            ),
+            (
+                #"{"phones":[{"phone":1,"user":"ann"}],"with":"phone","gesture":"shake"}"#,
+                "with: a group records its phones alone; a phone records with a board"
+            ),
         ] {
             #expect(throws: StudioError.self, "\(json)") { try members(json) }
             do {

@@ -149,6 +149,39 @@ import struct SystemPackage.FilePath
         try await studio.screenshot("record-phone")
     }
 
+    /// A board (here the simulated one) with the phone ticked: its rows carry the phone's
+    /// readings, as `gesture record --with phone` writes them, the prompts on the phone's page.
+    @Test func aBoardRecordsWithThePhoneOnItsRows() async throws {
+        let studio = try await Self.openRecordView(["--quiet"])
+        let page = studio.page
+        let offered = "!document.getElementById('record-with-phone-label').hidden"
+        #expect(try await page.evaluate(offered) as? Bool == false, "the phone is not offered with itself")
+        try await Self.fill(device: "sim", user: "ann", gesture: "shake", takes: "1", on: page)
+        _ = try await page.evaluate(
+            "document.getElementById('record-device').dispatchEvent(new Event('change')); true")
+        try await page.waitUntil("the phone offered with the board", offered)
+        try await page.click("#record-with-phone")
+        try await studio.screenshot("record-board-with-phone")
+        try await page.click("#record-start")
+        try await page.waitUntil("waiting for the phone", "studio.recording.state === 'waiting'")
+        let phone = try await studio.phonePage(playing: PhoneRecordingTests.player)
+        try await PhoneRecordingTests.waitForPrompt("Go", on: phone)
+        try await page.waitUntil("recording finished", "studio.recording.state === 'finished'")
+        try await PhoneRecordingTests.waitForPrompt("Done", on: phone)
+        let session = try #require(try studio.sessions().first)
+        #expect(session.device == "sim" && session.status == .kept && session.file == "ann-recordings-with-phone.csv")
+        let lines = try String(
+            contentsOfFile: studio.folder.recordings.root.appending(session.file).string, encoding: .utf8
+        ).split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        #expect(header == RecordingCSV.columns + RecordingCSV.companionColumns(prefix: "phone"))
+        #expect(lines.count - 1 == session.sampleCount)
+        let gravity = try #require(header.firstIndex(of: "phone.rawAccelZ"))
+        let values = lines.dropFirst().map { Double($0.split(separator: ",")[gravity])! }
+        #expect(values.allSatisfy { (0.9...1.15).contains(abs($0)) }, "\(values)")
+        try runGesture(["check"], in: studio.folder.path).succeeded()
+    }
+
     @Test func closingThePhonesPageMidTakeSavesItIncompleteAndANewPageRecords() async throws {
         let studio = try await Self.openRecordView(["--quiet"])
         let page = studio.page

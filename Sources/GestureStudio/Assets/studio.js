@@ -248,6 +248,7 @@ async function loadDevices() {
   const recordable = listing.devices.filter((device) => !device.id.startsWith("replay:"));
   refill($("record-device"), recordable.map((device) => element("option", { value: device.id }, device.id + " — " + device.name)));
   if (!studio.devices) $("record-device").value = "phone";
+  offerThePhoneWith();
   refill($("detect-model"), listing.models.map((model, index) => element("option", { value: index }, model.name + " (" + model.gestures.join(", ") + ")")));
   if (!detecting.socket) $("detect-start").disabled = listing.models.length === 0;
   if (listing.models.length === 0) detecting.say("no model: train one, or start the studio with --model FILE");
@@ -959,9 +960,16 @@ function withLengths(request) {
 }
 
 async function startRecording() {
-  const request = withLengths({ device: $("record-device").value, user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() });
+  const device = $("record-device").value;
+  const request = withLengths({ device: device, user: $("record-user").value.trim(), gesture: $("record-gesture").value.trim() });
+  if (request && !isPhone(device) && $("record-with-phone").checked) request.with = "phone";
   if (request) await record(request);
 }
+
+// A board can be recorded with the phone on its rows (`gesture record --with phone`).
+function isPhone(device) { return device === "phone" || device.startsWith("phone:"); }
+function offerThePhoneWith() { $("record-with-phone-label").hidden = isPhone($("record-device").value); }
+$("record-device").onchange = offerThePhoneWith;
 
 // A group recording: each phone of the group's table whose user is typed, as that user.
 async function startGroupRecording() {
