@@ -1,6 +1,7 @@
 import BrowserDriver
 import Foundation
 import GestureCore
+import GestureStore
 import GestureTestSupport
 import Testing
 
@@ -140,13 +141,18 @@ import Testing
         #expect(record.status == 0, "\(record.error)")
         let session = try #require(try studio.sessions().first { $0.user.rawValue == "dan" })
         #expect(session.status == .kept && session.device == "sim" && session.file == "dan-recordings-with-phone.csv")
+        try expectThePhonesMotion(in: session, of: studio)
+    }
+
+    /// The session's rows carry the motion `PhoneRecordingTests.player` plays in the phone's
+    /// columns after the board's: gravity about 1 g on z (9.5 to 11 m/s²), a rotation that changes.
+    static func expectThePhonesMotion(in session: SessionRecord, of studio: StudioViewsTests.Studio) throws {
         let lines = try String(
             contentsOfFile: studio.folder.recordings.root.appending(session.file).string, encoding: .utf8
         ).split(separator: "\n")
         let header = lines[0].split(separator: ",").map(String.init)
         #expect(header == RecordingCSV.columns + RecordingCSV.companionColumns(prefix: "phone"))
         #expect(lines.count - 1 == session.sampleCount)
-        // The played motion: gravity about 1 g on z (9.5 to 11 m/s²), and a rotation that changes.
         let column = { (name: String) in
             let index = header.firstIndex(of: name)!
             return lines.dropFirst().map { Double($0.split(separator: ",")[index])! }

@@ -170,15 +170,7 @@ import struct SystemPackage.FilePath
         try await PhoneRecordingTests.waitForPrompt("Done", on: phone)
         let session = try #require(try studio.sessions().first)
         #expect(session.device == "sim" && session.status == .kept && session.file == "ann-recordings-with-phone.csv")
-        let lines = try String(
-            contentsOfFile: studio.folder.recordings.root.appending(session.file).string, encoding: .utf8
-        ).split(separator: "\n")
-        let header = lines[0].split(separator: ",").map(String.init)
-        #expect(header == RecordingCSV.columns + RecordingCSV.companionColumns(prefix: "phone"))
-        #expect(lines.count - 1 == session.sampleCount)
-        let gravity = try #require(header.firstIndex(of: "phone.rawAccelZ"))
-        let values = lines.dropFirst().map { Double($0.split(separator: ",")[gravity])! }
-        #expect(values.allSatisfy { (0.9...1.15).contains(abs($0)) }, "\(values)")
+        try PhoneCommandsTests.expectThePhonesMotion(in: session, of: studio)
         try runGesture(["check"], in: studio.folder.path).succeeded()
     }
 
