@@ -28,9 +28,9 @@ extension RecordingCSV {
     public static func line(for row: RecordingRow, companion: CompanionReading) -> String {
         var fields = [line(for: row)]
         fields.reserveCapacity(companionColumns(prefix: "").count + 1)
-        for value in companion.motion.values { fields.append(format(value)) }
-        for axis in 0..<3 { fields.append(format(companion.rawAcceleration[axis])) }
-        for axis in 0..<3 { fields.append(format(companion.rawRotationRate[axis])) }
+        appendFields(
+            motion: companion.motion, rawAcceleration: companion.rawAcceleration,
+            rawRotationRate: companion.rawRotationRate, to: &fields)
         return fields.joined(separator: ",")
     }
 }

@@ -53,10 +53,18 @@ public enum RecordingCSV {
     public static func line(for row: RecordingRow) -> String {
         var fields = [row.session.rawValue, row.activity.rawValue, format(row.timestamp)]
         fields.reserveCapacity(columns.count)
-        for value in row.motion.values { fields.append(format(value)) }
-        for axis in 0..<3 { fields.append(format(row.rawAcceleration[axis])) }
-        for axis in 0..<3 { fields.append(format(row.rawRotationRate[axis])) }
+        appendFields(
+            motion: row.motion, rawAcceleration: row.rawAcceleration, rawRotationRate: row.rawRotationRate, to: &fields)
         return fields.joined(separator: ",")
+    }
+
+    /// The motion and raw columns' fields, in the header's order.
+    static func appendFields(
+        motion: DeviceMotion, rawAcceleration: Vector3, rawRotationRate: Vector3, to fields: inout [String]
+    ) {
+        for value in motion.values { fields.append(format(value)) }
+        for axis in 0..<3 { fields.append(format(rawAcceleration[axis])) }
+        for axis in 0..<3 { fields.append(format(rawRotationRate[axis])) }
     }
 
     /// Shortest text that reads back as the same Double.

@@ -154,10 +154,7 @@ public final class RecordingAppender: Sendable {
     public let hadRows: Bool
 
     public func append(_ rows: some Collection<RecordingRow>) throws(StoreError) {
-        guard !rows.isEmpty else { return }
-        var text = rows.map(RecordingCSV.line(for:)).joined(separator: "\n")
-        text += "\n"
-        try Self.write(text, what: "\(rows.count) rows", to: descriptor, path: path)
+        try appendLines(rows.map(RecordingCSV.line(for:)))
     }
 
     /// Appends rows with their companion's readings, one for each row.
@@ -165,10 +162,13 @@ public final class RecordingAppender: Sendable {
         _ rows: some Collection<RecordingRow>, companions: some Collection<CompanionReading>
     ) throws(StoreError) {
         precondition(rows.count == companions.count, "a companion reading for each row")
-        guard !rows.isEmpty else { return }
-        var text = zip(rows, companions).map { RecordingCSV.line(for: $0, companion: $1) }.joined(separator: "\n")
-        text += "\n"
-        try Self.write(text, what: "\(rows.count) rows", to: descriptor, path: path)
+        try appendLines(zip(rows, companions).map { RecordingCSV.line(for: $0, companion: $1) })
+    }
+
+    private func appendLines(_ lines: [String]) throws(StoreError) {
+        guard !lines.isEmpty else { return }
+        let text = lines.joined(separator: "\n") + "\n"
+        try Self.write(text, what: "\(lines.count) rows", to: descriptor, path: path)
     }
 
     /// Whether the file already holds rows: it starts with the header. A new file gets the header.

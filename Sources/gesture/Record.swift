@@ -137,9 +137,7 @@ struct RecordingRun {
             throw Failure.usage("--with phone: the phone is --device already; --with names a second device")
         }
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let phone = try await PhoneConnection.open(for: sensor, fast: fast, server, folder: folder)
-        let device = try phone?.device(through: sensor) ?? sensor.open(holder: plan.user, clock: clock)
-        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
+        let (device, phone) = try await open(sensor, clock: clock)
         let (companion, companionPhone) = try await openCompanion()
         let recorder: SessionRecorder
         do {
@@ -189,12 +187,21 @@ struct RecordingRun {
         var options = sensor
         options.device = companion
         let clock: any SamplingClock = fast ? ManualClock() : MonotonicClock()
-        let companionPhone = try await PhoneConnection.open(for: options, fast: fast, server, folder: folder)
-        let device = try companionPhone?.device(through: options) ?? options.open(holder: plan.user, clock: clock)
-        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
+        let (device, companionPhone) = try await open(options, clock: clock)
         let kind = String(device.info.id.prefix { $0 != ":" })
         let rate = (device as? ProfiledSensor)?.profile.rate
         return (Companion(sensor: device, clock: clock, prefix: kind, rate: rate), companionPhone)
+    }
+
+    /// The device `options` names: the phone through the studio or a page of its own, and only a
+    /// simulated or replayed one with `--fast`.
+    private func open(
+        _ options: SensorOptions, clock: any SamplingClock
+    ) async throws -> (any MotionSensor, PhoneConnection?) {
+        let phone = try await PhoneConnection.open(for: options, fast: fast, server, folder: folder)
+        let device = try phone?.device(through: options) ?? options.open(holder: plan.user, clock: clock)
+        if fast, !(device is SimulatedSensor || device is ReplaySensor) { throw Failure.fastNeedsSimulatedTime }
+        return (device, phone)
     }
 
     private func finish(_ outcome: RecordingOutcome, signal: Int32?) throws {
