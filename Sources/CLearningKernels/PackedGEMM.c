@@ -8,6 +8,7 @@
 // results as one thread's.
 
 #include "CLearningKernels.h"
+#include "PairGroups.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -174,8 +175,8 @@ void gl_gemm_packed_avx2(int m, int n, int k, const float *a, int rowStride, int
 }
 
 __attribute__((target("avx512f"), always_inline))
-static inline void rowTimesPairGroups(int k, int groups, const float *x, const uint32_t *packed, int pairsPerRow,
-                                      float *y, int columns, bool accumulate) {
+static inline void rowTimesPairGroups(int k, int groups, const float *x, const uint32_t *packed, float *y, int columns,
+                                      bool accumulate) {
     __m512 sums[16];
     __mmask16 masks[16];
     for (int vector = 0; vector < 2 * groups; vector++) {
@@ -185,9 +186,8 @@ static inline void rowTimesPairGroups(int k, int groups, const float *x, const u
     const __m512i upper = _mm512_set1_epi32((int)0xFFFF0000);
     for (int index = 0; index < k; index++) {
         __m512 value = _mm512_set1_ps(x[index]);
-        const uint32_t *row = packed + (size_t)index * pairsPerRow;
         for (int group = 0; group < groups; group++) {
-            __m512i pairs = _mm512_loadu_si512(row + 16 * group);
+            __m512i pairs = _mm512_loadu_si512(pairGroupRow(packed, k, group, index));
             __m512 low = _mm512_castsi512_ps(_mm512_slli_epi32(pairs, 16));
             __m512 high = _mm512_castsi512_ps(_mm512_and_si512(pairs, upper));
             sums[2 * group] = _mm512_fmadd_ps(value, low, sums[2 * group]);
@@ -199,14 +199,14 @@ static inline void rowTimesPairGroups(int k, int groups, const float *x, const u
 
 __attribute__((target("avx512f")))
 void gl_row_times_bfloat16_pairs_avx512(int k, int n, const float *x, const uint32_t *packed, float *y, bool accumulate) {
-    int pairsPerRow = (int)gl_bfloat16_pair_count(1, n), first = 0;
+    int first = 0;
     for (; n - first >= 256; first += 256) {
-        rowTimesPairGroups(k, 8, x, packed + first / 2, pairsPerRow, y + first, 256, accumulate);
+        rowTimesPairGroups(k, 8, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, 256, accumulate);
     }
     for (; n - first > 32; first += 64) {
-        rowTimesPairGroups(k, 2, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+        rowTimesPairGroups(k, 2, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
     }
-    if (n > first) rowTimesPairGroups(k, 1, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+    if (n > first) rowTimesPairGroups(k, 1, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
 }
 
 // y (a block of up to 16 vectors of columns) = x · w (+ y): the accumulators stay in registers

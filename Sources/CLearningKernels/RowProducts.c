@@ -1,18 +1,16 @@
 // Streaming prediction multiplies one row by each weight matrix. In Float the LSTM's weights
 // (845 KB) do not stay in a 512 KB or 1 MB L2 cache and the product waits on L3; as bfloat16 they
-// do. A group of 32 columns is packed as 16 pairs, column c in the low half of pair c and column
-// c + 16 in the high half, so shifting a pair left and masking it give two vectors of Floats, of
-// any width: 16 lanes (PackedGEMM.c's AVX-512 kernel), 8 (AVX2), 4 (NEON) or one at a time (C).
+// do. A group of 32 columns is packed as 16 pairs a row (PairGroups.h), column c in the low half of
+// pair c and column c + 16 in the high half, so shifting a pair left and masking it give two
+// vectors of Floats, of any width: 16 lanes (PackedGEMM.c's AVX-512 kernel), 8 (AVX2), 4 (NEON) or
+// one at a time (C).
 // Every kernel adds row after row in order, one sum per column, so they differ only by rounding.
 // Strict C99: the tests cross-compile this file for aarch64 with gcc.
 
 #include "CLearningKernels.h"
+#include "PairGroups.h"
 
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
-
-enum { pairGroupWidth = 32, pairsPerGroup = pairGroupWidth / 2 };
 
 long gl_bfloat16_pair_count(int k, int n) {
     return (long)k * ((n + pairGroupWidth - 1) / pairGroupWidth) * pairsPerGroup;
@@ -25,13 +23,15 @@ static uint32_t upperHalf(float value) {
 }
 
 void gl_pack_bfloat16_pairs(const float *w, int k, int n, uint32_t *packed) {
-    int groups = (n + pairGroupWidth - 1) / pairGroupWidth;
-    for (int row = 0; row < k; row++) {
-        for (int pair = 0; pair < groups * pairsPerGroup; pair++) {
-            int low = pair / pairsPerGroup * pairGroupWidth + pair % pairsPerGroup, high = low + pairsPerGroup;
-            uint32_t lowHalf = low < n ? upperHalf(w[(size_t)row * n + low]) : 0;
-            uint32_t highHalf = high < n ? upperHalf(w[(size_t)row * n + high]) : 0;
-            packed[(size_t)row * groups * pairsPerGroup + pair] = highHalf << 16 | lowHalf;
+    for (int group = 0; group * pairGroupWidth < n; group++) {
+        for (int row = 0; row < k; row++) {
+            uint32_t *pairs = packed + ((size_t)group * k + row) * pairsPerGroup;
+            for (int pair = 0; pair < pairsPerGroup; pair++) {
+                int low = group * pairGroupWidth + pair, high = low + pairsPerGroup;
+                uint32_t lowHalf = low < n ? upperHalf(w[(size_t)row * n + low]) : 0;
+                uint32_t highHalf = high < n ? upperHalf(w[(size_t)row * n + high]) : 0;
+                pairs[pair] = highHalf << 16 | lowHalf;
+            }
         }
     }
 }
@@ -44,13 +44,12 @@ static float bitsAsFloat(uint32_t bits) {
 
 void gl_row_times_bfloat16_pairs_portable(int k, int n, const float *x, const uint32_t *packed, float *y,
                                           bool accumulate) {
-    int pairsPerRow = (int)gl_bfloat16_pair_count(1, n);
     for (int first = 0; first < n; first += pairGroupWidth) {
         int columns = n - first < pairGroupWidth ? n - first : pairGroupWidth;
         float sums[pairGroupWidth] = {0};
         if (accumulate) memcpy(sums, y + first, sizeof(float) * columns);
         for (int index = 0; index < k; index++) {
-            const uint32_t *pairs = packed + (size_t)index * pairsPerRow + first / 2;
+            const uint32_t *pairs = pairGroupRow(packed, k, first / pairGroupWidth, index);
             for (int pair = 0; pair < pairsPerGroup; pair++) {
                 sums[pair] += x[index] * bitsAsFloat(pairs[pair] << 16);
                 sums[pair + pairsPerGroup] += x[index] * bitsAsFloat(pairs[pair] & 0xFFFF0000u);
@@ -80,7 +79,7 @@ bool gl_has_avx2_fma(void) {
 // Up to three groups of 32 columns: twelve accumulators of 8 Floats, vector v holding columns
 // 8v…8v + 7, while the rows stream past.
 __attribute__((target("avx2,fma"), always_inline))
-static inline void rowTimesPairGroupsAVX2(int k, int groups, const float *x, const uint32_t *packed, int pairsPerRow,
+static inline void rowTimesPairGroupsAVX2(int k, int groups, const float *x, const uint32_t *packed,
                                           float *y, int columns, bool accumulate) {
     __m256 sums[12];
     __m256i masks[12];
@@ -91,10 +90,10 @@ static inline void rowTimesPairGroupsAVX2(int k, int groups, const float *x, con
     const __m256i upper = _mm256_set1_epi32((int)0xFFFF0000);
     for (int index = 0; index < k; index++) {
         __m256 value = _mm256_broadcast_ss(x + index);
-        const uint32_t *row = packed + (size_t)index * pairsPerRow;
         for (int group = 0; group < groups; group++) {
+            const uint32_t *row = pairGroupRow(packed, k, group, index);
             for (int half = 0; half < 2; half++) {
-                __m256i pairs = _mm256_loadu_si256((const __m256i *)(row + pairsPerGroup * group + 8 * half));
+                __m256i pairs = _mm256_loadu_si256((const __m256i *)(row + 8 * half));
                 __m256 low = _mm256_castsi256_ps(_mm256_slli_epi32(pairs, 16));
                 __m256 high = _mm256_castsi256_ps(_mm256_and_si256(pairs, upper));
                 sums[4 * group + half] = _mm256_fmadd_ps(value, low, sums[4 * group + half]);
@@ -108,14 +107,14 @@ static inline void rowTimesPairGroupsAVX2(int k, int groups, const float *x, con
 __attribute__((target("avx2,fma")))
 void gl_row_times_bfloat16_pairs_avx2(int k, int n, const float *x, const uint32_t *packed, float *y,
                                       bool accumulate) {
-    int pairsPerRow = (int)gl_bfloat16_pair_count(1, n), first = 0;
+    int first = 0;
     for (; n - first >= 96; first += 96) {
-        rowTimesPairGroupsAVX2(k, 3, x, packed + first / 2, pairsPerRow, y + first, 96, accumulate);
+        rowTimesPairGroupsAVX2(k, 3, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, 96, accumulate);
     }
     for (; n - first > 32; first += 64) {
-        rowTimesPairGroupsAVX2(k, 2, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+        rowTimesPairGroupsAVX2(k, 2, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
     }
-    if (n > first) rowTimesPairGroupsAVX2(k, 1, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+    if (n > first) rowTimesPairGroupsAVX2(k, 1, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
 }
 
 #endif
@@ -144,7 +143,7 @@ static void storeLanes(float *y, int lanes, float32x4_t sums) {
 // Up to three groups of 32 columns: 24 of the 32 registers accumulate, vector v holding columns
 // 4v…4v + 3, while the rows stream past.
 __attribute__((always_inline))
-static inline void rowTimesPairGroupsNEON(int k, int groups, const float *x, const uint32_t *packed, int pairsPerRow,
+static inline void rowTimesPairGroupsNEON(int k, int groups, const float *x, const uint32_t *packed,
                                           float *y, int columns, bool accumulate) {
     float32x4_t sums[24];
     for (int vector = 0; vector < 8 * groups; vector++) {
@@ -152,10 +151,10 @@ static inline void rowTimesPairGroupsNEON(int k, int groups, const float *x, con
     }
     const uint32x4_t upper = vdupq_n_u32(0xFFFF0000u);
     for (int index = 0; index < k; index++) {
-        const uint32_t *row = packed + (size_t)index * pairsPerRow;
         for (int group = 0; group < groups; group++) {
+            const uint32_t *row = pairGroupRow(packed, k, group, index);
             for (int quarter = 0; quarter < 4; quarter++) {
-                uint32x4_t pairs = vld1q_u32(row + pairsPerGroup * group + 4 * quarter);
+                uint32x4_t pairs = vld1q_u32(row + 4 * quarter);
                 float32x4_t low = vreinterpretq_f32_u32(vshlq_n_u32(pairs, 16));
                 float32x4_t high = vreinterpretq_f32_u32(vandq_u32(pairs, upper));
                 sums[8 * group + quarter] = vfmaq_n_f32(sums[8 * group + quarter], low, x[index]);
@@ -168,14 +167,14 @@ static inline void rowTimesPairGroupsNEON(int k, int groups, const float *x, con
 
 void gl_row_times_bfloat16_pairs_neon(int k, int n, const float *x, const uint32_t *packed, float *y,
                                       bool accumulate) {
-    int pairsPerRow = (int)gl_bfloat16_pair_count(1, n), first = 0;
+    int first = 0;
     for (; n - first >= 96; first += 96) {
-        rowTimesPairGroupsNEON(k, 3, x, packed + first / 2, pairsPerRow, y + first, 96, accumulate);
+        rowTimesPairGroupsNEON(k, 3, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, 96, accumulate);
     }
     for (; n - first > 32; first += 64) {
-        rowTimesPairGroupsNEON(k, 2, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+        rowTimesPairGroupsNEON(k, 2, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
     }
-    if (n > first) rowTimesPairGroupsNEON(k, 1, x, packed + first / 2, pairsPerRow, y + first, n - first, accumulate);
+    if (n > first) rowTimesPairGroupsNEON(k, 1, x, pairGroupRow(packed, k, first / pairGroupWidth, 0), y + first, n - first, accumulate);
 }
 
 #endif

@@ -44,7 +44,7 @@ import Testing
         let folder = try TemporaryFolder(), path = folder.path.string
         let kernels = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CLearningKernels")
-        for file in ["RowProducts.c", "include/CLearningKernels.h"] {
+        for file in ["RowProducts.c", "PairGroups.h", "include/CLearningKernels.h"] {
             let source = kernels.appendingPathComponent(file)
             try FileManager.default.copyItem(
                 at: source, to: URL(fileURLWithPath: path).appendingPathComponent(source.lastPathComponent))

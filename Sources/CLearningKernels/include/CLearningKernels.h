@@ -34,7 +34,7 @@ bool gl_has_avx2_fma(void);
 long gl_bfloat16_pair_count(int k, int n);
 
 /// Packs `w` (`k × n`, row-major, values that are bfloat16s) for `gl_row_times_bfloat16_pairs_*`:
-/// each row's columns in groups of 32, zero-padded, as 16 pairs of bfloat16.
+/// the columns in groups of 32, zero-padded, each group's rows in turn as 16 pairs of bfloat16.
 void gl_pack_bfloat16_pairs(const float *w, int k, int n, uint32_t *packed);
 
 /// y (`n`) = x (`k`) · the packed matrix, + y with `accumulate`, in Float arithmetic: one row's
