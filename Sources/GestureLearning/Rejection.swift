@@ -1,3 +1,4 @@
+import CLearningKernels
 import GestureCore
 
 /// The model's "none of these": a window whose embedding lies farther from every prototype of its
@@ -80,13 +81,11 @@ public struct Rejection: Sendable, Equatable {
 
     /// The cosine distance from `activations` to the nearest prototype of `label`; 0 for a class without any.
     func distance(_ activations: UnsafePointer<Float>, to label: Int) -> Float {
-        var norm: Float = 0
-        for index in 0..<dimension { norm += activations[index] * activations[index] }
+        let norm = gl_dot_product(Int32(dimension), activations, activations)
         var nearest: Float = labels.contains(label) ? 2 : 0
         prototypes.withUnsafeBufferPointer { prototypes in
             for (row, prototypeLabel) in labels.enumerated() where prototypeLabel == label {
-                var product: Float = 0
-                for index in 0..<dimension { product += activations[index] * prototypes[row * dimension + index] }
+                let product = gl_dot_product(Int32(dimension), activations, prototypes.baseAddress! + row * dimension)
                 let similarity = norm > 0 ? product / norm.squareRoot() : 0
                 nearest = min(nearest, 1 - similarity)
             }

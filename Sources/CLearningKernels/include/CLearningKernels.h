@@ -50,6 +50,9 @@ void gl_row_times_bfloat16_pairs_neon(int k, int n, const float *x, const uint32
 void gl_row_times_bfloat16_pairs_portable(int k, int n, const float *x, const uint32_t *packed, float *y,
                                           bool accumulate);
 
+/// a · b, both `count` long, summed in an order of the compiler's choosing.
+float gl_dot_product(int count, const float *a, const float *b);
+
 /// y (`n`) = x (`k`) · w (`k × n`, row-major), + y with `accumulate`: one row's product in plain C,
 /// for matrices too small for OpenBLAS to pay for its call, as a model's output layer.
 void gl_row_times_small_matrix(int k, int n, const float *x, const float *w, float *y, bool accumulate);
