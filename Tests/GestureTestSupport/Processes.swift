@@ -2,9 +2,13 @@ import Foundation
 
 import struct SystemPackage.FilePath
 
-/// An executable the package builds, from the folder the tests were built into.
+/// An executable the package builds: from the folder `GESTURE_EXECUTABLES` names when given (CI
+/// tests the release build's), else from the folder the tests were built into.
 public func builtExecutable(_ name: String) -> String {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+    let folder =
+        ProcessInfo.processInfo.environment["GESTURE_EXECUTABLES"].map(URL.init(fileURLWithPath:))
+        ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return folder.appendingPathComponent(name).path
 }
 
 /// The `gesture` executable built beside this test bundle.

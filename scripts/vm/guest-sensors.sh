@@ -2,7 +2,7 @@
 # records from them with the host-built gesture, and leaves everything in .cache/vm/out. Every wait
 # is for a state; the VM's own time limit is the only one.
 set -euo pipefail
-bin=.build/debug
+bin=$(cat .cache/vm/bin)
 out=.cache/vm/out
 rm -rf "$out" && mkdir -p "$out"
 kernel=$(sed -n 's/.*gesture.kernel=\([^ ]*\).*/\1/p' /proc/cmdline)
