@@ -132,11 +132,12 @@ import struct SystemPackage.FilePath
 
         // The phone stays paired: a second recording needs nothing more of it.
         try await page.click("#record-start")
-        try await page.waitUntil(
-            "a second recording started", "['waiting', 'recording'].includes(studio.recording.state)")
-        try await page.waitUntil(
+        // Through GroupRecordingTests' wait, which says the status line and the takes if it fails.
+        try await GroupRecordingTests.waitUntil(
+            "a second recording started", "['waiting', 'recording'].includes(studio.recording.state)", on: page)
+        try await GroupRecordingTests.waitUntil(
             "a second recording finished",
-            "studio.recording.state === 'finished' && studio.recording.prompts.includes('Session complete')")
+            "studio.recording.state === 'finished' && studio.recording.prompts.includes('Session complete')", on: page)
         #expect(try await phone.evaluate("studio.connected") as? Bool == true)
         let sessions = try studio.sessions()
         #expect(sessions.map(\.device) == ["phone", "phone"] && sessions.map(\.status) == [.kept, .kept])
