@@ -131,10 +131,12 @@ import struct SystemPackage.FilePath
         try await PhoneRecordingTests.waitForPrompt("Done", on: phone)
 
         // The phone stays paired: a second recording needs nothing more of it.
+        // A later revision than the finished one's is the second recording's, however briefly the
+        // page showed it waiting; GroupRecordingTests' wait says the status line and takes if it fails.
+        let finished = try #require(try await page.evaluate("studio.recording.revision") as? Int)
         try await page.click("#record-start")
-        // Through GroupRecordingTests' wait, which says the status line and the takes if it fails.
         try await GroupRecordingTests.waitUntil(
-            "a second recording started", "['waiting', 'recording'].includes(studio.recording.state)", on: page)
+            "a second recording started", "studio.recording.revision > \(finished)", on: page)
         try await GroupRecordingTests.waitUntil(
             "a second recording finished",
             "studio.recording.state === 'finished' && studio.recording.prompts.includes('Session complete')", on: page)
