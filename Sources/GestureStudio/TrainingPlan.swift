@@ -31,7 +31,8 @@ struct TrainingPlan: Sendable {
                 name: "studio", features: recipe.features, window: recipe.window, layers: LayerSizes(),
                 training: parts.training, augmentation: AugmentationPlan(recipe.augmentations),
                 options: TrainingOptions(
-                    epochs: recipe.epochs, batchSize: recipe.batchSize, randomConvolutions: recipe.randomConvolutions),
+                    epochs: recipe.epochs, batchSize: recipe.batchSize, motionRejection: recipe.motionRejection,
+                    randomConvolutions: recipe.randomConvolutions),
                 validation: parts.validation, test: parts.test)
         } catch {
             throw StudioError("\(error)")

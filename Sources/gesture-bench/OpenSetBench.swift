@@ -58,8 +58,11 @@ struct OpenSetBench: AsyncParsableCommand {
     @Flag(help: "The motion statistics' limit set for each gesture, not one for all.")
     var motionLimitPerGesture = false
 
-    @Option(help: "Epochs of training (`gesture train`'s default: 30).")
-    var epochs = TrainingOptions().epochs
+    @Option(help: "Epochs of training (by default `gesture train`'s for the data).")
+    var epochs: Int?
+
+    @Flag(help: "Train as `gesture train` trained before its recipe: no copies, the book's features, 30 epochs.")
+    var firstDefaults = false
 
     @Flag(help: "Random convolutions trained beside each network, as `gesture train --classifier both` trains them.")
     var randomConvolutions = false
@@ -76,6 +79,7 @@ struct OpenSetBench: AsyncParsableCommand {
         try await EverydayRecordings(users: crowd, minutes: backgroundMinutes, seed: 1_000, rate: 25)
             .record(into: RecordingsFolder(folder))
         let loaded = try DatasetLoader(folder: RecordingsFolder(folder)).load()
+        if !firstDefaults { print(TrainingRecipe(for: loaded, epochs: epochs).choicesText) }
         let methods = RejectionMethod.compared(
             falseRejectRates: falseRejectRates,
             motion: motionRejectRates.map { MotionCalibration(falseRejectRate: $0, pooled: !motionLimitPerGesture) })
@@ -136,13 +140,20 @@ struct OpenSetBench: AsyncParsableCommand {
     private func train(
         _ gestures: [ActivityLabel], of users: [UserID], seed: UInt64, in data: Dataset
     ) throws -> (model: GestureModel, sequences: [LabeledSequence]) {
+        let training = try SessionSelection(gestures: gestures, users: users).apply(to: data)
+        let recipe =
+            firstDefaults
+            ? TrainingRecipe(
+                for: training, features: TrainingData.bookFeatures, window: 20, augmentations: [],
+                epochs: epochs ?? TrainingRecipe.epochsWithoutCopies, batchSize: TrainingOptions().batchSize,
+                randomConvolutions: randomConvolutions)
+            : TrainingRecipe(for: training, epochs: epochs, randomConvolutions: randomConvolutions ? true : nil)
         let experiment = try Experiment(
-            name: "open-set", features: TrainingData.bookFeatures, window: 20, layers: LayerSizes(),
-            training: SessionSelection(gestures: gestures, users: users).apply(to: data),
-            augmentation: AugmentationPlan([]),
+            name: "open-set", features: recipe.features, window: recipe.window, layers: LayerSizes(),
+            training: training, augmentation: AugmentationPlan(recipe.augmentations, seed: seed),
             options: TrainingOptions(
-                epochs: epochs, randomConvolutions: randomConvolutions ? .init(rate: data.sessions[0].nominalRate) : nil
-            ),
+                epochs: recipe.epochs, batchSize: recipe.batchSize, seed: seed,
+                randomConvolutions: recipe.randomConvolutions),
             validation: nil, test: nil)
         return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))
     }
@@ -193,8 +204,16 @@ private struct RejectionMethod: CustomStringConvertible {
             parts.append("threshold \(threshold)")
         }
         let name = parts.joined(separator: " + ")
+        if isTrainDefault { return "\(name) (`gesture train`'s default\(background ? " with other recorded" : ""))" }
         return background || rejection != nil || threshold != DetectionSettings().threshold
-            ? name : "\(name) (today's default, no rejection)"
+            ? name : "\(name) (no rejection, `--reject off`)"
+    }
+
+    /// Whether `gesture train` makes this rejection, with or without everyday motion recorded as other.
+    private var isTrainDefault: Bool {
+        rejection.map { $0 == (.lstm, Rejection.defaultFalseRejectRate) } == true
+            && threshold == DetectionSettings().threshold
+            && motion == (background ? MotionCalibration(falseRejectRate: 0) : nil)
     }
 }
 

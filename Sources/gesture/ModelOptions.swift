@@ -75,9 +75,10 @@ struct ModelOptions: ParsableArguments {
         help: """
             off, or the rejection's test of the motion's statistics too, with the share of a gesture's takes its \
             limit may leave unfound (each person's takes measured against the others'): 0 keeps the farthest; \
-            more rejects more motion the model was not taught, and more of your takes.
+            more rejects more motion the model was not taught, and more of your takes \
+            (default: 0 when everyday motion is recorded as other, else off).
             """)
-    var motionRejection = MotionRejectionSetting.off
+    var motionRejection: MotionRejectionSetting?
     @Option(
         help: """
             network: the network alone; both: MiniRocket's random convolutions with a ridge classifier trained \
@@ -108,7 +109,7 @@ struct ModelOptions: ParsableArguments {
         try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
         try Failure.check("--warp", warp, in: 1...4, being: "a factor")
         try Failure.check("--scale", scale, in: 1...4, being: "a factor")
-        if case .share(let share) = motionRejection {
+        if case .share(let share)? = motionRejection {
             try Failure.check("--motion-rejection", share, in: 0...1, being: "off or a share")
         }
     }
@@ -150,7 +151,7 @@ struct ModelOptions: ParsableArguments {
             for: data, features: features.isEmpty ? nil : features, window: window,
             augmentations: asRecorded ? [] : augment.isEmpty ? nil : augment.compactMap(\.copy), epochs: epochs,
             batchSize: batch,
-            randomConvolutions: classifier.map { $0 == .both })
+            randomConvolutions: classifier.map { $0 == .both }, motionRejection: motionRejection)
     }
 
     /// An experiment on `training` with `recipe`'s settings and the rest of these options.
@@ -165,7 +166,7 @@ struct ModelOptions: ParsableArguments {
                 maximumWarp: warp, maximumScale: scale, seed: seed),
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
-                seed: seed, motionRejection: motionRejection.calibration,
+                seed: seed, motionRejection: recipe.motionRejection,
                 randomConvolutions: recipe.randomConvolutions, threads: threads ?? TrainingOptions.availableThreads),
             validation: validation, test: test)
     }
@@ -208,32 +209,14 @@ enum AugmentChoice: ExpressibleByArgument, Equatable {
     }
 }
 
-/// `--motion-rejection`: off, or the share of takes its limit may leave.
-enum MotionRejectionSetting: ExpressibleByArgument, Equatable {
-    case off
-    case share(Double)
-
-    init?(argument: String) {
+extension MotionRejectionSetting: ExpressibleByArgument {
+    public init?(argument: String) {
         if argument == "off" {
             self = .off
         } else if let share = Double(argument) {
             self = .share(share)
         } else {
             return nil
-        }
-    }
-
-    var defaultValueDescription: String {
-        switch self {
-        case .off: "off"
-        case .share(let share): share.shortText
-        }
-    }
-
-    var calibration: MotionCalibration? {
-        switch self {
-        case .off: nil
-        case .share(let share): MotionCalibration(falseRejectRate: share)
         }
     }
 }

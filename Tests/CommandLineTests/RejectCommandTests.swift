@@ -152,5 +152,9 @@ private let backgroundFolder = SharedFixture {
         let detected = result.output.split(separator: "\n").filter { $0.contains(" s  ") }
         #expect(!detected.contains { $0.contains("  other  ") }, "\(detected)")
         #expect(result.output.contains("0 gestures: 0 found, 0 missed; "), "\(result.output)")
+        let file = try #require(FileManager.default.contents(atPath: folder.path.appending("bg.model").string))
+        #expect(
+            String(decoding: file.prefix(100_000), as: UTF8.self).contains("\"motion\":{\"center\""),
+            "with everyday motion recorded, the model tests the motion's statistics too")
     }
 }

@@ -45,6 +45,24 @@ import Testing
         #expect(TrainingRecipe(for: exercises, randomConvolutions: false).randomConvolutions == nil)
     }
 
+    @Test func everydayMotionRecordedAsOtherAddsTheMotionsStatisticsToTheRejection() throws {
+        let other = try syntheticSession(
+            "ann-other", user: "ann", gesture: "other", motion: Oscillation(axis: 2, frequency: 1, amplitude: 1),
+            seconds: 30)
+        let withOther = Dataset(sessions: watch.sessions + [other])
+        let recipe = TrainingRecipe(for: withOther)
+        #expect(recipe.motionRejection == MotionCalibration(falseRejectRate: 0))
+        #expect(
+            recipe.choices.last
+                == "the motion's statistics beside the distance to reject motion it was not taught (everyday motion recorded as other)"
+        )
+        #expect(TrainingRecipe(for: withOther, motionRejection: .off).motionRejection == nil)
+        #expect(TrainingRecipe(for: watch).motionRejection == nil)
+        let asked = TrainingRecipe(for: watch, motionRejection: .share(0.1))
+        #expect(asked.motionRejection == MotionCalibration(falseRejectRate: 0.1))
+        #expect(!asked.choicesText.contains("statistics"))
+    }
+
     @Test func askedForTheyAreKeptTooLowARateLeavesTheNetworkAlone() {
         let asked = TrainingRecipe(for: watch, augmentations: [], randomConvolutions: true)
         #expect(asked.randomConvolutions?.history == 200)
