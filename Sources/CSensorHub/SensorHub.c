@@ -9,6 +9,11 @@
 
 /* Sensor usage page 0x20. Each property and axis is a field of its own, because the kernel's
    sensor hub matches a field by its first usage only. */
+#define TIMESTAMP                                                              \
+    0x55, 0x0A,       /* Unit Exponent (-6): µs */                            \
+    0x0A, 0x29, 0x05, /* Usage (Data Field: Timestamp) */                     \
+    0x95, 0x02,       /* Report Count (2): 64 bits, which the drivers read whole */ \
+    0x81, 0x02
 #define FEATURES(exponent)                                                   \
     0x0A, 0x16, 0x03, /* Usage (Property: Reporting State) */               \
     0x15, 0x00, 0x25, 0x05, 0x75, 0x08, 0x95, 0x01, 0x55, 0x00,               \
@@ -33,6 +38,7 @@ static const uint8_t descriptor[] = {
     0x0A, 0x53, 0x04, 0x81, 0x02, /* Usage (Acceleration Axis X), Input (Data, Var, Abs) */
     0x0A, 0x54, 0x04, 0x81, 0x02,
     0x0A, 0x55, 0x04, 0x81, 0x02,
+    TIMESTAMP,
     0xC0,
     0x85, sensor_hub_gyrometer,
     0x09, 0x76,       /* Usage (Gyrometer 3D) */
@@ -41,11 +47,12 @@ static const uint8_t descriptor[] = {
     0x0A, 0x57, 0x04, 0x81, 0x02, /* Usage (Angular Velocity X Axis) */
     0x0A, 0x58, 0x04, 0x81, 0x02,
     0x0A, 0x59, 0x04, 0x81, 0x02,
+    TIMESTAMP,
     0xC0,
     0xC0,
 };
 
-enum { feature_size = 1 + 1 + 1 + 4, input_size = 1 + 3 * 4 };
+enum { feature_size = 1 + 1 + 1 + 4, input_size = 1 + 3 * 4 + 8 };
 
 /* Per report: its feature report and its latest input report, both with the ID first. */
 static uint8_t features[3][feature_size];
@@ -83,9 +90,10 @@ int sensor_hub_create(const char *name) {
     return fd;
 }
 
-int sensor_hub_send(int fd, int report, const int32_t values[3]) {
+int sensor_hub_send(int fd, int report, const int32_t values[3], int64_t stamp) {
     if (report < 1 || report > 2) return -EINVAL;
     memcpy(inputs[report] + 1, values, 3 * sizeof(int32_t));
+    memcpy(inputs[report] + 1 + 3 * sizeof(int32_t), &stamp, sizeof stamp);
     struct uhid_event event;
     memset(&event, 0, sizeof(event));
     event.type = UHID_INPUT2;

@@ -152,6 +152,9 @@ enum CDetectProgram {
             iio_scan queue[64]; /* the gyroscope device's scans not yet paired */
             int queued;
             long lost;
+            /* The scans' clock: 0 not known yet, 1 the kernel's (monotonic), 2 a sensor hub's own, anchored. */
+            int clock, anchored;
+            double anchor, anchor_stamp;
         } iio_source;
 
         static iio_device *opened_iio[2];
@@ -481,20 +484,39 @@ enum CDetectProgram {
             return best >= 0;
         }
 
+        /* A scan's time on the monotonic clock: the kernel's stamp as it is; a sensor hub's own (more than a second off
+           when the first scan arrived) anchored where a scan arrived, keeping the hub's intervals, and anchored again
+           only when it is more than a second off. */
+        static double iio_time(iio_source *source, double stamp) {
+            struct timespec now;
+            double arrival, time;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            arrival = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+            if (source->clock == 0) source->clock = fabs(stamp - arrival) <= 1.0 ? 1 : 2;
+            if (source->clock == 1) return stamp;
+            time = source->anchor + (stamp - source->anchor_stamp);
+            if (source->anchored && fabs(time - arrival) <= 1.0) return time;
+            source->anchored = 1;
+            source->anchor = arrival;
+            source->anchor_stamp = stamp;
+            return arrival;
+        }
+
         /* The next reading: a scan of the one device, or an accelerometer scan with its gyroscope scan. One without a
            partner is skipped: before the first pair because the two buffers started apart, after it as lost. */
         static int read_iio(iio_source *source, const char *id, reading *r) {
             iio_scan scan;
             while (!stopping) {
                 if (!iio_next(&source->devices[0], id, 0.1, &scan)) continue;
-                r->time = scan.time;
                 memcpy(r->acceleration, scan.values, 3 * sizeof(double));
                 if (source->count == 1) {
                     memcpy(r->rotation_rate, scan.values + 3, 3 * sizeof(double));
+                    r->time = iio_time(source, scan.time);
                     return 1;
                 }
                 if (iio_partner(source, id, scan.time, r->rotation_rate)) {
                     source->paired = 1;
+                    r->time = iio_time(source, scan.time);
                     return 1;
                 }
                 if (source->paired) source->lost++;

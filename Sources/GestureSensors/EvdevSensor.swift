@@ -158,31 +158,3 @@ public final class EvdevSensor: MotionSensor, @unchecked Sendable {
         return SensorError(device: id, reason: "cannot open \(path): \(String(cString: strerror(code)))\(advice)")
     }
 }
-
-/// A device's MSC_TIMESTAMP (µs, wrapping at 2³²) on the monotonic clock: anchored to the kernel's
-/// time of the first frame, so the frames keep exactly the device's intervals. Delivery delays
-/// vary from frame to frame and move nothing; only a disagreement of more than a second with the
-/// kernel's time, as after a device reset or a long stall, anchors it again.
-struct DeviceClock: Sendable {
-    static let resetThreshold = 1.0
-
-    private var anchor: (kernel: Double, stamp: UInt32)?
-    private var elapsed: UInt64 = 0
-    private var last: UInt32 = 0
-
-    mutating func time(of stamp: UInt32, arrivedAt kernel: Double) -> Double {
-        guard let anchor else {
-            self.anchor = (kernel, stamp)
-            (elapsed, last) = (0, stamp)
-            return kernel
-        }
-        elapsed += UInt64(stamp &- last)
-        last = stamp
-        let time = anchor.kernel + Double(elapsed) * 1e-6
-        guard abs(time - kernel) <= Self.resetThreshold else {
-            self.anchor = nil
-            return self.time(of: stamp, arrivedAt: kernel)
-        }
-        return time
-    }
-}

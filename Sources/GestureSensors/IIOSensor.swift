@@ -8,10 +8,10 @@ import Glibc
 
 /// An Industrial I/O accelerometer and gyroscope read through libiio's local context: one device
 /// with both (an MPU-6050, a BMI160), or two devices taken together (HID sensors' accel_3d and
-/// gyro_3d), their samples paired by kernel timestamp.
+/// gyro_3d), their samples paired by timestamp.
 ///
-/// Samples come from the kernel's buffer, paced by the device's own trigger and timestamped on
-/// CLOCK_MONOTONIC. A device without a usable buffer is polled through sysfs instead, and
+/// Samples come from the kernel's buffer, paced by the device's own trigger and timed by its scans'
+/// timestamps: the kernel's, on CLOCK_MONOTONIC, or a sensor hub's own, anchored to it. A device without a usable buffer is polled through sysfs instead, and
 /// `warnings` says that its timing will jitter.
 public final class IIOSensor: MotionSensor, @unchecked Sendable {
     public let info: SensorInfo
@@ -24,6 +24,7 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
     private var rotation: IIOStream?
     private var period = 0.01
     private var paired = false
+    private var scanClock = ScanClock()
     public private(set) var lostReadings = 0
 
     /// - Parameter mountMatrix: replaces the mounting the kernel reports.
@@ -73,6 +74,7 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
             actual = try setSamplingFrequency(rate, on: triple) ?? actual
         }
         period = 1 / actual
+        scanClock = ScanClock()
         do {
             acceleration = try IIOStream(
                 pair.acceleration, with: pair.rotationRate?.device == pair.acceleration.device ? pair.rotationRate : nil
@@ -103,17 +105,22 @@ public final class IIOSensor: MotionSensor, @unchecked Sendable {
         while let scan = try acceleration.next(timeout: 0.1) {
             guard let rotation else {
                 return RawSample(
-                    time: scan.time, acceleration: scan.acceleration ?? .zero, rotationRate: scan.rotationRate ?? .zero)
+                    time: time(of: scan), acceleration: scan.acceleration ?? .zero,
+                    rotationRate: scan.rotationRate ?? .zero)
             }
             if let partner = try rotation.nearest(to: scan.time, within: period, waitingUpTo: DeliveryDelay.allowance) {
                 paired = true
                 return RawSample(
-                    time: scan.time, acceleration: scan.acceleration ?? .zero,
+                    time: time(of: scan), acceleration: scan.acceleration ?? .zero,
                     rotationRate: partner.rotationRate ?? .zero)
             }
             if paired { lostReadings += 1 }
         }
         return nil
+    }
+
+    private func time(of scan: IIOStream.Scan) -> Double {
+        scanClock.time(of: scan.time, arrivedAt: MonotonicClock().now())
     }
 
     /// The sysfs fallback: each channel's raw value read now.

@@ -213,9 +213,12 @@ struct SensorHubDevice: ParsableCommand {
             accelerationStep: 0.001, rotationStep: 0.01,
             emit: { counts in
                 var acceleration = Array(counts[0..<3]), rotation = Array(counts[3..<6])
-                _ = sensor_hub_send(hub, Int32(sensor_hub_accelerometer), &acceleration)
-                _ = sensor_hub_send(hub, Int32(sensor_hub_gyrometer), &rotation)
-                return stamps.next()
+                // The hub's clock runs from its own start, a second before its first frame: a stamp
+                // of 0 is no stamp to the kernel's drivers, which then stamp the scan themselves.
+                let stamp = 1_000_000 + stamps.next()
+                _ = sensor_hub_send(hub, Int32(sensor_hub_accelerometer), &acceleration, stamp)
+                _ = sensor_hub_send(hub, Int32(sensor_hub_gyrometer), &rotation, stamp)
+                return stamp
             },
             wait: { deadline in
                 while case let left = deadline - clock.now(), left > 0 {
@@ -245,7 +248,8 @@ struct Compare: ParsableCommand {
     var accelerationStep: Double
     @Option(help: "The device's rotation step, °/s.") var rotationStep: Double
     @Option(help: "The device's frame rate, Hz.") var rate = 50.0
-    @Flag(help: "The recorded times must be the device's own stamps (evdev's MSC_TIMESTAMP).") var deviceTimes = false
+    @Flag(help: "The recorded times must be the device's own stamps (evdev's MSC_TIMESTAMP, a sensor hub's).")
+    var deviceTimes = false
 
     /// A recorded row: the injected frame it is, or the one it holds over a silence of the device.
     private struct Match {

@@ -35,3 +35,20 @@ import Testing
         #expect(abs(clock.time(of: 60_000, arrivedAt: 2.52) - 2.52) < 1e-9)
     }
 }
+
+@Suite struct ScanClockTests {
+    @Test func theKernelsStampsAreKeptAsTheyAre() {
+        var clock = ScanClock()
+        #expect(clock.time(of: 100.000_1, arrivedAt: 100.004) == 100.000_1)
+        #expect(clock.time(of: 100.020_1, arrivedAt: 101.3) == 100.020_1)
+    }
+
+    /// A HID sensor hub's clock began at its own start: its scans keep its intervals from the
+    /// time the first arrived, however late each of the others arrives.
+    @Test func aHubsOwnClockIsAnchoredWhereItsFirstScanArrived() {
+        var clock = ScanClock()
+        let arrivals = [250.01, 250.035, 250.3, 250.07]
+        let times = arrivals.enumerated().map { k, arrival in clock.time(of: 3 + Double(k) * 0.02, arrivedAt: arrival) }
+        #expect(zip(times, arrivals.indices).allSatisfy { abs($0 - (250.01 + Double($1) * 0.02)) < 1e-9 })
+    }
+}
