@@ -132,7 +132,11 @@ struct EmbeddedWindows {
 extension GestureModel {
     /// This model with a rejection calibrated on the windows of its gestures in `sequences`
     /// (rest and background motion are not gestures): the embedding's distance, and with `motion`
-    /// the motion's statistics too.
+    /// the motion's statistics too. Without everyday motion taught as `other`, the distance is the
+    /// one guard against motion never taught, and is measured on the recorded sequences only: the
+    /// copies augmentation makes reach beyond the motion people made, and limits that take them in
+    /// take in more of that motion too. With it, the network and the motion's statistics keep that
+    /// motion out, and limits as wide as the copies keep more of the new people's takes.
     public func calibratingRejection(
         on sequences: [LabeledSequence], embedding: Embedding = .lstm,
         falseRejectRate: Double = Rejection.defaultFalseRejectRate,
@@ -143,11 +147,14 @@ extension GestureModel {
             embeddings(of: sequences, embedding, classCount: classNames.count, motionDecay: motionDecay)
         }
         let windows = embed(sequences, motion.map { _ in decay }), groups = Self.groups(sequences)
+        let recorded =
+            classNames.contains(ActivityLabel.other.rawValue) ? sequences : sequences.filter { $0.copyOf == nil }
         let gestures = classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true }
         var model = self
         model.rejection = Rejection(
-            embedding: embedding, dimension: embedding.width(architecture), windows: windows,
-            halves: Self.halves(sequences).map { embed($0, nil) }, gestures: gestures, classes: classNames.count,
+            embedding: embedding, dimension: embedding.width(architecture),
+            windows: recorded.count == sequences.count ? windows : embed(recorded, nil),
+            halves: Self.halves(recorded).map { embed($0, nil) }, gestures: gestures, classes: classNames.count,
             falseRejectRate: falseRejectRate,
             motion: motion.flatMap {
                 MotionRejection(

@@ -72,6 +72,33 @@ private func rejectedShare(of sequences: [LabeledSequence], by model: GestureMod
         #expect(dense.dimension == 16 && dense.embedding == .dense)
     }
 
+    /// Augmented copies reach beyond the motion people made (these ones far beyond): without
+    /// everyday motion taught as `other`, the distance's prototypes and limits come from the
+    /// recorded sessions alone; with it, from the copies too.
+    @Test func theDistanceIsCalibratedOnTheRecordedSessionsNotOnTheirCopies() throws {
+        let copies = taught.map { sequence in
+            LabeledSequence(
+                session: SessionID(rawValue: "\(sequence.session)-copy"), user: sequence.user, copyOf: sequence.session,
+                featureCount: sequence.featureCount, features: sequence.features.map { -3 * $0 },
+                labels: sequence.labels)
+        }
+        let recorded = try #require(model.calibratingRejection(on: taught).rejection)
+        let withCopies = try #require(model.calibratingRejection(on: taught + copies).rejection)
+        #expect(withCopies.prototypes == recorded.prototypes && withCopies.limits == recorded.limits)
+        let asRecorded = copies.map { copy in
+            LabeledSequence(
+                session: copy.session, user: copy.user, featureCount: copy.featureCount, features: copy.features,
+                labels: copy.labels)
+        }
+        let moved = try #require(model.calibratingRejection(on: taught + asRecorded).rejection)
+        #expect(moved.limits != recorded.limits, "recorded, motion this far would move the limits")
+        var learnsEverydayMotion = model
+        learnsEverydayMotion.classNames = ["chop", "rest", "other"]
+        let other = try #require(learnsEverydayMotion.calibratingRejection(on: taught + copies).rejection)
+        let otherRecorded = try #require(learnsEverydayMotion.calibratingRejection(on: taught).rejection)
+        #expect(other.prototypes != otherRecorded.prototypes && Set(other.labels) == [0])
+    }
+
     @Test func theRejectionRoundTripsThroughTheModelFile() throws {
         let loaded = try GestureModel(serialized: model.serialized())
         #expect(loaded.rejection == model.rejection)
