@@ -11,8 +11,9 @@ import Glibc
 /// gyro_3d), their samples paired by timestamp.
 ///
 /// Samples come from the kernel's buffer, paced by the device's own trigger and timed by its scans'
-/// timestamps: the kernel's, on CLOCK_MONOTONIC, or a sensor hub's own, anchored to it. A device without a usable buffer is polled through sysfs instead, and
-/// `warnings` says that its timing will jitter.
+/// timestamps: the kernel's, on CLOCK_MONOTONIC, or a sensor hub's own, anchored to it. A device
+/// without a usable buffer is polled through sysfs instead, and `warnings` says that its timing
+/// will jitter.
 public final class IIOSensor: MotionSensor, @unchecked Sendable {
     public let info: SensorInfo
     public private(set) var pacing: SensorPacing = .deviceTimed
