@@ -195,9 +195,11 @@ import struct SystemPackage.FilePath
         // Another page pairs in its place, and records.
         let second = try await studio.phonePage(playing: PhoneRecordingTests.player, browser: "second-phone")
         try await Self.fill(device: "phone", user: "ann", gesture: "shake", takes: "1", on: page)
+        let stoppedRevision = try #require(try await page.evaluate("studio.recording.revision") as? Int)
         try await page.click("#record-start")
-        try await page.waitUntil("recording again", "['waiting', 'recording'].includes(studio.recording.state)")
-        try await page.waitUntil("recording finished", "studio.recording.state === 'finished'")
+        try await GroupRecordingTests.waitUntil(
+            "recording again", "studio.recording.revision > \(stoppedRevision)", on: page)
+        try await GroupRecordingTests.waitUntil("recording finished", "studio.recording.state === 'finished'", on: page)
         try await PhoneRecordingTests.waitForPrompt("Done", on: second)
         #expect(try studio.sessions().map(\.status) == [.incomplete, .kept])
         try runGesture(["check"], in: studio.folder.path).succeeded()
