@@ -108,6 +108,24 @@ enum CDetectProgram {
             return ok;
         }
 
+        /* ---- device clocks ---- */
+
+        /* A device's own clock on the monotonic one: anchored where a reading arrived, keeping the device's intervals,
+           and anchored again only when it is more than a second off the arrival time. */
+        typedef struct {
+            int anchored;
+            double arrival, device;
+        } device_clock;
+
+        static double device_clock_time(device_clock *clock, double device, double arrival) {
+            double time = clock->arrival + (device - clock->device);
+            if (clock->anchored && fabs(time - arrival) <= 1.0) return time;
+            clock->anchored = 1;
+            clock->arrival = arrival;
+            clock->device = device;
+            return arrival;
+        }
+
         /* ---- IIO ---- */
 
         /* Where IIO devices and their nodes are; other places only for tests on a made-up sysfs. */
@@ -153,8 +171,8 @@ enum CDetectProgram {
             int queued;
             long lost;
             /* The scans' clock: 0 not known yet, 1 the kernel's (monotonic), 2 a sensor hub's own, anchored. */
-            int clock, anchored;
-            double anchor, anchor_stamp;
+            int clock;
+            device_clock hub;
         } iio_source;
 
         static iio_device *opened_iio[2];
@@ -485,21 +503,14 @@ enum CDetectProgram {
         }
 
         /* A scan's time on the monotonic clock: the kernel's stamp as it is; a sensor hub's own (more than a second off
-           when the first scan arrived) anchored where a scan arrived, keeping the hub's intervals, and anchored again
-           only when it is more than a second off. */
+           when the first scan arrived) on its device clock. */
         static double iio_time(iio_source *source, double stamp) {
             struct timespec now;
-            double arrival, time;
+            double arrival;
             clock_gettime(CLOCK_MONOTONIC, &now);
             arrival = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
             if (source->clock == 0) source->clock = fabs(stamp - arrival) <= 1.0 ? 1 : 2;
-            if (source->clock == 1) return stamp;
-            time = source->anchor + (stamp - source->anchor_stamp);
-            if (source->anchored && fabs(time - arrival) <= 1.0) return time;
-            source->anchored = 1;
-            source->anchor = arrival;
-            source->anchor_stamp = stamp;
-            return arrival;
+            return source->clock == 1 ? stamp : device_clock_time(&source->hub, stamp, arrival);
         }
 
         /* The next reading: a scan of the one device, or an accelerometer scan with its gyroscope scan. One without a
@@ -534,11 +545,11 @@ enum CDetectProgram {
             int fd, state[6];
             char path[64], name[256];
             double scale[6], period;
-            /* The device's MSC_TIMESTAMP (us, wrapping at 2^32) on the monotonic clock, anchored at its first frame. */
-            int stamped, anchored;
+            /* The device's MSC_TIMESTAMP (us, wrapping at 2^32): the us elapsed since its first frame, on its clock. */
+            int stamped, counting;
             unsigned int stamp, last_stamp;
             unsigned long long elapsed;
-            double anchor;
+            device_clock clock;
             /* Report on change onto the rate: a silence filled with the last frame, a faster device thinned. */
             reading frame, held;
             int has_frame, has_out, has_interval, has_due;
@@ -613,20 +624,10 @@ enum CDetectProgram {
         }
 
         static double evdev_device_time(evdev_source *source, double kernel) {
-            double time;
-            if (!source->anchored) {
-                source->anchored = 1;
-                source->anchor = kernel;
-                source->elapsed = 0;
-                source->last_stamp = source->stamp;
-                return kernel;
-            }
-            source->elapsed += (unsigned int)(source->stamp - source->last_stamp);
+            if (source->counting) source->elapsed += (unsigned int)(source->stamp - source->last_stamp);
+            source->counting = 1;
             source->last_stamp = source->stamp;
-            time = source->anchor + (double)source->elapsed * 1e-6;
-            if (fabs(time - kernel) <= 1.0) return time;
-            source->anchored = 0;
-            return evdev_device_time(source, kernel);
+            return device_clock_time(&source->clock, (double)source->elapsed * 1e-6, kernel);
         }
 
         /* The next frame, delimited by SYN_REPORT; after a SYN_DROPPED the axes are read again. 0 when stopped. */

@@ -77,6 +77,18 @@ public struct TrainingRecipe: Sendable, Equatable {
         ].compactMap { $0 }
     }
 
+    /// What `gesture train` trained before the recipe, for comparing with it: the book's features,
+    /// window 20, no copies and their epochs and batches, unless given.
+    public static func firstDefaults(
+        for dataset: Dataset, features: [String]? = nil, window: Int? = nil, epochs: Int? = nil,
+        batchSize: Int? = nil, randomConvolutions: Bool? = nil
+    ) -> TrainingRecipe {
+        TrainingRecipe(
+            for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? 20, augmentations: [],
+            epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
+            randomConvolutions: randomConvolutions)
+    }
+
     /// Random convolutions beside the network recognise new people better in motion kept up for
     /// two of their histories or more (exercises, walking), unless the quickest model was asked for
     /// (no copies) or the rate is too low for their history. A gesture much shorter than their history

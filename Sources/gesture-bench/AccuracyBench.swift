@@ -465,10 +465,9 @@ struct AccuracyBench: AsyncParsableCommand {
         batchSize: Int? = nil
     ) -> TrainingRecipe {
         if firstDefaults {
-            return TrainingRecipe(
-                for: training, features: features.isEmpty ? TrainingData.bookFeatures : features, window: window ?? 20,
-                augmentations: [], epochs: epochs ?? TrainingRecipe.epochsWithoutCopies,
-                batchSize: batchSize ?? TrainingOptions().batchSize)
+            return TrainingRecipe.firstDefaults(
+                for: training, features: features.isEmpty ? nil : features, window: window, epochs: epochs,
+                batchSize: batchSize)
         }
         return TrainingRecipe(
             for: training, features: features.isEmpty ? nil : features, window: window,

@@ -143,10 +143,7 @@ struct OpenSetBench: AsyncParsableCommand {
         let training = try SessionSelection(gestures: gestures, users: users).apply(to: data)
         let recipe =
             firstDefaults
-            ? TrainingRecipe(
-                for: training, features: TrainingData.bookFeatures, window: 20, augmentations: [],
-                epochs: epochs ?? TrainingRecipe.epochsWithoutCopies, batchSize: TrainingOptions().batchSize,
-                randomConvolutions: randomConvolutions)
+            ? TrainingRecipe.firstDefaults(for: training, epochs: epochs, randomConvolutions: randomConvolutions)
             : TrainingRecipe(for: training, epochs: epochs, randomConvolutions: randomConvolutions ? true : nil)
         let experiment = try Experiment(
             name: "open-set", features: recipe.features, window: recipe.window, layers: LayerSizes(),

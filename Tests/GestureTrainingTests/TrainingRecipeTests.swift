@@ -43,6 +43,11 @@ import Testing
         #expect(recipe.choices.last == "random convolutions over 4 s beside the network (gestures held 12 s)")
         #expect(TrainingRecipe(for: exercises, augmentations: []).randomConvolutions == nil)
         #expect(TrainingRecipe(for: exercises, randomConvolutions: false).randomConvolutions == nil)
+        let first = TrainingRecipe.firstDefaults(for: exercises)
+        #expect(first.features == TrainingData.bookFeatures && first.window == 20 && first.augmentations == [])
+        #expect(first.epochs == 30 && first.batchSize == 32 && first.randomConvolutions == nil)
+        #expect(first.choices.isEmpty)
+        #expect(TrainingRecipe.firstDefaults(for: exercises, randomConvolutions: true).randomConvolutions != nil)
     }
 
     @Test func everydayMotionRecordedAsOtherAddsTheMotionsStatisticsToTheRejection() throws {
