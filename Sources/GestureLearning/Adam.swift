@@ -18,7 +18,11 @@ struct Adam {
         secondMoment = firstMoment
     }
 
-    mutating func update(_ parameters: UnsafeMutablePointer<Float>, gradient: UnsafePointer<Float>) {
+    /// `team`'s threads update a share of the parameters each; each parameter is updated as one
+    /// thread would.
+    mutating func update(
+        _ parameters: UnsafeMutablePointer<Float>, gradient: UnsafePointer<Float>, team: ThreadTeam? = nil
+    ) {
         beta1Power *= beta1
         beta2Power *= beta2
         let correction1 = 1 - beta1Power, correction2 = 1 - beta2Power
@@ -27,8 +31,13 @@ struct Adam {
         let beta1 = self.beta1, beta2 = self.beta2, count = firstMoment.count
         firstMoment.withUnsafeMutableBufferPointer { m in
             secondMoment.withUnsafeMutableBufferPointer { v in
-                gl_adam_update(
-                    count, parameters, gradient, m.baseAddress!, v.baseAddress!, beta1, beta2, stepSize, epsilon)
+                // A parameter's update costs about as much as 16 multiply-adds.
+                ThreadTeam.split(team, work: count * 16, count, step: 64) { share in
+                    let first = share.lowerBound
+                    gl_adam_update(
+                        share.count, parameters + first, gradient + first, m.baseAddress! + first,
+                        v.baseAddress! + first, beta1, beta2, stepSize, epsilon)
+                }
             }
         }
     }

@@ -56,16 +56,28 @@ func multiply(_ values: UnsafeMutablePointer<Float>, by factors: UnsafePointer<F
     forEachLane(count) { lane in lane.store(lane.load(values) * lane.load(factors), values) }
 }
 
-/// `rows × columns` rows, each set to `bias`.
-func broadcastRows(_ bias: UnsafePointer<Float>, to rows: UnsafeMutablePointer<Float>, rowCount: Int, columns: Int) {
-    for row in 0..<rowCount { (rows + row * columns).update(from: bias, count: columns) }
+/// `rows × columns` rows, each set to `bias`; `team`'s threads set a share of the rows each.
+func broadcastRows(
+    _ bias: UnsafePointer<Float>, to rows: UnsafeMutablePointer<Float>, rowCount: Int, columns: Int,
+    team: ThreadTeam? = nil
+) {
+    ThreadTeam.split(team, work: rowCount * columns, rowCount) { share in
+        for row in share { (rows + row * columns).update(from: bias, count: columns) }
+    }
 }
 
-/// Sums of each column of a row-major `rows × columns` matrix.
-func columnSums(_ matrix: UnsafePointer<Float>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Float>) {
-    sums.update(repeating: 0, count: columns)
-    for row in 0..<rows {
-        let values = matrix + row * columns
-        forEachLane(columns) { lane in lane.store(lane.load(sums) + lane.load(values), sums) }
+/// Sums of each column of a row-major `rows × columns` matrix, each down its rows in order;
+/// `team`'s threads sum a share of the columns each.
+func columnSums(
+    _ matrix: UnsafePointer<Float>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Float>,
+    team: ThreadTeam? = nil
+) {
+    ThreadTeam.split(team, work: rows * columns, columns, step: 64) { share in
+        let sums = sums + share.lowerBound
+        sums.update(repeating: 0, count: share.count)
+        for row in 0..<rows {
+            let values = matrix + row * columns + share.lowerBound
+            forEachLane(share.count) { lane in lane.store(lane.load(sums) + lane.load(values), sums) }
+        }
     }
 }

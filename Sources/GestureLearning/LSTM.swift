@@ -59,7 +59,7 @@ struct LSTM {
         saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?,
         team: ThreadTeam? = nil
     ) {
-        broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth)
+        broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth, team: team)
         gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing, team: team)
         let recurrent = PackedFactor(
             weights.recurrent, k: units, n: gateWidth,
@@ -136,7 +136,7 @@ struct LSTM {
         gemm(
             inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing,
             team: team)
-        columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias)
+        columnSums(gateGradient, rows: shape.rows, columns: gateWidth, into: gradients.bias, team: team)
         if let inputGradient {
             gemm(
                 shape.rows, inputs, gateWidth, gateGradient, weights.input, transposeB: true, inputGradient,

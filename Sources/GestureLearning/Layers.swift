@@ -19,7 +19,7 @@ struct Affine {
         _ x: UnsafePointer<Float>, rows: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
         into y: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?, team: ThreadTeam? = nil
     ) {
-        broadcastRows(bias, to: y, rowCount: rows, columns: outputs)
+        broadcastRows(bias, to: y, rowCount: rows, columns: outputs, team: team)
         gemm(rows, outputs, inputs, x, weight, y, beta: 1, packing: packing, team: team)
     }
 
@@ -32,7 +32,7 @@ struct Affine {
         packing: UnsafeMutablePointer<Float>?, team: ThreadTeam? = nil
     ) {
         gemm(inputs, outputs, rows, x, transposeA: true, outputGradient, weightGradient, packing: packing, team: team)
-        columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient)
+        columnSums(outputGradient, rows: rows, columns: outputs, into: biasGradient, team: team)
         if let inputGradient {
             gemm(
                 rows, inputs, outputs, outputGradient, weight, transposeB: true, inputGradient, packing: packing,
@@ -49,10 +49,15 @@ struct Dropout {
     /// Draws a mask of 0 and 1 / (1 − rate), four 16-bit draws from each random number.
     func drawMask(_ mask: UnsafeMutablePointer<Float>, count: Int, using random: inout Xoshiro256) {
         let kept = SIMD4<Float>(repeating: 1 / (1 - rate)), threshold = SIMD4<Int32>(repeating: Int32(rate * 65536))
+        let raw = UnsafeMutableRawPointer(mask)
         for first in stride(from: 0, to: count, by: 4) {
             let draws = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(random.next(), to: SIMD4<UInt16>.self))
             let values = kept.replacing(with: 0, where: draws .< threshold)
-            for lane in 0..<min(4, count - first) { mask[first + lane] = values[lane] }
+            if count - first >= 4 {
+                raw.storeBytes(of: values, toByteOffset: first * MemoryLayout<Float>.stride, as: SIMD4<Float>.self)
+            } else {
+                for lane in 0..<count - first { mask[first + lane] = values[lane] }
+            }
         }
     }
 

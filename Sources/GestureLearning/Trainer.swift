@@ -314,7 +314,8 @@ struct TrainingRun {
                 let loss = network.backward(
                     parameters.baseAddress!, shape: shape, workspace: workspace,
                     gradient: gradient.baseAddress!)
-                adam.update(parameters.baseAddress! + frozen, gradient: gradient.baseAddress! + frozen)
+                adam.update(
+                    parameters.baseAddress! + frozen, gradient: gradient.baseAddress! + frozen, team: workspace.team)
                 return loss
             }
         }

@@ -1,15 +1,18 @@
 /// xoshiro256**, seeded through SplitMix64 (`SeededRandom`): training's generator, for its long
 /// period; its sequence depends only on the seed, so the same seed trains the same model bit for bit
 /// (the standard library promises neither).
-public struct Xoshiro256: RandomNumberGenerator, Sendable {
-    private var state: (UInt64, UInt64, UInt64, UInt64)
+///
+/// Inlinable: training draws a dropout mask from it a batch at a time, and a call per draw cost
+/// more than the draw.
+@frozen public struct Xoshiro256: RandomNumberGenerator, Sendable {
+    @usableFromInline var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init(seed: UInt64) {
         var mix = SeededRandom(seed: seed)
         state = (mix.next(), mix.next(), mix.next(), mix.next())
     }
 
-    public mutating func next() -> UInt64 {
+    @inlinable public mutating func next() -> UInt64 {
         let result = rotateLeft(state.1 &* 5, 7) &* 9
         let shifted = state.1 << 17
         state.2 ^= state.0
@@ -22,7 +25,7 @@ public struct Xoshiro256: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in [0, 1), with the 24 bits a Float holds.
-    public mutating func unitFloat() -> Float {
+    @inlinable public mutating func unitFloat() -> Float {
         Float(next() >> 40) * 0x1p-24
     }
 
@@ -39,6 +42,6 @@ public struct Xoshiro256: RandomNumberGenerator, Sendable {
     }
 }
 
-private func rotateLeft(_ value: UInt64, _ count: UInt64) -> UInt64 {
+@inlinable func rotateLeft(_ value: UInt64, _ count: UInt64) -> UInt64 {
     (value << count) | (value >> (64 - count))
 }

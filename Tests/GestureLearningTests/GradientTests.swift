@@ -188,6 +188,26 @@ func expectGradient(
         expectGradient(gradient.array, of: x, loss: loss)
     }
 
+    /// Each random number gives four 16-bit draws, lowest first; the mask ends where it is told to.
+    @Test(arguments: [1, 4, 7, 40, 43])
+    func dropoutMaskDrawsSixteenBitsAValue(count: Int) {
+        let dropout = Dropout(rate: 0.3)
+        var random = Xoshiro256(seed: 21), replay = random
+        var mask = [Float](repeating: -1, count: count + 3)
+        mask.withUnsafeMutableBufferPointer { dropout.drawMask($0.baseAddress!, count: count, using: &random) }
+        var expected: [Float] = []
+        while expected.count < count {
+            let number = replay.next()
+            for lane in 0..<4 where expected.count < count {
+                let draw = (number >> (16 * UInt64(lane))) & 0xFFFF
+                expected.append(draw < UInt64(Float(0.3) * 65536) ? 0 : 1 / (1 - Float(0.3)))
+            }
+        }
+        #expect(Array(mask[..<count]) == expected)
+        #expect(mask[count...].allSatisfy { $0 == -1 }, "nothing written past the mask")
+        #expect(random.next() == replay.next(), "one number drawn for each four values")
+    }
+
     /// Values at least 0.05 from the kink, so the differences never straddle it.
     @Test func relu() {
         let count = 20

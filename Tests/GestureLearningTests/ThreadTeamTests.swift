@@ -1,3 +1,4 @@
+import GestureMotion
 import Synchronization
 import Testing
 
@@ -35,6 +36,39 @@ import Testing
             #expect(slots.allSatisfy { $0 == job }, "job \(job)")
             if slots.contains(where: { $0 != job }) { break }
         }
+    }
+
+    /// The steps of a training batch that are not products, shared: the bias broadcast, the bias
+    /// gradients' column sums and Adam give each value exactly as one thread does.
+    @Test(arguments: [2, 3])
+    func sharedElementWiseStepsGiveWhatOneThreadGives(threads: Int) {
+        let team = ThreadTeam(threads: threads)
+        var random = Xoshiro256(seed: 7)
+        let rows = 700, columns = 803
+        let matrix = (0..<rows * columns).map { _ in random.unitFloat() - 0.5 }
+        let bias = (0..<columns).map { _ in random.unitFloat() }
+        let gradient = (0..<100_003).map { _ in random.unitFloat() - 0.5 }
+        func results(_ team: ThreadTeam?) -> (broadcast: [Float], sums: [Float], parameters: [Float]) {
+            var broadcast = [Float](repeating: 0, count: rows * columns), sums = [Float](repeating: 0, count: columns)
+            broadcast.withUnsafeMutableBufferPointer {
+                broadcastRows(bias, to: $0.baseAddress!, rowCount: rows, columns: columns, team: team)
+            }
+            sums.withUnsafeMutableBufferPointer {
+                columnSums(matrix, rows: rows, columns: columns, into: $0.baseAddress!, team: team)
+            }
+            var parameters = [Float](repeating: 0.25, count: gradient.count)
+            var adam = Adam(learningRate: 0.01, parameterCount: gradient.count)
+            parameters.withUnsafeMutableBufferPointer { parameters in
+                for _ in 0..<3 { adam.update(parameters.baseAddress!, gradient: gradient, team: team) }
+            }
+            return (broadcast, sums, parameters)
+        }
+        let alone = results(nil), shared = results(team)
+        #expect(shared.broadcast.elementsEqual(alone.broadcast), "the broadcast rows differ")
+        #expect(shared.sums.elementsEqual(alone.sums), "the column sums differ")
+        #expect(shared.parameters.elementsEqual(alone.parameters), "Adam's parameters differ")
+        #expect(alone.parameters.allSatisfy { $0 != 0.25 }, "Adam moved every parameter")
+        #expect(abs(alone.sums[5] - (0..<rows).map { matrix[$0 * columns + 5] }.reduce(0, +)) < 1e-3)
     }
 }
 
