@@ -4,7 +4,7 @@
 ///
 /// Inlinable: training draws a dropout mask from it a batch at a time, and a call per draw cost
 /// more than the draw.
-@frozen public struct Xoshiro256: RandomNumberGenerator, Sendable {
+public struct Xoshiro256: RandomNumberGenerator, Sendable {
     @usableFromInline var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init(seed: UInt64) {
