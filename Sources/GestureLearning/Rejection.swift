@@ -146,20 +146,23 @@ extension GestureModel {
         let embed = { (sequences: [LabeledSequence], motionDecay: Float?) in
             embeddings(of: sequences, embedding, classCount: classNames.count, motionDecay: motionDecay)
         }
-        let windows = embed(sequences, motion.map { _ in decay }), groups = Self.groups(sequences)
         let recorded =
             classNames.contains(ActivityLabel.other.rawValue) ? sequences : sequences.filter { $0.copyOf == nil }
+        // Every sequence's windows only for the motion's statistics, or where they are the recorded ones.
+        let withMotion = motion.map { (calibration: $0, windows: embed(sequences, decay)) }
+        let windows =
+            recorded.count == sequences.count ? withMotion?.windows ?? embed(sequences, nil) : embed(recorded, nil)
         let gestures = classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true }
         var model = self
         model.rejection = Rejection(
-            embedding: embedding, dimension: embedding.width(architecture),
-            windows: recorded.count == sequences.count ? windows : embed(recorded, nil),
+            embedding: embedding, dimension: embedding.width(architecture), windows: windows,
             halves: Self.halves(recorded).map { embed($0, nil) }, gestures: gestures, classes: classNames.count,
             falseRejectRate: falseRejectRate,
-            motion: motion.flatMap {
-                MotionRejection(
-                    windows: windows, groups: windows.sequences.map { groups[$0] }, gestures: gestures,
-                    classes: classNames.count, decay: decay, calibration: $0)
+            motion: withMotion.flatMap { withMotion in
+                let groups = Self.groups(sequences)
+                return MotionRejection(
+                    windows: withMotion.windows, groups: withMotion.windows.sequences.map { groups[$0] },
+                    gestures: gestures, classes: classNames.count, decay: decay, calibration: withMotion.calibration)
             })
         return model
     }
