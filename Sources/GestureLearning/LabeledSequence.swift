@@ -73,9 +73,17 @@ public struct FeatureNormalization: Sendable, Equatable {
 
     /// Standardizes `features` (rows of `featureCount` values) in place.
     func apply(to features: UnsafeMutableBufferPointer<Float>) {
-        for index in features.indices {
-            let feature = index % featureCount
-            features[index] = (features[index] - mean[feature]) / deviation[feature]
+        let width = featureCount
+        guard !features.isEmpty else { return }
+        precondition(features.count % width == 0, "\(features.count) values are not rows of \(width)")
+        mean.withUnsafeBufferPointer { mean in
+            deviation.withUnsafeBufferPointer { deviation in
+                for row in stride(from: 0, to: features.count, by: width) {
+                    for feature in 0..<width {
+                        features[row + feature] = (features[row + feature] - mean[feature]) / deviation[feature]
+                    }
+                }
+            }
         }
     }
 }
