@@ -27,41 +27,80 @@ extension ChunkSet {
     }
 
     /// Every chunk's window probabilities, `chunkCount × windowsPerChunk × classes` (zeros for
-    /// padding), from the inference pass in batches of up to `batchSize` chunks.
-    func probabilities(_ network: Network, parameters: [Float], batchSize: Int, team: ThreadTeam? = nil) -> [Float] {
+    /// padding), from the inference pass in batches of up to `batchSize` chunks; with
+    /// `carryingState`, each chunk's LSTM starts where its sequence's chunk before it ended.
+    func probabilities(
+        _ network: Network, parameters: [Float], batchSize: Int, carryingState: Bool = false, team: ThreadTeam? = nil
+    ) -> [Float] {
         let classes = network.architecture.classes
-        return inferenceRows(network, parameters: parameters, batchSize: batchSize, width: classes, team: team) {
-            workspace, row, into in
+        return inferenceRows(
+            network, parameters: parameters, batchSize: batchSize, width: classes, carryingState: carryingState,
+            team: team
+        ) { workspace, row, into in
             into.update(from: workspace.probabilities + row * classes, count: classes)
         }
     }
 
     /// One row of `width` values per window, `chunkCount × windowsPerChunk × width` (zeros for
     /// padding): `read` copies a window's row out of the workspace after the inference pass
-    /// through `stage`.
+    /// through `stage`. Each chunk's LSTM starts from zeros, as in training, or with
+    /// `carryingState` where its sequence's chunk before it ended, as a live stream runs on.
     func inferenceRows(
         _ network: Network, parameters: [Float], batchSize: Int, width: Int,
-        through stage: InferenceStage = .probabilities, team: ThreadTeam? = nil,
+        through stage: InferenceStage = .probabilities, carryingState: Bool = false, team: ThreadTeam? = nil,
         read: (Workspace, _ row: Int, _ into: UnsafeMutablePointer<Float>) -> Void
     ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk, team: team)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
+        var carried = carryingState ? CarriedStates(units: network.lstm.units, chunks: chunkCount) : nil
         parameters.withUnsafeBufferPointer { parameters in
             result.withUnsafeMutableBufferPointer { result in
-                for first in stride(from: 0, to: chunkCount, by: batchSize) {
-                    let (shape, chunks) = gather(first..<min(first + batchSize, chunkCount), into: workspace)
-                    network.forwardInference(
-                        parameters.baseAddress!, shape: shape, workspace: workspace, through: stage)
+                for batch in batches(of: batchSize, inTurn: carryingState) {
+                    let (shape, chunks) = gather(batch, into: workspace)
+                    let forward = { (initial: LSTM.State?) in
+                        network.forwardInference(
+                            parameters.baseAddress!, shape: shape, workspace: workspace, through: stage,
+                            from: initial)
+                    }
+                    if let carried, follows(chunks[0]) {
+                        carried.startingStates(of: chunks, forward)
+                    } else {
+                        forward(nil)
+                    }
                     for step in 0..<shape.steps {
                         for column in 0..<shape.active[step] {
                             let window = chunks[column] * windowsPerChunk + step
                             read(workspace, shape.offsets[step] + column, result.baseAddress! + window * width)
                         }
                     }
+                    carried?.keepEndingStates(of: chunks, lengths: lengths, shape: shape, workspace: workspace)
                 }
             }
         }
         return result
+    }
+
+    /// Whether `chunk` carries on its sequence from the chunk before it.
+    private func follows(_ chunk: Int) -> Bool {
+        chunk > 0 && sequenceOfChunk[chunk - 1] == sequenceOfChunk[chunk]
+    }
+
+    /// The chunks in batches of up to `size`: in order, or `inTurn`, every sequence's first chunk
+    /// before any second one, and so on, so that each chunk comes after the one before it.
+    private func batches(of size: Int, inTurn: Bool) -> [[Int]] {
+        guard inTurn else {
+            return stride(from: 0, to: chunkCount, by: size).map { Array($0..<min($0 + size, chunkCount)) }
+        }
+        var turns: [[Int]] = []
+        var position = 0
+        for chunk in 0..<chunkCount {
+            position = follows(chunk) ? position + 1 : 0
+            if position == turns.count { turns.append([]) }
+            turns[position].append(chunk)
+        }
+        return turns.flatMap { turn in
+            stride(from: 0, to: turn.count, by: size).map { Array(turn[$0..<min($0 + size, turn.count)]) }
+        }
     }
 
     /// The mean cross-entropy and the accuracy over the real (weighted) windows.
@@ -82,4 +121,50 @@ func argmax(_ values: some Collection<Float>) -> Int {
     var best = values.startIndex
     for index in values.indices where values[index] > values[best] { best = index }
     return values.distance(from: values.startIndex, to: best)
+}
+
+/// The LSTM's state where each chunk ended, for the chunk after it in its sequence.
+private struct CarriedStates {
+    let units: Int
+    private var hidden: [Float]
+    private var cells: [Float]
+    private var ended: [Bool]
+
+    init(units: Int, chunks: Int) {
+        self.units = units
+        hidden = [Float](repeating: 0, count: chunks * units)
+        cells = hidden
+        ended = [Bool](repeating: false, count: chunks)
+    }
+
+    /// Calls `body` with the states `chunks` (a batch's, in its columns' order, none the first of
+    /// its sequence) start from: where each chunk before them ended.
+    func startingStates(of chunks: [Int], _ body: (LSTM.State) -> Void) {
+        var startHidden = [Float](repeating: 0, count: chunks.count * units), startCells = startHidden
+        for (column, chunk) in chunks.enumerated() {
+            precondition(ended[chunk - 1], "chunk \(chunk) comes before the chunk it follows")
+            let from = (chunk - 1) * units, to = column * units
+            startHidden[to..<to + units] = hidden[from..<from + units]
+            startCells[to..<to + units] = cells[from..<from + units]
+        }
+        startHidden.withUnsafeBufferPointer { hidden in
+            startCells.withUnsafeBufferPointer { cells in
+                body(LSTM.State(hidden: hidden.baseAddress!, cells: cells.baseAddress!))
+            }
+        }
+    }
+
+    /// Keeps the states `chunks` ended with, after their inference pass.
+    mutating func keepEndingStates(of chunks: [Int], lengths: [Int], shape: BatchShape, workspace: Workspace) {
+        for (column, chunk) in chunks.enumerated() {
+            let row = shape.offsets[lengths[chunk] - 1] + column, to = chunk * units
+            hidden.withUnsafeMutableBufferPointer {
+                ($0.baseAddress! + to).update(from: workspace.hidden + row * units, count: units)
+            }
+            cells.withUnsafeMutableBufferPointer {
+                ($0.baseAddress! + to).update(from: workspace.lstm.cells + row * units, count: units)
+            }
+            ended[chunk] = true
+        }
+    }
 }

@@ -81,8 +81,9 @@ public struct GestureModel: Sendable, Equatable {
     }
 
     /// Each window's class probabilities for each sequence (`windowCount × classes`, row-major),
-    /// the LSTM starting afresh at every chunk as in training; averaged with the random
-    /// convolutions' scores when the model has them.
+    /// the LSTM's state carried from window to window through the whole sequence, as a live stream
+    /// runs on (training starts it afresh at every chunk); averaged with the random convolutions'
+    /// scores when the model has them.
     public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
         let probabilities = networkPredictions(sequences)
         guard let randomConvolutions else { return probabilities }
@@ -95,7 +96,7 @@ public struct GestureModel: Sendable, Equatable {
             sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
         let probabilities =
             neighbours.map { chunks.probabilities(network, parameters: parameters, neighbours: $0) }
-            ?? chunks.probabilities(network, parameters: parameters, batchSize: 32)
+            ?? chunks.probabilities(network, parameters: parameters, batchSize: 32, carryingState: true)
         let classes = classNames.count
         var firstChunk = 0
         return sequences.map { sequence in

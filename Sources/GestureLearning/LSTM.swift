@@ -40,6 +40,12 @@ struct LSTM {
         let cellTanh: UnsafeMutablePointer<Float>
     }
 
+    /// Each sequence's hidden and cell states (`units` each), one sequence after another.
+    struct State {
+        let hidden: UnsafePointer<Float>
+        let cells: UnsafePointer<Float>
+    }
+
     struct Weights {
         let input: UnsafePointer<Float>
         let recurrent: UnsafePointer<Float>
@@ -57,7 +63,7 @@ struct LSTM {
     func forward(
         _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
         saving saved: Saved, into hidden: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?,
-        team: ThreadTeam? = nil
+        from initial: State? = nil, team: ThreadTeam? = nil
     ) {
         broadcastRows(weights.bias, to: saved.gates, rowCount: shape.rows, columns: gateWidth, team: team)
         gemm(shape.rows, gateWidth, inputs, x, weights.input, saved.gates, beta: 1, packing: packing, team: team)
@@ -68,14 +74,19 @@ struct LSTM {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
             splitSequences(shape.active[step], team: team) { sequences in
                 let row = first + sequences.lowerBound, previousRow = previous.map { $0 + sequences.lowerBound }
-                if let previousRow {
-                    recurrent.multiply(
-                        hidden + previousRow * units, rows: sequences.count, into: saved.gates + row * gateWidth)
+                let before: State? =
+                    previousRow.map { State(hidden: hidden + $0 * units, cells: saved.cells + $0 * units) }
+                    ?? initial.map {
+                        State(
+                            hidden: $0.hidden + sequences.lowerBound * units,
+                            cells: $0.cells + sequences.lowerBound * units)
+                    }
+                if let before {
+                    recurrent.multiply(before.hidden, rows: sequences.count, into: saved.gates + row * gateWidth)
                 }
                 gl_lstm_step_forward(
-                    Int32(sequences.count), Int32(units), saved.gates + row * gateWidth,
-                    previousRow.map { UnsafePointer(saved.cells + $0 * units) }, saved.cells + row * units,
-                    saved.cellTanh + row * units, hidden + row * units)
+                    Int32(sequences.count), Int32(units), saved.gates + row * gateWidth, before?.cells,
+                    saved.cells + row * units, saved.cellTanh + row * units, hidden + row * units)
             }
         }
     }

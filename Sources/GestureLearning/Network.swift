@@ -384,15 +384,17 @@ extension Network {
     }
 
     /// The inference pass: no dropout, batch norm with its running statistics; through `stage`.
+    /// The LSTM starts from `initial`, a state for each of the batch's sequences, or from zeros.
     func forwardInference(
         _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
-        through stage: InferenceStage = .probabilities
+        through stage: InferenceStage = .probabilities, from initial: LSTM.State? = nil
     ) {
         let rows = shape.rows
         convolutionForward(parameters, rows: rows, workspace: workspace)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, team: workspace.team)
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, from: initial,
+            team: workspace.team)
         denseForward(parameters, rows: rows, workspace: workspace)
         if stage == .probabilities { inferenceHead(parameters, rows: rows, workspace: workspace) }
     }

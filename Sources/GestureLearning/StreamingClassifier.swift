@@ -18,9 +18,9 @@ public struct StreamState: Sendable, Equatable {
 }
 
 /// Classifies one window at a time, carrying the LSTM's state from window to window, for live
-/// detection. A stream that starts from `StreamState(units:)` and is reset every
-/// `windowsPerChunk` windows gives the probabilities `GestureModel.predict` gives (a model's
-/// random convolutions read the stream's past across those resets, as `predict` reads its sequence).
+/// detection. A stream that starts from `StreamState(units:)` gives the probabilities
+/// `GestureModel.predict` gives for the whole sequence: both carry the state on past the chunks
+/// that training starts afresh.
 ///
 /// It reads the model's large matrices as packed bfloat16 (`BFloat16Matrix`), the values the
 /// model holds, so one prediction reads half the bytes of the offline path's Floats.

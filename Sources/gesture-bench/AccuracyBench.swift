@@ -53,7 +53,10 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "seglearn-watch's samples per window (50 Hz; default: `gesture train`'s, 20).")
     var seglearnWindow: Int?
 
-    @Option(help: "seglearn-watch's windows per chunk: the LSTM starts afresh at each chunk.")
+    @Option(
+        help:
+            "seglearn-watch's windows per chunk in training: the LSTM starts afresh at each (predictions carry it on)."
+    )
     var seglearnChunk = 20
 
     @Option(parsing: .upToNextOption, help: "seglearn-watch's features (default: `gesture train`'s).")

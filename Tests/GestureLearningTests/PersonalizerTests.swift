@@ -125,7 +125,6 @@ private func recall(of label: Int, _ model: GestureModel, on sequences: [Labeled
         var state = classifier.initialState
         let size = model.architecture.windowSize
         for window in 0..<offline.count / 3 {
-            if window % model.windowing.windowsPerChunk == 0 { state = classifier.initialState }
             var values = Array(sequence.features[(window * size)..<min((window + 1) * size, sequence.features.count)])
             values += repeatElement(0, count: size - values.count)
             let streamed = classifier.step(values, state: &state)

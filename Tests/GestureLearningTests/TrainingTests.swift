@@ -93,7 +93,8 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(result.accuracy <= 0.5)
     }
 
-    /// Windows fed one by one, the state reset where a chunk starts, give the offline probabilities.
+    /// Windows fed one by one, the state carried past the end of a training chunk, give the
+    /// offline probabilities.
     @Test func streamingEqualsOffline() throws {
         let model = try trainSmallModel()
         let long = try sequence(
@@ -103,13 +104,37 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         let classifier = StreamingClassifier(model: model)
         var state = classifier.initialState
         for window in 0..<25 {
-            if window % model.windowing.windowsPerChunk == 0 { state = classifier.initialState }
             let probabilities = classifier.step(Array(long.features[window * 30..<(window + 1) * 30]), state: &state)
             for (index, probability) in probabilities.enumerated() {
                 #expect(abs(probability - offline[window * 2 + index]) <= 1e-5, "window \(window)")
             }
         }
         #expect(state.hidden.contains { $0 != 0 } && state.cell.contains { $0 != 0 })
+    }
+
+    /// `predict` carries each sequence's state from chunk to chunk on its own, whichever sequences
+    /// share its batches: sequences of 3, 1 and 4 chunks (and a short last one) predicted together
+    /// give what each gives alone, and the state matters (a fresh start at a chunk gives other
+    /// probabilities).
+    @Test func predictCarriesEachSequencesStateAlone() throws {
+        let model = try trainSmallModel()
+        let lengths = [590, 130, 770]
+        let sequences = try lengths.enumerated().map { index, samples in
+            try sequence(
+                [Int](repeating: 1, count: samples),
+                features: (0..<samples * 3).map { sin(Float($0 + 100 * index) / 7) * 2 }, featureCount: 3,
+                session: index)
+        }
+        let together = model.predict(sequences)
+        for (sequence, predicted) in zip(sequences, together) {
+            #expect(predicted == model.predict([sequence])[0])
+        }
+        let chunkSamples = model.windowing.window * model.windowing.windowsPerChunk
+        let second = try sequence(
+            [Int](repeating: 1, count: 770 - chunkSamples),
+            features: Array(sequences[2].features[(chunkSamples * 3)...]), featureCount: 3)
+        let afresh = model.predict([second])[0], carried = Array(together[2][(model.windowing.windowsPerChunk * 2)...])
+        #expect(afresh.count == carried.count && afresh != carried)
     }
 
     @Test func rejectsInputItCannotUse() throws {
