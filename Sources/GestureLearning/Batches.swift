@@ -52,7 +52,7 @@ extension ChunkSet {
     ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk, team: team)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
-        var carried = carryingState ? CarriedStates(units: network.lstm.units, chunks: chunkCount) : nil
+        var carried = carryingState ? CarriedStates(units: network.lstm.units, sequenceOfChunk: sequenceOfChunk) : nil
         parameters.withUnsafeBufferPointer { parameters in
             result.withUnsafeMutableBufferPointer { result in
                 for batch in batches(of: batchSize, inTurn: carryingState) {
@@ -123,18 +123,22 @@ func argmax(_ values: some Collection<Float>) -> Int {
     return values.distance(from: values.startIndex, to: best)
 }
 
-/// The LSTM's state where each chunk ended, for the chunk after it in its sequence.
+/// The LSTM's state where each sequence's latest chunk ended, for the chunk after it.
 private struct CarriedStates {
     let units: Int
+    private let sequenceOfChunk: [Int]
     private var hidden: [Float]
     private var cells: [Float]
-    private var ended: [Bool]
+    /// The chunk whose ending state each sequence holds, if any.
+    private var lastEnded: [Int?]
 
-    init(units: Int, chunks: Int) {
+    init(units: Int, sequenceOfChunk: [Int]) {
+        let sequences = (sequenceOfChunk.max() ?? -1) + 1
         self.units = units
-        hidden = [Float](repeating: 0, count: chunks * units)
+        self.sequenceOfChunk = sequenceOfChunk
+        hidden = [Float](repeating: 0, count: sequences * units)
         cells = hidden
-        ended = [Bool](repeating: false, count: chunks)
+        lastEnded = [Int?](repeating: nil, count: sequences)
     }
 
     /// Calls `body` with the states `chunks` (a batch's, in its columns' order, none the first of
@@ -142,8 +146,9 @@ private struct CarriedStates {
     func startingStates(of chunks: [Int], _ body: (LSTM.State) -> Void) {
         var startHidden = [Float](repeating: 0, count: chunks.count * units), startCells = startHidden
         for (column, chunk) in chunks.enumerated() {
-            precondition(ended[chunk - 1], "chunk \(chunk) comes before the chunk it follows")
-            let from = (chunk - 1) * units, to = column * units
+            let sequence = sequenceOfChunk[chunk]
+            precondition(lastEnded[sequence] == chunk - 1, "chunk \(chunk) comes before the chunk it follows")
+            let from = sequence * units, to = column * units
             startHidden[to..<to + units] = hidden[from..<from + units]
             startCells[to..<to + units] = cells[from..<from + units]
         }
@@ -157,14 +162,15 @@ private struct CarriedStates {
     /// Keeps the states `chunks` ended with, after their inference pass.
     mutating func keepEndingStates(of chunks: [Int], lengths: [Int], shape: BatchShape, workspace: Workspace) {
         for (column, chunk) in chunks.enumerated() {
-            let row = shape.offsets[lengths[chunk] - 1] + column, to = chunk * units
+            let sequence = sequenceOfChunk[chunk]
+            let row = shape.offsets[lengths[chunk] - 1] + column, to = sequence * units
             hidden.withUnsafeMutableBufferPointer {
                 ($0.baseAddress! + to).update(from: workspace.hidden + row * units, count: units)
             }
             cells.withUnsafeMutableBufferPointer {
                 ($0.baseAddress! + to).update(from: workspace.lstm.cells + row * units, count: units)
             }
-            ended[chunk] = true
+            lastEnded[sequence] = chunk
         }
     }
 }
