@@ -197,7 +197,8 @@ private func nearestCentres(of points: [Float], count: Int, centres: [Float], sp
 }
 
 extension ChunkSet {
-    /// As `probabilities(_:parameters:batchSize:)`, for a model whose classifier is `neighbours`.
+    /// As `probabilities(_:parameters:batchSize:carryingState:team:)` carrying the state, for a model
+    /// whose classifier is `neighbours`.
     func probabilities(_ network: Network, parameters: [Float], neighbours: NearestNeighbours) -> [Float] {
         let networkClasses = network.architecture.classes, width = neighbours.dimension
         let rows = inferenceRows(
