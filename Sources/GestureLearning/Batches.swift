@@ -27,42 +27,40 @@ extension ChunkSet {
     }
 
     /// Every chunk's window probabilities, `chunkCount × windowsPerChunk × classes` (zeros for
-    /// padding), from the inference pass in batches of up to `batchSize` chunks; with
-    /// `carryingState`, each chunk's LSTM starts where its sequence's chunk before it ended.
+    /// padding), from the inference pass in batches of up to `batchSize` chunks, each chunk's LSTM
+    /// starting where its sequence's chunk before it ended.
     func probabilities(
-        _ network: Network, parameters: [Float], batchSize: Int, carryingState: Bool = false, team: ThreadTeam? = nil
+        _ network: Network, parameters: [Float], batchSize: Int, team: ThreadTeam? = nil
     ) -> [Float] {
         let classes = network.architecture.classes
-        return inferenceRows(
-            network, parameters: parameters, batchSize: batchSize, width: classes, carryingState: carryingState,
-            team: team
-        ) { workspace, row, into in
+        return inferenceRows(network, parameters: parameters, batchSize: batchSize, width: classes, team: team) {
+            workspace, row, into in
             into.update(from: workspace.probabilities + row * classes, count: classes)
         }
     }
 
     /// One row of `width` values per window, `chunkCount × windowsPerChunk × width` (zeros for
     /// padding): `read` copies a window's row out of the workspace after the inference pass
-    /// through `stage`. Each chunk's LSTM starts from zeros, as in training, or with
-    /// `carryingState` where its sequence's chunk before it ended, as a live stream runs on.
+    /// through `stage`. Each chunk's LSTM starts where its sequence's chunk before it ended, as a
+    /// live stream runs on (training starts every chunk from zeros).
     func inferenceRows(
         _ network: Network, parameters: [Float], batchSize: Int, width: Int,
-        through stage: InferenceStage = .probabilities, carryingState: Bool = false, team: ThreadTeam? = nil,
+        through stage: InferenceStage = .probabilities, team: ThreadTeam? = nil,
         read: (Workspace, _ row: Int, _ into: UnsafeMutablePointer<Float>) -> Void
     ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk, team: team)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
-        var carried = carryingState ? CarriedStates(units: network.lstm.units, sequenceOfChunk: sequenceOfChunk) : nil
+        var carried = CarriedStates(units: network.lstm.units, sequenceOfChunk: sequenceOfChunk)
         parameters.withUnsafeBufferPointer { parameters in
             result.withUnsafeMutableBufferPointer { result in
-                for batch in batches(of: batchSize, inTurn: carryingState) {
+                for batch in batchesInTurn(of: batchSize) {
                     let (shape, chunks) = gather(batch, into: workspace)
                     let forward = { (initial: LSTM.State?) in
                         network.forwardInference(
                             parameters.baseAddress!, shape: shape, workspace: workspace, through: stage,
                             from: initial)
                     }
-                    if let carried, follows(chunks[0]) {
+                    if follows(chunks[0]) {
                         carried.startingStates(of: chunks, forward)
                     } else {
                         forward(nil)
@@ -73,7 +71,7 @@ extension ChunkSet {
                             read(workspace, shape.offsets[step] + column, result.baseAddress! + window * width)
                         }
                     }
-                    carried?.keepEndingStates(of: chunks, lengths: lengths, shape: shape, workspace: workspace)
+                    carried.keepEndingStates(of: chunks, lengths: lengths, shape: shape, workspace: workspace)
                 }
             }
         }
@@ -85,12 +83,9 @@ extension ChunkSet {
         chunk > 0 && sequenceOfChunk[chunk - 1] == sequenceOfChunk[chunk]
     }
 
-    /// The chunks in batches of up to `size`: in order, or `inTurn`, every sequence's first chunk
-    /// before any second one, and so on, so that each chunk comes after the one before it.
-    private func batches(of size: Int, inTurn: Bool) -> [[Int]] {
-        guard inTurn else {
-            return stride(from: 0, to: chunkCount, by: size).map { Array($0..<min($0 + size, chunkCount)) }
-        }
+    /// The chunks in batches of up to `size`, every sequence's first chunk before any second one,
+    /// and so on, so that each chunk comes after the one before it.
+    private func batchesInTurn(of size: Int) -> [[Int]] {
         var turns: [[Int]] = []
         var position = 0
         for chunk in 0..<chunkCount {

@@ -96,7 +96,7 @@ public struct GestureModel: Sendable, Equatable {
             sequences, windowing: windowing, classCount: classNames.count, normalization: normalization)
         let probabilities =
             neighbours.map { chunks.probabilities(network, parameters: parameters, neighbours: $0) }
-            ?? chunks.probabilities(network, parameters: parameters, batchSize: 32, carryingState: true)
+            ?? chunks.probabilities(network, parameters: parameters, batchSize: 32)
         let classes = classNames.count
         var firstChunk = 0
         return sequences.map { sequence in

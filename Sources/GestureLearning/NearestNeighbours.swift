@@ -197,13 +197,12 @@ private func nearestCentres(of points: [Float], count: Int, centres: [Float], sp
 }
 
 extension ChunkSet {
-    /// As `probabilities(_:parameters:batchSize:carryingState:team:)` carrying the state, for a model
-    /// whose classifier is `neighbours`.
+    /// As `probabilities(_:parameters:batchSize:team:)`, for a model whose classifier is
+    /// `neighbours`.
     func probabilities(_ network: Network, parameters: [Float], neighbours: NearestNeighbours) -> [Float] {
         let networkClasses = network.architecture.classes, width = neighbours.dimension
-        let rows = inferenceRows(
-            network, parameters: parameters, batchSize: 32, width: networkClasses + width, carryingState: true
-        ) { workspace, row, into in
+        let rows = inferenceRows(network, parameters: parameters, batchSize: 32, width: networkClasses + width) {
+            workspace, row, into in
             into.update(from: workspace.probabilities + row * networkClasses, count: networkClasses)
             (into + networkClasses).update(
                 from: neighbours.embedding.activations(workspace, row: row, width: width), count: width)
