@@ -137,6 +137,23 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(afresh.count == carried.count && afresh != carried)
     }
 
+    @Test func theRejectionsEmbeddingsAreTheStatesTheStreamCarries() throws {
+        let model = try trainSmallModel()
+        let samples = 770, window = model.windowing.window, units = model.architecture.lstmUnits
+        let long = try sequence(
+            [Int](repeating: 1, count: samples), features: (0..<samples * 3).map { sin(Float($0) / 7) * 2 },
+            featureCount: 3)
+        #expect(samples / window > 2 * model.windowing.windowsPerChunk, "the states must pass two chunks")
+        let embedded = model.embeddings(of: [long], .lstm, classCount: model.classNames.count).embeddings
+        let classifier = StreamingClassifier(model: model)
+        var state = classifier.initialState
+        for index in 0..<samples / window {
+            _ = classifier.step(Array(long.features[index * window * 3..<(index + 1) * window * 3]), state: &state)
+            let row = embedded[index * units..<(index + 1) * units]
+            #expect(zip(row, state.hidden).allSatisfy { abs($0 - $1) < 1e-5 }, "window \(index)")
+        }
+    }
+
     @Test func rejectsInputItCannotUse() throws {
         let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 1))
         var withNaN = smallSessions[1]
