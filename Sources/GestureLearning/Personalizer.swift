@@ -106,36 +106,12 @@ public struct Personalizer: Sendable {
         seed: UInt64
     ) throws(TrainingError) -> GestureModel {
         precondition(model.classNames == classNames)
-        return try fittingRandomConvolutions(model, on: others + (0..<repeats).flatMap { _ in personal }, seed: seed)
-    }
-
-    /// `model`, adapted to `sessions` without their labels, beside random convolutions made as the
-    /// base model's were and fitted on `others` (the base model's training sessions) and the windows
-    /// of `sessions` that `model` is confident of (`selfTraining`'s confidence, labeled with their
-    /// top class), counted `selfTraining.randomConvolutionRepeats` times; `model` itself when the
-    /// base model had none or no window is confident.
-    public func withRandomConvolutions(
-        _ model: GestureModel, others: [LabeledSequence], confidentIn sessions: [LabeledSequence],
-        selfTraining: SelfTraining, seed: UInt64
-    ) throws(TrainingError) -> GestureModel {
-        let confident = model.confidentWindows(in: sessions, confidence: selfTraining.confidence)
-        guard !confident.isEmpty else { return model }
-        return try fittingRandomConvolutions(
-            model, on: others + (0..<selfTraining.randomConvolutionRepeats).flatMap { _ in confident }, seed: seed)
-    }
-
-    /// `model` beside random convolutions made as the base model's were, fitted on `sessions` for
-    /// `model`'s classes (which an unlabeled model keeps, whatever classes the person's sessions have).
-    private func fittingRandomConvolutions(
-        _ model: GestureModel, on sessions: [LabeledSequence], seed: UInt64
-    ) throws(TrainingError) -> GestureModel {
         guard let randomConvolutionSettings else { return model }
-        var description = description
-        description.classNames = model.classNames
-        var fitted = model
-        fitted.randomConvolutions = try Trainer(model: description, options: TrainingOptions(seed: seed))
-            .randomConvolutions(sessions, settings: randomConvolutionSettings)
-        return fitted
+        let trainer = Trainer(model: description, options: TrainingOptions(seed: seed))
+        var personalised = model
+        personalised.randomConvolutions = try trainer.randomConvolutions(
+            others + (0..<repeats).flatMap { _ in personal }, settings: randomConvolutionSettings)
+        return personalised
     }
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,

@@ -1,30 +1,20 @@
 /// Self-training on a person's unlabeled windows: the windows the model (its batch norm adapted to
 /// them) classifies with at least `confidence`, and its rejection does not find unknown, become
 /// labeled with their top class, and the layers after the LSTM are trained briefly on them.
-/// The LSTM's output, which the rejection measures, stays as it was. Random convolutions can be
-/// fitted again with those windows too (`Personalizer.withRandomConvolutions(_:others:confidentIn:selfTraining:seed:)`).
+/// The LSTM's output, which the rejection measures, stays as it was.
 public struct SelfTraining: Sendable, Equatable {
     /// The probability a window's top class needs for the window to be labeled with it.
     public var confidence: Float
     public var options: TrainingOptions
-    /// How many times the confident windows count among the training sessions' when random
-    /// convolutions are fitted again with them.
-    public var randomConvolutionRepeats: Int
 
     /// Chosen by `gesture-bench accuracy --adapt-unlabeled` on seglearn-watch (docs/personalization.md).
     public static let defaultConfidence: Float = 0.9
     public static let defaultOptions = TrainingOptions(epochs: 5, learningRate: 3e-4)
-    public static let defaultRandomConvolutionRepeats = 5
 
-    public init(
-        confidence: Float = Self.defaultConfidence, options: TrainingOptions = Self.defaultOptions,
-        randomConvolutionRepeats: Int = Self.defaultRandomConvolutionRepeats
-    ) {
+    public init(confidence: Float = Self.defaultConfidence, options: TrainingOptions = Self.defaultOptions) {
         precondition((0...1).contains(confidence), "a confidence is a probability")
-        precondition(randomConvolutionRepeats > 0, "the confident windows count at least once")
         self.confidence = confidence
         self.options = options
-        self.randomConvolutionRepeats = randomConvolutionRepeats
     }
 }
 

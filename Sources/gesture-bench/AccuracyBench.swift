@@ -140,8 +140,7 @@ struct AccuracyBench: AsyncParsableCommand {
             seglearn-watch and the simulated crowd: also score each model with its batch norm's statistics \
             re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
             person adapts it on the motion `detect` sees), then self-trained on its confident windows too, and as \
-            a control on the training windows; a model with random convolutions also with them fitted again \
-            with the confident windows.
+            a control on the training windows.
             """)
     var adaptUnlabeled = false
 
@@ -155,15 +154,12 @@ struct AccuracyBench: AsyncParsableCommand {
     var selfTrainingEpochs = SelfTraining.defaultOptions.epochs
     @Option(help: "With --adapt-unlabeled: self-training's learning rate.")
     var selfTrainingLearningRate = SelfTraining.defaultOptions.learningRate
-    @Option(help: "With --adapt-unlabeled: how many times the confident windows count in random convolutions' fit.")
-    var selfTrainingRepeats = SelfTraining.defaultRandomConvolutionRepeats
 
     private var selfTraining: SelfTraining {
         var options = SelfTraining.defaultOptions
         options.epochs = selfTrainingEpochs
         options.learningRate = selfTrainingLearningRate
-        return SelfTraining(
-            confidence: selfTrainingConfidence, options: options, randomConvolutionRepeats: selfTrainingRepeats)
+        return SelfTraining(confidence: selfTrainingConfidence, options: options)
     }
 
     @Option(
@@ -322,13 +318,11 @@ struct AccuracyBench: AsyncParsableCommand {
 
     /// What --adapt-unlabeled re-estimates batch norm's statistics on, each scored on the test
     /// windows: the test windows themselves, and as a control, the training windows (those of
-    /// training measured without dropout, as inference runs); last, for a model with random
-    /// convolutions, self-training with them fitted again too.
+    /// training measured without dropout, as inference runs).
     static let adaptations = [
         "batch norm adapted to the unlabeled windows of the person left out (transductive)",
         "and self-trained on its confident windows, batch norm adapted again",
         "control: batch norm re-estimated on the training windows (no copies, no dropout)",
-        "self-trained, random convolutions fitted again with the confident windows too",
     ]
 
     /// The model trained with `seed` and its run; with --adapt-unlabeled, also the runs of copies
@@ -350,24 +344,15 @@ struct AccuracyBench: AsyncParsableCommand {
         let trained = try run { model }
         guard adaptUnlabeled else { return (model, (trained, [])) }
         let personalizer = Personalizer(base: model, baseName: experiment.name, classNames: model.classNames)
-        let selfTrained = {
-            try personalizer.adaptingNormalization(test, user: test[0].user, selfTraining: selfTraining)
-        }
         let adapted = [
             try run { try model.adaptingNormalization(to: test) },
-            try run(selfTrained),
+            try run { try personalizer.adaptingNormalization(test, user: test[0].user, selfTraining: selfTraining) },
             try run { try model.adaptingNormalization(to: experiment.training.sequences) },
         ]
-        guard personalizer.randomConvolutionSettings != nil else { return (model, (trained, adapted)) }
-        let refitted = try run {
-            try personalizer.withRandomConvolutions(
-                try selfTrained(), others: experiment.trainingSequences(seed: seed), confidentIn: test,
-                selfTraining: selfTraining, seed: seed)
-        }
-        return (model, (trained, adapted + [refitted]))
         return (model, (trained, adapted))
     }
 
+    /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy added to `accuracies`.
     /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy and
     /// seconds (training and adapting) added to `folds`.
     private static func reportAdaptations(

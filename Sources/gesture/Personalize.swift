@@ -24,8 +24,7 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             its rejection accepts, and re-estimates again; it keeps the model's classes and rejection \
             (docs/personalization.md has its figures). A model with random convolutions (--classifier both) \
             keeps them with knn and finetune, fitted again on the sessions it was trained on (in \
-            --base-recordings) and the person's; unlabeled fits them again on those and the windows it is \
-            confident of, and keeps them as they are with --no-self-training or without those sessions.
+            --base-recordings) and the person's; unlabeled keeps them as they are.
             """)
 
     @Option(help: "The model to personalise.") var model: String
@@ -55,19 +54,15 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             sessions, which they are fitted again on beside the person's windows (default: --recordings).
             """)
     var baseRecordings: String?
-    @Option(
-        help: """
-            Random convolutions: how many times the person's windows count among the others' (default: 20; \
-            unlabeled, the windows it is confident of: 5).
-            """)
-    var personalRepeats: Int?
+    @Option(help: "Random convolutions: how many times the person's windows count among the others'.")
+    var personalRepeats = 20
     @Option(name: [.short, .long], help: "The model file to write (default: <model>-<user>.model).")
     var output: String?
 
     func checkNumbers() throws {
         for (name, value) in [
             ("--neighbours", neighbours), ("--prototypes", prototypes), ("--epochs", epochs),
-            ("--personal-repeats", personalRepeats ?? 1),
+            ("--personal-repeats", personalRepeats),
         ] {
             try Failure.check(name, value, in: 1...GestureModel.largestSize)
         }
@@ -99,10 +94,8 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         }
         describe(sessions, method: method)
         var (personal, signal) = try personalised(sessions, by: method)
-        if signal == nil, sessions.personalizer.randomConvolutionSettings != nil,
-            method != .unlabeled || selfTrainingSettings != nil
-        {
-            personal = try withRandomConvolutions(personal, sessions, unlabeled: method == .unlabeled)
+        if method != .unlabeled, signal == nil, sessions.personalizer.randomConvolutionSettings != nil {
+            personal = try withRandomConvolutions(personal, sessions)
         }
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
         try write(personal.serialized(), to: path)
@@ -142,26 +135,16 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             (
                 try learning {
                     try sessions.personalizer.adaptingNormalization(
-                        sessions.sequences, user: sessions.user, selfTraining: selfTrainingSettings)
+                        sessions.sequences, user: sessions.user,
+                        selfTraining: selfTraining ? SelfTraining(confidence: confidence) : nil)
                 }, nil
             )
         }
     }
 
-    /// Self-training's settings for --unlabeled; nil with --no-self-training.
-    private var selfTrainingSettings: SelfTraining? {
-        guard selfTraining else { return nil }
-        return SelfTraining(
-            confidence: confidence,
-            randomConvolutionRepeats: personalRepeats ?? SelfTraining.defaultRandomConvolutionRepeats)
-    }
-
     /// `personal` beside the base model's random convolutions fitted again on its training sessions
-    /// and the person's (`unlabeled`, the windows `personal` is confident of); when none of those
-    /// sessions is to be found, without them, or `unlabeled` with them as trained.
-    private func withRandomConvolutions(
-        _ personal: GestureModel, _ sessions: PersonalSessions, unlabeled: Bool
-    ) throws -> GestureModel {
+    /// and the person's; without them when none of those sessions is to be found.
+    private func withRandomConvolutions(_ personal: GestureModel, _ sessions: PersonalSessions) throws -> GestureModel {
         let path = baseRecordings ?? folder.path
         let others = try analysing {
             try sessions.baseTraining(
@@ -169,26 +152,16 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         }
         guard !others.isEmpty else {
             Terminal.note(
-                "\(path) holds none of the sessions \(model) was trained on: its random convolutions are "
-                    + (unlabeled ? "kept as trained" : "left out") + " (--base-recordings names where they are)")
+                "\(path) holds none of the sessions \(model) was trained on: its random convolutions are left out "
+                    + "(--base-recordings names where they are)")
             return personal
         }
-        let fitting =
-            "fitting the random convolutions again on \(others.count.counting("session")) \(model) was trained on "
-        guard unlabeled, let selfTraining = selfTrainingSettings else {
-            let repeats = personalRepeats ?? 20
-            Terminal.say(fitting + "(copies included) and those of \(sessions.user.rawValue), counted \(repeats) times")
-            return try learning {
-                try sessions.personalizer.withRandomConvolutions(
-                    personal, others: others, personal: sessions.sequences, repeats: repeats, seed: seed)
-            }
-        }
         Terminal.say(
-            fitting + "(copies included) and the windows of \(sessions.user.rawValue) it is confident of, counted "
-                + "\(selfTraining.randomConvolutionRepeats) times")
+            "fitting the random convolutions again on \(others.count.counting("session")) \(model) was trained on "
+                + "(copies included) and those of \(sessions.user.rawValue), counted \(personalRepeats) times")
         return try learning {
             try sessions.personalizer.withRandomConvolutions(
-                personal, others: others, confidentIn: sessions.sequences, selfTraining: selfTraining, seed: seed)
+                personal, others: others, personal: sessions.sequences, repeats: personalRepeats, seed: seed)
         }
     }
 

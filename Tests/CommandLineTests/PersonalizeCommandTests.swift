@@ -163,33 +163,6 @@ private let personalFolder = SharedFixture {
         let export = try gesture(["export", "zed-both.model", "--format", "coreml", "-o", "zed-both.mlmodel"])
             .succeeded()
         #expect(export.error.contains("random convolutions read the last 100 samples"), "\(export.error)")
-        try expectUnlabeledFitsThemAgainWithTheWindowsItIsConfidentOf(folder)
-    }
-
-    /// Without labels the random convolutions are kept as trained, or with the model's sessions
-    /// found, fitted again with the windows of the person the adapted model is confident of; its
-    /// classes stay the model's, though zed's sessions hold a gesture it does not know.
-    private func expectUnlabeledFitsThemAgainWithTheWindowsItIsConfidentOf(_ folder: FilePath) throws {
-        let unlabeled = [
-            "personalize", "--model", "both.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
-        ]
-        let kept = try gesture(unlabeled + ["-o", "zed-kept.model"]).succeeded()
-        #expect(
-            kept.error.contains(
-                "personal holds none of the sessions both.model was trained on: its random convolutions are kept as "
-                    + "trained (--base-recordings names where they are)"), "\(kept.error)")
-        let fitted = try gesture(unlabeled + ["--base-recordings", "recordings", "-o", "zed-fitted.model"]).succeeded()
-        #expect(
-            fitted.output.contains(
-                "fitting the random convolutions again on 108 sessions both.model was trained on (copies included) "
-                    + "and the windows of zed it is confident of, counted 5 times"), "\(fitted.output)")
-        let keptParts = try ModelFileParts(folder.appending("zed-kept.model"))
-        let fittedParts = try ModelFileParts(folder.appending("zed-fitted.model"))
-        for parts in [keptParts, fittedParts] {
-            #expect(parts.header["randomConvolutions"] != nil)
-            #expect(parts.header["classNames"] as? [String] == ["chop", "drive", "rest", "shake"])
-        }
-        #expect(keptParts.floats.count == fittedParts.floats.count && keptParts.floats != fittedParts.floats)
     }
 
     @Test func personalisingNeedsOnePersonWithSessions() throws {

@@ -131,29 +131,4 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(
             try networkOnly.withRandomConvolutions(personal, others: smallSessions, personal: [], seed: 1) == personal)
     }
-
-    /// Self-training without labels fits the random convolutions again on the training sessions and
-    /// the windows the adapted model is confident of, for the model's classes, even when the
-    /// person's sessions name a gesture the model does not know.
-    @Test func unlabeledSelfTrainingFitsThemAgainWithTheConfidentWindows() throws {
-        let model = try trainSmallModelWithRandomConvolutions()
-        let personalizer = Personalizer(
-            base: model, baseName: "both.gesturemodel", classNames: model.classNames + ["wave"])
-        let user = smallSessions[0].user, person = smallSessions.filter { $0.user == user }
-        let selfTraining = SelfTraining(confidence: 0.6, randomConvolutionRepeats: 3)
-        let adapted = try personalizer.adaptingNormalization(person, user: user, selfTraining: selfTraining)
-        #expect(adapted.classNames == model.classNames && adapted.randomConvolutions == model.randomConvolutions)
-        let refitted = try personalizer.withRandomConvolutions(
-            adapted, others: smallSessions, confidentIn: person, selfTraining: selfTraining, seed: 1)
-        let confident = adapted.confidentWindows(in: person, confidence: 0.6)
-        #expect(!confident.isEmpty)
-        let expected = try RandomConvolutionClassifier(
-            training: smallSessions + confident + confident + confident, classNames: model.classNames,
-            windowing: model.windowing, settings: personalizer.randomConvolutionSettings!, seed: 1)
-        #expect(refitted.randomConvolutions == expected && expected != model.randomConvolutions)
-        #expect(refitted.parameters == adapted.parameters && refitted.classNames == model.classNames)
-        let noneConfident = try personalizer.withRandomConvolutions(
-            adapted, others: smallSessions, confidentIn: [], selfTraining: selfTraining, seed: 1)
-        #expect(noneConfident == adapted)
-    }
 }
