@@ -352,7 +352,6 @@ struct AccuracyBench: AsyncParsableCommand {
         return (model, (trained, adapted))
     }
 
-    /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy added to `accuracies`.
     /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy and
     /// seconds (training and adapting) added to `folds`.
     private static func reportAdaptations(
