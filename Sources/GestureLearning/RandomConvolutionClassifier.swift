@@ -35,8 +35,10 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
     public let convolutions: RandomConvolutions
     public internal(set) var ridge: RidgeClassifier
 
+    /// Fitted on `training`, its windows' features made on `threads` threads (the same values on any number).
     public init(
-        training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64
+        training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64,
+        threads: Int = 1
     ) throws(RidgeError) {
         self.classNames = classNames
         self.windowing = windowing
@@ -45,7 +47,8 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
         let convolutions = RandomConvolutions(
             fitting: normalized, channelCount: normalization.featureCount, history: settings.history,
             outputCount: settings.outputCount, seed: seed)
-        let features = normalized.flatMap { convolutions.windowFeatures(of: $0, window: windowing.window) }
+        let features = convolutions.windowFeatures(
+            of: normalized, window: windowing.window, team: threads > 1 ? ThreadTeam(threads: threads) : nil)
         let windowLabels = training.map { windowing.windowLabels($0.labels, classCount: classNames.count) }
         let groups = zip(Self.calibrationGroups(training), windowLabels).flatMap { group, labels in
             [Int](repeating: group, count: labels.count)

@@ -96,6 +96,25 @@ public struct RandomConvolutions: Sendable, Equatable {
         return features
     }
 
+    /// `windowFeatures` of each of `sequences`, one after another, the sequences shared among
+    /// `team`'s threads.
+    func windowFeatures(of sequences: [[Float]], window: Int, team: ThreadTeam?) -> [Float] {
+        let windowCounts = sequences.map { ($0.count / channelCount + window - 1) / window }
+        let firstWindows = windowCounts.reduce(into: [0]) { $0.append($0.last! + $1) }
+        let width = outputCount
+        let work = sequences.reduce(0) { $0 + $1.count } * kernels.count
+        var features = [Float](repeating: 0, count: firstWindows.last! * width)
+        features.withUnsafeMutableBufferPointer { features in
+            ThreadTeam.split(team, work: work, sequences.count) { range in
+                for index in range {
+                    let own = windowFeatures(of: sequences[index], window: window)
+                    (features.baseAddress! + firstWindows[index] * width).update(from: own, count: own.count)
+                }
+            }
+        }
+        return features
+    }
+
     /// Exponentially spaced dilations, up to eight, the largest one's span filling the history.
     static func dilations(history: Int) -> [Int] {
         let largest = log2(Double(history - 1) / 8)

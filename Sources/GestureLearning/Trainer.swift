@@ -139,7 +139,7 @@ public struct Trainer: Sendable {
         do {
             return try RandomConvolutionClassifier(
                 training: training, classNames: model.classNames, windowing: model.windowing, settings: settings,
-                seed: options.seed)
+                seed: options.seed, threads: options.threads)
         } catch {
             throw TrainingError(
                 description:

@@ -140,6 +140,20 @@ private let sessions = SyntheticSessions(
         #expect(evaluation.accuracy > 0.9)
     }
 
+    @Test func theFeaturesAreMadeAlikeOnOneThreadOrMore() throws {
+        let training = sessions.filter { $0.user.rawValue != "user3" }
+        let convolutions = RandomConvolutions(
+            fitting: training.map(\.features), channelCount: 3, history: 60, outputCount: 500, seed: 1)
+        let shared = convolutions.windowFeatures(of: training.map(\.features), window: 10, team: ThreadTeam(threads: 2))
+        #expect(shared == training.flatMap { convolutions.windowFeatures(of: $0.features, window: 10) })
+        let fit = { (threads: Int) in
+            try RandomConvolutionClassifier(
+                training: training, classNames: ["a", "b", "c"], windowing: Windowing(window: 10),
+                settings: .init(history: 60, outputCount: 500), seed: 1, threads: threads)
+        }
+        #expect(try fit(2) == fit(1))
+    }
+
     @Test func besideANetworkEachWindowTakesTheClassOfTheMeanOfTheirScores() throws {
         let model = try trainSmallModel(epochs: 2)
         let classifier = try RandomConvolutionClassifier(
