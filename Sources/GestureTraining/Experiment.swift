@@ -110,7 +110,7 @@ public struct Experiment: Sendable {
         let start = ContinuousClock.now
         let classifier = try RandomConvolutionClassifier(
             training: try trainingSequences(seed: seed), classNames: description.classNames,
-            windowing: description.windowing, settings: settings, seed: seed)
+            windowing: description.windowing, settings: settings, seed: seed, threads: options.threads)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         return Run(
             validationAccuracy: nil,
