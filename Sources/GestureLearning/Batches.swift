@@ -50,7 +50,7 @@ extension ChunkSet {
     ) -> [Float] {
         let workspace = Workspace(network, capacity: batchSize * windowsPerChunk, team: team)
         var result = [Float](repeating: 0, count: chunkCount * windowsPerChunk * width)
-        var carried = KeptStates(units: network.lstm.units, slots: (sequenceOfChunk.max() ?? -1) + 1)
+        var carried = CarriedStates(units: network.lstm.units, sequenceOfChunk: sequenceOfChunk)
         parameters.withUnsafeBufferPointer { parameters in
             result.withUnsafeMutableBufferPointer { result in
                 for batch in batchesInTurn(of: batchSize) {
@@ -61,7 +61,7 @@ extension ChunkSet {
                             from: initial)
                     }
                     if follows(chunks[0]) {
-                        carried.withStates(chunks.map { sequenceOfChunk[$0] }, forward)
+                        carried.startingStates(of: chunks, forward)
                     } else {
                         forward(nil)
                     }
@@ -71,11 +71,7 @@ extension ChunkSet {
                             read(workspace, shape.offsets[step] + column, result.baseAddress! + window * width)
                         }
                     }
-                    for (column, chunk) in chunks.enumerated() {
-                        carried.keep(
-                            sequenceOfChunk[chunk], column: column, endingAt: lengths[chunk] - 1, shape: shape,
-                            workspace: workspace)
-                    }
+                    carried.keepEndingStates(of: chunks, lengths: lengths, shape: shape, workspace: workspace)
                 }
             }
         }
@@ -83,7 +79,7 @@ extension ChunkSet {
     }
 
     /// Whether `chunk` carries on its sequence from the chunk before it.
-    func follows(_ chunk: Int) -> Bool {
+    private func follows(_ chunk: Int) -> Bool {
         chunk > 0 && sequenceOfChunk[chunk - 1] == sequenceOfChunk[chunk]
     }
 
@@ -122,42 +118,54 @@ func argmax(_ values: some Collection<Float>) -> Int {
     return values.distance(from: values.startIndex, to: best)
 }
 
-/// LSTM states kept from one batch for a later one, a state in each of `slots` slots (zeros
-/// until one is kept there).
-struct KeptStates {
+/// The LSTM's state where each sequence's latest chunk ended, for the chunk after it.
+private struct CarriedStates {
     let units: Int
+    private let sequenceOfChunk: [Int]
     private var hidden: [Float]
     private var cells: [Float]
+    /// The chunk whose ending state each sequence holds, if any.
+    private var lastEnded: [Int?]
 
-    init(units: Int, slots: Int) {
+    init(units: Int, sequenceOfChunk: [Int]) {
+        let sequences = (sequenceOfChunk.max() ?? -1) + 1
         self.units = units
-        hidden = [Float](repeating: 0, count: slots * units)
+        self.sequenceOfChunk = sequenceOfChunk
+        hidden = [Float](repeating: 0, count: sequences * units)
         cells = hidden
+        lastEnded = [Int?](repeating: nil, count: sequences)
     }
 
-    /// Calls `body` with the states in `slots`, one for each of a batch's columns in order.
-    func withStates<Result>(_ slots: [Int], _ body: (LSTM.State) -> Result) -> Result {
-        var startHidden = [Float](repeating: 0, count: slots.count * units), startCells = startHidden
-        for (column, slot) in slots.enumerated() {
-            let from = slot * units, to = column * units
+    /// Calls `body` with the states `chunks` (a batch's, in its columns' order, none the first of
+    /// its sequence) start from: where each chunk before them ended.
+    func startingStates(of chunks: [Int], _ body: (LSTM.State) -> Void) {
+        var startHidden = [Float](repeating: 0, count: chunks.count * units), startCells = startHidden
+        for (column, chunk) in chunks.enumerated() {
+            let sequence = sequenceOfChunk[chunk]
+            precondition(lastEnded[sequence] == chunk - 1, "chunk \(chunk) comes before the chunk it follows")
+            let from = sequence * units, to = column * units
             startHidden[to..<to + units] = hidden[from..<from + units]
             startCells[to..<to + units] = cells[from..<from + units]
         }
-        return startHidden.withUnsafeBufferPointer { hidden in
+        startHidden.withUnsafeBufferPointer { hidden in
             startCells.withUnsafeBufferPointer { cells in
                 body(LSTM.State(hidden: hidden.baseAddress!, cells: cells.baseAddress!))
             }
         }
     }
 
-    /// Keeps in `slot` the state the batch's `column` reached at `step`, after its pass.
-    mutating func keep(_ slot: Int, column: Int, endingAt step: Int, shape: BatchShape, workspace: Workspace) {
-        let row = shape.offsets[step] + column, to = slot * units
-        hidden.withUnsafeMutableBufferPointer {
-            ($0.baseAddress! + to).update(from: workspace.hidden + row * units, count: units)
-        }
-        cells.withUnsafeMutableBufferPointer {
-            ($0.baseAddress! + to).update(from: workspace.lstm.cells + row * units, count: units)
+    /// Keeps the states `chunks` ended with, after their inference pass.
+    mutating func keepEndingStates(of chunks: [Int], lengths: [Int], shape: BatchShape, workspace: Workspace) {
+        for (column, chunk) in chunks.enumerated() {
+            let sequence = sequenceOfChunk[chunk]
+            let row = shape.offsets[lengths[chunk] - 1] + column, to = sequence * units
+            hidden.withUnsafeMutableBufferPointer {
+                ($0.baseAddress! + to).update(from: workspace.hidden + row * units, count: units)
+            }
+            cells.withUnsafeMutableBufferPointer {
+                ($0.baseAddress! + to).update(from: workspace.lstm.cells + row * units, count: units)
+            }
+            lastEnded[sequence] = chunk
         }
     }
 }

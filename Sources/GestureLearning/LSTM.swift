@@ -58,7 +58,7 @@ struct LSTM {
             .map { PackedFactor.packedCount(k: $0.0, n: $0.1) }.max()!
     }
 
-    /// The pass from `initial` (or the zero state). `packing` holds `packingCount(rows:)`
+    /// The pass from the zero state. `packing` holds `packingCount(rows:)`
     /// floats, or is nil to leave every product to OpenBLAS.
     func forward(
         _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights,
@@ -112,14 +112,13 @@ struct LSTM {
         let previousHidden: UnsafeMutablePointer<Float>
     }
 
-    /// Backpropagation through all steps, for a forward pass that started from `initial` (or the
-    /// zero state); the gradient stops there, as the state is not a parameter.
+    /// Backpropagation through all steps, for a forward pass that started from the zero state.
     /// `hiddenGradient` (`rows × units`) comes in as dL/dh from above and is overwritten.
     func backward(
         _ x: UnsafePointer<Float>, shape: BatchShape, weights: Weights, saved: Saved,
         hidden: UnsafePointer<Float>, hiddenGradient: UnsafeMutablePointer<Float>, scratch: Scratch,
         gradients: Gradients, inputGradient: UnsafeMutablePointer<Float>?, packing: UnsafeMutablePointer<Float>?,
-        from initial: State? = nil, team: ThreadTeam? = nil
+        team: ThreadTeam? = nil
     ) {
         let gateGradient = scratch.gateGradient
         let recurrentTransposed = PackedFactor(
@@ -130,12 +129,9 @@ struct LSTM {
             let first = shape.offsets[step], previous = step > 0 ? shape.offsets[step - 1] : nil
             splitSequences(shape.active[step], team: team) { sequences in
                 let row = first + sequences.lowerBound, previousRow = previous.map { $0 + sequences.lowerBound }
-                let previousCells =
-                    previousRow.map { UnsafePointer(saved.cells + $0 * units) }
-                    ?? initial.map { $0.cells + sequences.lowerBound * units }
                 gl_lstm_step_backward(
                     Int32(sequences.count), Int32(units), saved.gates + row * gateWidth,
-                    previousCells, saved.cellTanh + row * units,
+                    previousRow.map { saved.cells + $0 * units }, saved.cellTanh + row * units,
                     hiddenGradient + row * units, scratch.cellGradient + sequences.lowerBound * units,
                     gateGradient + row * gateWidth)
                 if let previousRow {
@@ -146,7 +142,7 @@ struct LSTM {
             }
         }
         recurrentWeightGradient(
-            shape: shape, hidden: hidden, initial: initial?.hidden, scratch: scratch, into: gradients.recurrent,
+            shape: shape, hidden: hidden, scratch: scratch, into: gradients.recurrent,
             packing: packing, team: team)
         gemm(
             inputs, gateWidth, shape.rows, x, transposeA: true, gateGradient, gradients.input, packing: packing,
@@ -159,25 +155,23 @@ struct LSTM {
         }
     }
 
-    /// Σₜ h(t−1)ᵀ · dgates(t) over the steps, h(−1) being `initial` (or zeros, when step 0 adds
-    /// nothing and is left out), as one product: the hidden states each step received are
-    /// gathered first, lined up with the steps' gate gradients.
+    /// Σₜ h(t−1)ᵀ · dgates(t) over steps 1…, as one product: the hidden states each step received
+    /// are gathered first, lined up with the steps' gate gradients.
     private func recurrentWeightGradient(
-        shape: BatchShape, hidden: UnsafePointer<Float>, initial: UnsafePointer<Float>?, scratch: Scratch,
+        shape: BatchShape, hidden: UnsafePointer<Float>, scratch: Scratch,
         into gradient: UnsafeMutablePointer<Float>, packing: UnsafeMutablePointer<Float>?, team: ThreadTeam?
     ) {
-        let skipped = initial == nil ? shape.active[0] : 0
-        guard shape.rows > skipped else {
+        let firstBlock = shape.active[0]
+        guard shape.steps > 1 else {
             gradient.update(repeating: 0, count: units * gateWidth)
             return
         }
-        if let initial { scratch.previousHidden.update(from: initial, count: shape.active[0] * units) }
         for step in 1..<shape.steps {
-            (scratch.previousHidden + (shape.offsets[step] - skipped) * units)
+            (scratch.previousHidden + (shape.offsets[step] - firstBlock) * units)
                 .update(from: hidden + shape.offsets[step - 1] * units, count: shape.active[step] * units)
         }
         gemm(
-            units, gateWidth, shape.rows - skipped, scratch.previousHidden, transposeA: true,
-            scratch.gateGradient + skipped * gateWidth, gradient, packing: packing, team: team)
+            units, gateWidth, shape.rows - firstBlock, scratch.previousHidden, transposeA: true,
+            scratch.gateGradient + firstBlock * gateWidth, gradient, packing: packing, team: team)
     }
 }

@@ -355,10 +355,10 @@ private struct Buffers {
 extension Network {
     /// The training pass over the rows already in `workspace.input`, laid out as `shape`, with
     /// fresh dropout masks; leaves probabilities in `workspace.probabilities` and updates batch
-    /// norm's running statistics. The LSTM starts from `initial` or from zeros.
+    /// norm's running statistics.
     func forwardTraining(
         _ parameters: UnsafeMutablePointer<Float>, shape: BatchShape, workspace: Workspace,
-        random: inout Xoshiro256, from initial: LSTM.State? = nil
+        random: inout Xoshiro256
     ) {
         let rows = shape.rows
         convolutionForward(parameters, rows: rows, workspace: workspace)
@@ -367,8 +367,7 @@ extension Network {
         convolutionDropout.apply(workspace.convolutionMask, to: workspace.convolution, count: convolutionCount)
         lstm.forward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),
-            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, from: initial,
-            team: workspace.team)
+            saving: workspace.lstm, into: workspace.hidden, packing: workspace.packing, team: workspace.team)
         denseForward(parameters, rows: rows, workspace: workspace)
         let norm = layout.batchNorm
         batchNorm.forwardTraining(
@@ -488,11 +487,10 @@ extension Network {
     }
 
     /// The loss of the last training pass, given `workspace.labels` and `weights`, and the gradient
-    /// of every trainable parameter, written (not added) to `gradient`; `initial` is the state the
-    /// pass started from.
+    /// of every trainable parameter, written (not added) to `gradient`.
     func backward(
         _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
-        gradient: UnsafeMutablePointer<Float>, from initial: LSTM.State? = nil
+        gradient: UnsafeMutablePointer<Float>
     ) -> Float {
         let rows = shape.rows
         let lossValue = loss.loss(
@@ -506,8 +504,7 @@ extension Network {
             gradients: LSTM.Gradients(
                 input: gradient + layout.lstm.input.lowerBound, recurrent: gradient + layout.lstm.recurrent.lowerBound,
                 bias: gradient + layout.lstm.bias.lowerBound),
-            inputGradient: workspace.convolutionGradient, packing: workspace.packing, from: initial,
-            team: workspace.team)
+            inputGradient: workspace.convolutionGradient, packing: workspace.packing, team: workspace.team)
         convolutionBackward(parameters, rows: rows, workspace: workspace, gradient: gradient)
         return lossValue
     }

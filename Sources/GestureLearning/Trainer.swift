@@ -249,8 +249,6 @@ struct TrainingRun {
     private var adam: Adam
     private var random: Xoshiro256
     private var order: [Int]
-    /// Where each chunk's LSTM starts: where the chunk before it ended when last trained on.
-    private var starts: KeptStates
 
     /// Training that starts from `start`'s parameters and normalization; the first `frozen`
     /// trainable parameters stay as they are.
@@ -276,7 +274,6 @@ struct TrainingRun {
         adam = Adam(learningRate: options.learningRate, parameterCount: network.layout.trainableCount - frozen)
         random = Xoshiro256(seed: options.seed &+ 1)
         order = Array(0..<self.training.chunkCount)
-        starts = KeptStates(units: network.lstm.units, slots: self.training.chunkCount)
     }
 
     /// The model the parameters make so far.
@@ -291,11 +288,9 @@ struct TrainingRun {
         var tally = EpochTally()
         for first in stride(from: 0, to: order.count, by: options.batchSize) {
             if isCancelled() { return nil }
-            let (shape, chunks) = training.gather(
-                order[first..<min(first + options.batchSize, order.count)], into: workspace)
-            let loss = starts.withStates(chunks) { step(shape, from: $0) }
-            keepEndingStates(of: chunks, shape: shape)
-            tally.add(loss: loss, workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
+            let shape = training.gather(order[first..<min(first + options.batchSize, order.count)], into: workspace)
+                .shape
+            tally.add(loss: step(shape), workspace: workspace, rows: shape.rows, classes: network.architecture.classes)
         }
         let rounded = model.parameters
         let figures = validation.map { chunks in
@@ -310,31 +305,19 @@ struct TrainingRun {
             seconds: (ContinuousClock.now - start) / .seconds(1))
     }
 
-    /// Forward from `initial`, backward and Adam on the batch in the workspace; returns its loss.
-    private mutating func step(_ shape: BatchShape, from initial: LSTM.State) -> Float {
+    /// Forward, backward and Adam on the batch in the workspace; returns its loss.
+    private mutating func step(_ shape: BatchShape) -> Float {
         let network = network, workspace = workspace
         return parameters.withUnsafeMutableBufferPointer { parameters in
             gradient.withUnsafeMutableBufferPointer { gradient in
-                network.forwardTraining(
-                    parameters.baseAddress!, shape: shape, workspace: workspace, random: &random, from: initial)
+                network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
                 let loss = network.backward(
                     parameters.baseAddress!, shape: shape, workspace: workspace,
-                    gradient: gradient.baseAddress!, from: initial)
+                    gradient: gradient.baseAddress!)
                 adam.update(
                     parameters.baseAddress! + frozen, gradient: gradient.baseAddress! + frozen, team: workspace.team)
                 return loss
             }
-        }
-    }
-
-    /// Keeps where the batch's chunks ended for the chunks after them, so that training sees the
-    /// states a live stream runs on rather than a fresh start at every chunk; the gradient stops at
-    /// the chunk's start.
-    private mutating func keepEndingStates(of chunks: [Int], shape: BatchShape) {
-        for (column, chunk) in chunks.enumerated() {
-            let next = chunk + 1
-            guard next < training.chunkCount, training.follows(next) else { continue }
-            starts.keep(next, column: column, endingAt: training.lengths[chunk] - 1, shape: shape, workspace: workspace)
         }
     }
 }

@@ -154,34 +154,6 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         }
     }
 
-    /// Each training chunk starts where the chunk before it ended, as `detect`'s stream runs on: a
-    /// cue that only each sequence's first window shows is still known chunks later.
-    @Test func trainingCarriesTheStateFromChunkToChunk() throws {
-        let description = ModelDescription(
-            featureNames: ["a"], windowing: Windowing(window: 2, windowsPerChunk: 2), samplingRate: 25,
-            classNames: ["up", "down"], layers: LayerSizes(convolutionFilters: 8, lstmUnits: 16, denseUnits: 8))
-        let windows = 12
-        func sessions(from first: Int) throws -> [LabeledSequence] {
-            try (first..<first + 16).map { index in
-                let label = index % 2, cue: Float = label == 0 ? 1 : -1
-                // Each pair of sessions, one of each class, shares the motion after the cue.
-                let features = [cue, cue] + (2..<windows * 2).map { sin(Float($0 * (index / 2 + 3))) * 0.1 }
-                return try sequence(
-                    [Int](repeating: label, count: windows * 2), features: features, session: index)
-            }
-        }
-        let model = try Trainer(model: description, options: TrainingOptions(epochs: 40, batchSize: 4, threads: 1))
-            .train(sessions(from: 0)).model
-        let unseen = try sessions(from: 16)
-        let right = zip(model.predict(unseen), unseen).map { scores, session in
-            // The windows of the third chunk on: two fresh starts from the cue in training.
-            (4..<windows).filter { window in
-                argmax(scores[window * 2..<window * 2 + 2]) == session.labels[0]
-            }.count
-        }
-        #expect(right.reduce(0, +) == unseen.count * (windows - 4))
-    }
-
     @Test func rejectsInputItCannotUse() throws {
         let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 1))
         var withNaN = smallSessions[1]
