@@ -44,9 +44,10 @@ public struct TrainingRecipe: Sendable, Equatable {
     ) {
         // Sessions of other rates are refused when the training data is made.
         let rate = dataset.sessions.map(\.nominalRate).median ?? 1
+        let gestureSeconds = Self.medianGestureSeconds(in: dataset)
         self.features =
             features ?? (Self.measuresGravity(dataset) ? Self.featuresWithGravity : TrainingData.bookFeatures)
-        self.window = window ?? Self.window(at: rate)
+        self.window = window ?? Self.window(at: rate, gestureSeconds: gestureSeconds)
         self.augmentations = augmentations ?? Self.augmentations
         choseCopies = augmentations == nil
         let copies = self.augmentations.count
@@ -54,7 +55,6 @@ public struct TrainingRecipe: Sendable, Equatable {
         self.epochs = epochs ?? Self.epochs(copies: copies)
         self.batchSize = batchSize ?? Self.batchSize(chunksPerEpoch: chunks, epochs: self.epochs)
         let convolutions = RandomConvolutionClassifier.Settings(rate: rate)
-        let gestureSeconds = Self.medianGestureSeconds(in: dataset)
         let choseConvolutions =
             randomConvolutions == nil
             && Self.choosesRandomConvolutions(convolutions, augmentations, gestureSeconds: gestureSeconds)
@@ -84,8 +84,8 @@ public struct TrainingRecipe: Sendable, Equatable {
         batchSize: Int? = nil, randomConvolutions: Bool? = nil
     ) -> TrainingRecipe {
         TrainingRecipe(
-            for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? 20, augmentations: [],
-            epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
+            for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? bookWindow,
+            augmentations: [], epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
             randomConvolutions: randomConvolutions)
     }
 
@@ -96,9 +96,12 @@ public struct TrainingRecipe: Sendable, Equatable {
     static func choosesRandomConvolutions(
         _ settings: RandomConvolutionClassifier.Settings, _ augmentations: [Augmentation]?, gestureSeconds: Double
     ) -> Bool {
-        augmentations != [] && settings.history >= RandomConvolutions.leastHistory
-            && gestureSeconds >= 2 * RandomConvolutionClassifier.Settings.historySeconds
+        augmentations != [] && settings.history >= RandomConvolutions.leastHistory && gestureSeconds >= heldSeconds
     }
+
+    /// Motion kept up this long or longer (exercises, walking, running) is held: two of the random
+    /// convolutions' histories.
+    static let heldSeconds = 2 * RandomConvolutionClassifier.Settings.historySeconds
 
     /// The median length of a gesture's unbroken run of rows (neither rest nor `other`), in seconds.
     static func medianGestureSeconds(in dataset: Dataset) -> Double {
@@ -119,9 +122,14 @@ public struct TrainingRecipe: Sendable, Equatable {
             + (choseCopies ? "; --augment none trains the quickest model" : "")
     }
 
-    /// The book's 20 samples, but at most a second: a longer window blurs short gestures.
-    public static func window(at rate: Double) -> Int {
-        min(20, max(1, Int(rate.rounded())))
+    /// The book's window, in samples.
+    public static let bookWindow = 20
+
+    /// The book's 20 samples, but at most a second for gestures of a few seconds: a longer window
+    /// blurs them. Held motion is not blurred, and a second of it at a low rate tells less than 20
+    /// samples (basic-motions at 10 Hz, docs/training.md).
+    public static func window(at rate: Double, gestureSeconds: Double) -> Int {
+        gestureSeconds >= heldSeconds ? bookWindow : min(bookWindow, max(1, Int(rate.rounded())))
     }
 
     /// Each copy adds an epoch's work, so the epochs fall as copies are added, keeping training

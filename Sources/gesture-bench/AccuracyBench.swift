@@ -83,7 +83,7 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "The largest strength factor --seglearn-augment scale applies (`gesture train`: 1.25).")
     var seglearnScale = 1.25
 
-    @Option(help: "basic-motions' samples per window (10 Hz; default: `gesture train`'s, 10).")
+    @Option(help: "basic-motions' samples per window (10 Hz; default: `gesture train`'s, 20).")
     var basicMotionsWindow: Int?
 
     @Option(help: "basic-motions' epochs (default: `gesture train`'s for its copies).")

@@ -50,6 +50,19 @@ import Testing
         #expect(TrainingRecipe.firstDefaults(for: exercises, randomConvolutions: true).randomConvolutions != nil)
     }
 
+    /// Activities held 10 s at 10 Hz, as basic-motions': 20 samples a window, not a second's 10.
+    @Test func heldMotionAtALowRateGetsTheBooksTwentySamples() throws {
+        let activities = Dataset(
+            sessions: try ["walk", "run"].enumerated().map { axis, activity in
+                try syntheticSession(
+                    "ann-\(activity)", user: "ann", gesture: activity,
+                    motion: Oscillation(axis: axis, frequency: 1, amplitude: 2), rate: 10, seconds: 10)
+            })
+        let recipe = TrainingRecipe(for: activities)
+        #expect(recipe.window == 20)
+        #expect(recipe.choices.first == "window 20 (2 s at 10 Hz)")
+    }
+
     @Test func everydayMotionRecordedAsOtherAddsTheMotionsStatisticsToTheRejection() throws {
         let other = try syntheticSession(
             "ann-other", user: "ann", gesture: "other", motion: Oscillation(axis: 2, frequency: 1, amplitude: 1),
@@ -104,7 +117,15 @@ import Testing
 
     @Test(arguments: [(10.0, 10), (5, 5), (25, 20), (50, 20), (100, 20)])
     func theWindowIsTwentySamplesAtMostASecond(rate: Double, window: Int) {
-        #expect(TrainingRecipe.window(at: rate) == window)
+        #expect(TrainingRecipe.window(at: rate, gestureSeconds: 4) == window)
+        #expect(TrainingRecipe.window(at: rate, gestureSeconds: 7.9) == window)
+    }
+
+    /// Held motion is not blurred by a window longer than a second.
+    @Test(arguments: [10.0, 5, 25, 50, 100])
+    func heldMotionTakesTwentySamplesAtAnyRate(rate: Double) {
+        #expect(TrainingRecipe.window(at: rate, gestureSeconds: 8) == 20)
+        #expect(TrainingRecipe.window(at: rate, gestureSeconds: 60) == 20)
     }
 
     @Test func copiesTakeEpochsAwaySoTrainingStaysWithinTwiceTheWork() {
