@@ -79,8 +79,9 @@ public struct RandomConvolutions: Sendable, Equatable {
         let outputCount = outputCount
         var features = [Float](repeating: 0, count: windowCount * outputCount)
         var column = 0
+        let rows = ChannelRows(interleaved: sequence[...], channelCount: channelCount)
         for kernel in kernels {
-            let outputs = kernel.outputs(of: sequence[...], channelCount: channelCount)
+            let outputs = kernel.outputs(of: rows)
             for bias in kernel.biases {
                 let positives = Self.runningCount(of: outputs, above: bias)
                 for windowIndex in 0..<windowCount {
@@ -154,26 +155,62 @@ public struct RandomConvolutions: Sendable, Equatable {
     }
 }
 
+/// A sequence's values channel by channel: each channel's samples in a row of their own, so that
+/// a kernel reads its channels in order rather than one value in every `channelCount`.
+struct ChannelRows {
+    let samples: Int
+    let values: [Float]
+
+    init(interleaved sequence: ArraySlice<Float>, channelCount: Int) {
+        let samples = sequence.count / channelCount
+        self.samples = samples
+        values = [Float](unsafeUninitializedCapacity: samples * channelCount) { rows, count in
+            sequence.withUnsafeBufferPointer { sequence in
+                for sample in 0..<samples {
+                    for channel in 0..<channelCount {
+                        rows[channel * samples + sample] = sequence[sample * channelCount + channel]
+                    }
+                }
+            }
+            count = samples * channelCount
+        }
+    }
+}
+
 extension RandomConvolutions.Kernel {
     /// The output at every position the kernel fits in whole: output t spans samples t … t + 8·dilation.
     func outputs(of sequence: ArraySlice<Float>, channelCount: Int) -> [Float] {
-        let samples = sequence.count / channelCount
+        outputs(of: ChannelRows(interleaved: sequence, channelCount: channelCount))
+    }
+
+    /// `outputs(of:channelCount:)` of a sequence already laid out channel by channel.
+    func outputs(of rows: ChannelRows) -> [Float] {
+        let samples = rows.samples
         guard samples >= span else { return [] }
         var summed = [Float](repeating: 0, count: samples)
-        sequence.withUnsafeBufferPointer { values in
+        rows.values.withUnsafeBufferPointer { values in
             summed.withUnsafeMutableBufferPointer { summed in
                 for channel in channels {
-                    for sample in 0..<samples { summed[sample] += values[sample * channelCount + channel] }
+                    let row = values.baseAddress! + channel * samples
+                    for sample in 0..<samples { summed[sample] += row[sample] }
                 }
             }
         }
         let (a, b, c) = (heavyTaps[0] * dilation, heavyTaps[1] * dilation, heavyTaps[2] * dilation)
         return [Float](unsafeUninitializedCapacity: samples - span + 1) { outputs, count in
             summed.withUnsafeBufferPointer { summed in
-                for position in 0..<outputs.count {
-                    var all: Float = 0
-                    for tap in 0..<9 { all += summed[position + tap * dilation] }
-                    outputs[position] = 3 * (summed[position + a] + summed[position + b] + summed[position + c]) - all
+                // Tap by tap over all positions, so that the loops run in vectors; each output
+                // still adds its taps in order.
+                let positions = outputs.count
+                outputs.initialize(repeating: 0)
+                for tap in 0..<9 {
+                    let shifted = summed.baseAddress! + tap * dilation
+                    for position in 0..<positions { outputs[position] += shifted[position] }
+                }
+                for position in 0..<positions {
+                    outputs[position] =
+                        3 * (summed[position + a] + summed[position + b] + summed[position + c])
+                        - outputs[position]
                 }
             }
             count = outputs.count
