@@ -35,7 +35,8 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
     public let convolutions: RandomConvolutions
     public internal(set) var ridge: RidgeClassifier
 
-    /// Fitted on `training`, its windows' features made on `threads` threads (the same values on any number).
+    /// Fitted on `training`, its windows' features and its ridge's sums made on `threads` threads (the
+    /// same values on any number).
     public init(
         training: [LabeledSequence], classNames: [String], windowing: Windowing, settings: Settings, seed: UInt64,
         threads: Int = 1
@@ -47,15 +48,15 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
         let convolutions = RandomConvolutions(
             fitting: normalized, channelCount: normalization.featureCount, history: settings.history,
             outputCount: settings.outputCount, seed: seed)
-        let features = convolutions.windowFeatures(
-            of: normalized, window: windowing.window, team: threads > 1 ? ThreadTeam(threads: threads) : nil)
+        let team = threads > 1 ? ThreadTeam(threads: threads) : nil
+        let features = convolutions.windowFeatures(of: normalized, window: windowing.window, team: team)
         let windowLabels = training.map { windowing.windowLabels($0.labels, classCount: classNames.count) }
         let groups = zip(Self.calibrationGroups(training), windowLabels).flatMap { group, labels in
             [Int](repeating: group, count: labels.count)
         }
         ridge = try RidgeClassifier(
             features: features, featureCount: convolutions.outputCount, labels: windowLabels.flatMap { $0 },
-            groups: groups, classCount: classNames.count, penalty: settings.penalty)
+            groups: groups, classCount: classNames.count, penalty: settings.penalty, team: team)
         self.normalization = normalization
         self.convolutions = convolutions
     }

@@ -20,9 +20,11 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// Fits `rows × featureCount` examples (row-major) to their labels, the penalty `penalty` times
     /// the rows (each standardized feature's sum of squares), so that it means the same for any count.
     /// The softmax's temperature is fitted on each of the `groups` scored by a fit on the others
-    /// (on the examples themselves when there is one group or such a fit fails).
-    public init(
-        features: [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int, penalty: Float
+    /// (on the examples themselves when there is one group or such a fit fails). The groups' sums
+    /// and held-out fits are shared among `team`'s threads.
+    init(
+        features: [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int, penalty: Float,
+        team: ThreadTeam? = nil
     ) throws(RidgeError) {
         let rows = labels.count
         precondition(features.count == rows * featureCount && groups.count == rows && rows > 0 && penalty > 0)
@@ -35,7 +37,7 @@ public struct RidgeClassifier: Sendable, Equatable {
         let members = Dictionary(grouping: groups.indices) { groups[$0] }.sorted { $0.key < $1.key }.map(\.value)
         let parts =
             members.count > 1
-            ? members.map { rows in
+            ? shared(members, team: team, work: rows * featureCount * featureCount) { rows in
                 NormalEquations(
                     rows: gathered(standardized, rows, width: featureCount),
                     targets: gathered(targets, rows, width: classCount), featureCount: featureCount)
@@ -50,7 +52,7 @@ public struct RidgeClassifier: Sendable, Equatable {
             parts.isEmpty
             ? nil
             : try? equations.heldOutScores(
-                of: Array(zip(members, parts)), rows: standardized, penalty: penalty, intercept: intercept)
+                of: Array(zip(members, parts)), rows: standardized, penalty: penalty, intercept: intercept, team: team)
         let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
         inverseTemperature = Self.fittedInverseTemperature(scores: fitted, labels: labels, classCount: classCount)
     }
@@ -167,13 +169,19 @@ private struct NormalEquations {
     /// their sums.
     func heldOutScores(
         of groups: [(rows: [Int], equations: NormalEquations)], rows standardized: [Float], penalty: Float,
-        intercept: [Float]
+        intercept: [Float], team: ThreadTeam?
     ) throws(RidgeError) -> [Float] {
+        let fits = shared(groups, team: team, work: groups.count * featureCount * featureCount * featureCount) {
+            group -> Result<[Float], RidgeError> in
+            Result { () throws(RidgeError) in
+                linearScores(
+                    gathered(standardized, group.rows, width: featureCount),
+                    weights: try without(group.equations).solved(penalty: penalty), intercept: intercept)
+            }
+        }
         var scores = [Float](repeating: 0, count: standardized.count / featureCount * classCount)
-        for group in groups {
-            let groupScores = linearScores(
-                gathered(standardized, group.rows, width: featureCount),
-                weights: try without(group.equations).solved(penalty: penalty), intercept: intercept)
+        for (group, fit) in zip(groups, fits) {
+            let groupScores = try fit.get()
             for (index, row) in group.rows.enumerated() {
                 scores.replaceSubrange(
                     row * classCount..<(row + 1) * classCount,
@@ -201,6 +209,19 @@ private func linearScores(_ standardized: [Float], weights: [Float], intercept: 
     for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
     gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
     return scores
+}
+
+/// `transform` of each of `elements`, in order, the elements shared among `team`'s threads when
+/// `work` is worth it.
+private func shared<Element, Transformed>(
+    _ elements: [Element], team: ThreadTeam?, work: Int, _ transform: (Element) -> Transformed
+) -> [Transformed] {
+    [Transformed](unsafeUninitializedCapacity: elements.count) { results, count in
+        ThreadTeam.split(team, work: work, elements.count) { range in
+            for index in range { (results.baseAddress! + index).initialize(to: transform(elements[index])) }
+        }
+        count = elements.count
+    }
 }
 
 /// The rows `indices` of `values`, `width` values a row.
