@@ -64,6 +64,16 @@ public struct FeatureNormalization: Sendable, Equatable {
 
     public var featureCount: Int { mean.count }
 
+    /// These statistics moved `weight` of the way to `other`'s: the means and the variances
+    /// blended, as batch norm's adaptation blends its running statistics.
+    func blended(with other: FeatureNormalization, weight: Float) -> FeatureNormalization {
+        if weight <= 0 { return self }
+        if weight >= 1 { return other }
+        return FeatureNormalization(
+            mean: zip(mean, other.mean).map { (1 - weight) * $0 + weight * $1 },
+            deviation: zip(deviation, other.deviation).map { ((1 - weight) * $0 * $0 + weight * $1 * $1).squareRoot() })
+    }
+
     /// `features` (rows of `featureCount` values) standardized.
     func applied(to features: [Float]) -> [Float] {
         var result = features

@@ -2,8 +2,9 @@ extension GestureModel {
     /// This model with batch norm's running statistics re-estimated on the windows of `sequences`,
     /// their labels ignored (AdaBN): the mean and variance of dense's output over every window,
     /// blended with the trained ones by `weight` (1 keeps only the new ones), so that the layers
-    /// after it see a new person's activations standardized as training's were. Every other
-    /// parameter and the rejection stay as they were.
+    /// after it see a new person's activations standardized as training's were. The random
+    /// convolutions' statistics, of their inputs and of their features, are re-estimated alike.
+    /// Every other parameter and the rejection stay as they were.
     public func adaptingNormalization(
         to sequences: [LabeledSequence], weight: Float = 1
     ) throws(TrainingError) -> GestureModel {
@@ -25,7 +26,9 @@ extension GestureModel {
             adapted[mean] = (1 - weight) * adapted[mean] + weight * statistics.mean[unit]
             adapted[variance] = (1 - weight) * adapted[variance] + weight * statistics.variance[unit]
         }
-        return replacingParameters(adapted)
+        var model = replacingParameters(adapted)
+        model.randomConvolutions = randomConvolutions?.adaptingStatistics(to: sequences, weight: weight)
+        return model
     }
 
     /// The mean and (biased, as a training batch's) variance of dense's output, before batch norm,

@@ -22,7 +22,7 @@ public enum TunedLayers: String, Sendable, CaseIterable {
 /// neighbours on the network's embeddings of their windows, or by training the last layers again.
 /// Either can learn classes the base model never had. The base model's random convolutions are left
 /// out of those two, knowing nothing of the person, unless fitted again with the person's windows
-/// (`withRandomConvolutions`); adapting without labels keeps them.
+/// (`withRandomConvolutions`); adapting without labels keeps them, their statistics the person's.
 public struct Personalizer: Sendable {
     /// The base model's network.
     public let base: GestureModel
@@ -115,8 +115,8 @@ public struct Personalizer: Sendable {
     }
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,
-    /// their labels ignored (see `GestureModel.adaptingNormalization`); its classes, rejection and
-    /// random convolutions stay. With `selfTraining`, the layers after the LSTM are then trained on
+    /// their labels ignored, and the random convolutions' statistics with them (see
+    /// `GestureModel.adaptingNormalization`); its classes, rejection and random convolutions stay. With `selfTraining`, the layers after the LSTM are then trained on
     /// the windows the adapted model is confident of, and the statistics re-estimated again.
     public func adaptingNormalization(
         _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil

@@ -92,6 +92,22 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
         }
     }
 
+    /// This classifier with its inputs normalized and its ridge's features standardized as the
+    /// windows of `sequences` are (their labels ignored), blended with the trained statistics by
+    /// `weight`: batch norm's adaptation (`GestureModel.adaptingNormalization`) for the random convolutions.
+    func adaptingStatistics(to sequences: [LabeledSequence], weight: Float) -> RandomConvolutionClassifier {
+        let inputs = normalization.blended(with: FeatureNormalization(fitting: sequences), weight: weight)
+        let features = convolutions.windowFeatures(
+            of: sequences.map { inputs.applied(to: $0.features) }, window: windowing.window, team: nil)
+        var ridge = ridge
+        ridge.standardization = ridge.standardization.blended(
+            with: FeatureNormalization(fitting: ColumnStatistics([features], width: convolutions.outputCount)),
+            weight: weight)
+        return RandomConvolutionClassifier(
+            classNames: classNames, windowing: windowing, normalization: inputs, convolutions: convolutions,
+            ridge: ridge)
+    }
+
     /// The class scores of the window `samples` (raw features, `window × featureCount`) ends, which
     /// it adds to `recent`: the stream's last `history` samples, normalized.
     func scores(ofWindow samples: [Float], recent: inout [Float]) -> [Float] {

@@ -7,7 +7,7 @@ import Glibc
 /// fit without their group (their person), so that they are as sure as they are right on new people.
 public struct RidgeClassifier: Sendable, Equatable {
     public let classCount: Int
-    public let standardization: FeatureNormalization
+    public internal(set) var standardization: FeatureNormalization
     /// `featureCount × classCount`, row-major, on the standardized features.
     public internal(set) var weights: [Float]
     public internal(set) var intercept: [Float]

@@ -27,6 +27,27 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         }
     }
 
+    /// Batch norm's adaptation re-estimates the random convolutions' statistics too: a person who
+    /// moves 1.6 times as hard as the training people is scored as they were, the ridge untouched.
+    @Test func adaptingStandardizesTheRandomConvolutionsInputsAndFeaturesOnThePerson() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let trained = try #require(model.randomConvolutions)
+        let stronger = smallSessions.map { sequence in
+            var copy = sequence
+            copy.features = sequence.features.map { $0 * 1.6 }
+            return copy
+        }
+        let adapted = try #require(try model.adaptingNormalization(to: stronger).randomConvolutions)
+        #expect(adapted.normalization == FeatureNormalization(fitting: stronger))
+        #expect(adapted.ridge.weights == trained.ridge.weights && adapted.ridge.intercept == trained.ridge.intercept)
+        for (after, before) in zip(adapted.scores(stronger), trained.scores(smallSessions)) {
+            #expect(zip(after, before).allSatisfy { abs($0 - $1) < 1e-3 })
+        }
+        let unadapted = trained.scores(stronger)
+        #expect(zip(unadapted, trained.scores(smallSessions)).contains { zip($0, $1).contains { abs($0 - $1) > 0.05 } })
+        #expect(try model.adaptingNormalization(to: stronger, weight: 0).randomConvolutions == trained)
+    }
+
     /// At a rate where 4 s are fewer samples than one kernel spans: an error, not a crash.
     @Test func aHistoryShorterThanAKernelIsAnError() throws {
         let options = TrainingOptions(epochs: 1, batchSize: 4, randomConvolutions: .init(history: 8))
@@ -125,7 +146,13 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(fitted.convolutions.outputCount == made.outputCount, "as many features as the base model's")
         #expect(fitted.ridge != model.randomConvolutions?.ridge)
         let adapted = try personalizer.adaptingNormalization(smallSessions.filter { $0.user == user }, user: user)
-        #expect(adapted.randomConvolutions == model.randomConvolutions)
+        let adaptedConvolutions = try #require(adapted.randomConvolutions)
+        let trainedConvolutions = try #require(model.randomConvolutions)
+        #expect(adaptedConvolutions.convolutions == trainedConvolutions.convolutions)
+        #expect(adaptedConvolutions.ridge.weights == trainedConvolutions.ridge.weights)
+        #expect(
+            adaptedConvolutions.normalization
+                == FeatureNormalization(fitting: smallSessions.filter { $0.user == user }))
         let networkOnly = Personalizer(
             base: model.networkAlone, baseName: "network.gesturemodel", classNames: model.classNames)
         #expect(
