@@ -109,13 +109,15 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
     }
 
     /// The class scores of the window `samples` (raw features, `window × featureCount`) ends, which
-    /// it adds to `recent`: the stream's last `history` samples, normalized.
+    /// it adds to `recent`: the stream's last `history` samples as read, so that a classifier
+    /// adapted on the way normalizes them its own way.
     func scores(ofWindow samples: [Float], recent: inout [Float]) -> [Float] {
         let channels = normalization.featureCount
-        recent += normalization.applied(to: samples)
+        recent += samples
         let kept = min(recent.count, convolutions.history * channels)
         recent.removeFirst(recent.count - kept)
-        return ridge.scores(of: convolutions.windowFeatures(of: recent, window: kept / channels))
+        return ridge.scores(
+            of: convolutions.windowFeatures(of: normalization.applied(to: recent), window: kept / channels))
     }
 
     /// The mean of `probabilities` and `scores`, element by element: the two together.

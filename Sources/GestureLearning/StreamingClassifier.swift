@@ -6,7 +6,7 @@ public struct StreamState: Sendable, Equatable {
     public var cell: [Float]
     /// The moving averages the rejection's test of the motion's statistics reads.
     public var motion: MotionAverages
-    /// The stream's last samples, normalized, that the random convolutions read (none without).
+    /// The stream's last samples, as read, that the random convolutions read (none without).
     public var recentSamples: [Float] = []
 
     /// The state at the start of a stream (and of every chunk in training): zeros.

@@ -115,7 +115,28 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
                 #expect(abs(probability - offline[window * 2 + index]) <= 1e-5, "window \(window)")
             }
         }
-        #expect(state.recentSamples.count == 30 * 3)
+        #expect(state.recentSamples == Array(long.features.suffix(30 * 3)), "the last 30 samples, as read")
+    }
+
+    /// A stream that takes up a model adapted to the person on the way (as `detect --adapt` does)
+    /// gives the adapted model's probabilities from there on: the LSTM comes before batch norm, and
+    /// the convolutions' past is kept as read, for the adapted normalization to apply.
+    @Test func aStreamTakesUpAnAdaptedModelAsIfItHadRunFromTheStart() throws {
+        let trained = try trainSmallModelWithRandomConvolutions()
+        let long = try sequence(
+            [Int](repeating: 1, count: 250), features: (0..<750).map { sin(Float($0) / 7) * 3 }, featureCount: 3)
+        let adapted = try trained.adaptingNormalization(to: [long])
+        #expect(adapted.randomConvolutions?.normalization != trained.randomConvolutions?.normalization)
+        let offline = adapted.predict([long])[0]
+        var state = StreamingClassifier(model: trained).initialState
+        for window in 0..<25 {
+            let classifier = StreamingClassifier(model: window < 12 ? trained : adapted)
+            let probabilities = classifier.step(Array(long.features[window * 30..<(window + 1) * 30]), state: &state)
+            guard window >= 12 else { continue }
+            for (index, probability) in probabilities.enumerated() {
+                #expect(abs(probability - offline[window * 2 + index]) <= 1e-5, "window \(window)")
+            }
+        }
     }
 
     /// `model` personalised for the first session's user by k nearest neighbours, with random
