@@ -17,8 +17,9 @@ public struct DetectionOptions: ParsableArguments {
     var reject = Switch.on
     @Flag(
         help: """
-            Adapt the model to the motion it listens to: batch norm's statistics re-estimated on the motion the \
-            rejection accepts (never on unknown motion), after every --adapt-every seconds of it.
+            Adapt the model to the motion it listens to: batch norm's and the random convolutions' statistics \
+            re-estimated on the motion the rejection accepts (never on unknown motion), after every \
+            --adapt-every seconds of it.
             """)
     var adapt = false
     @Option(help: "With --adapt: seconds of accepted motion between re-estimates.") var adaptEvery = 30.0
