@@ -137,7 +137,7 @@ struct AccuracyBench: AsyncParsableCommand {
 
     @Flag(
         help: """
-            seglearn-watch and the simulated crowd: also score each model with its batch norm's statistics \
+            seglearn-watch and the simulated crowd: also score each model with its batch norm's (and random convolutions') statistics \
             re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
             person adapts it on the motion `detect` sees), then self-trained on its confident windows too, and as \
             a control on the training windows.
@@ -320,8 +320,9 @@ struct AccuracyBench: AsyncParsableCommand {
     /// windows: the test windows themselves, and as a control, the training windows (those of
     /// training measured without dropout, as inference runs).
     static let adaptations = [
-        "batch norm adapted to the unlabeled windows of the person left out (transductive)",
-        "and self-trained on its confident windows, batch norm adapted again",
+        "batch norm and the random convolutions' statistics adapted to the unlabeled windows of the person left out "
+            + "(transductive)",
+        "and self-trained on its confident windows, the statistics adapted again",
         "control: batch norm re-estimated on the training windows (no copies, no dropout)",
     ]
 
