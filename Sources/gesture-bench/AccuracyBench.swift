@@ -137,10 +137,10 @@ struct AccuracyBench: AsyncParsableCommand {
 
     @Flag(
         help: """
-            seglearn-watch and the simulated crowd: also score each model with its batch norm's (and random convolutions') statistics \
-            re-estimated on all the windows of the person left out, their labels ignored (transductive, as a \
-            person adapts it on the motion `detect` sees), then self-trained on its confident windows too, and as \
-            a control on the training windows.
+            seglearn-watch and the simulated crowd: also score each model with its batch norm's (and random \
+            convolutions') statistics re-estimated on all the windows of the person left out, their labels \
+            ignored (transductive, as a person adapts it on the motion `detect` sees), then self-trained on its \
+            confident windows too, and as a control on the training windows.
             """)
     var adaptUnlabeled = false
 
