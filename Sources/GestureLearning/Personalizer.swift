@@ -116,8 +116,9 @@ public struct Personalizer: Sendable {
 
     /// The base model with batch norm's statistics re-estimated on `user`'s windows in `sessions`,
     /// their labels ignored, and the random convolutions' statistics with them (see
-    /// `GestureModel.adaptingNormalization`); its classes, rejection and random convolutions stay. With `selfTraining`, the layers after the LSTM are then trained on
-    /// the windows the adapted model is confident of, and the statistics re-estimated again.
+    /// `GestureModel.adaptingNormalization`); its classes, rejection and random convolutions stay.
+    /// With `selfTraining`, the layers after the LSTM are then trained on the windows the adapted
+    /// model is confident of, and the statistics re-estimated again.
     public func adaptingNormalization(
         _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil
     ) throws(TrainingError) -> GestureModel {

@@ -75,7 +75,7 @@ public struct RandomConvolutions: Sendable, Equatable {
     /// (a kernel that does not fit in what it sees yet gives 0).
     public func windowFeatures(of sequence: [Float], window: Int) -> [Float] {
         let samples = sequence.count / channelCount
-        let windowCount = (samples + window - 1) / window
+        let windowCount = Windowing(window: window).windowCount(samples: samples)
         let outputCount = outputCount
         var features = [Float](repeating: 0, count: windowCount * outputCount)
         var column = 0
@@ -100,7 +100,8 @@ public struct RandomConvolutions: Sendable, Equatable {
     /// `windowFeatures` of each of `sequences`, one after another, the sequences shared among
     /// `team`'s threads.
     func windowFeatures(of sequences: [[Float]], window: Int, team: ThreadTeam?) -> [Float] {
-        let windowCounts = sequences.map { ($0.count / channelCount + window - 1) / window }
+        let windowing = Windowing(window: window)
+        let windowCounts = sequences.map { windowing.windowCount(samples: $0.count / channelCount) }
         let firstWindows = windowCounts.reduce(into: [0]) { $0.append($0.last! + $1) }
         let width = outputCount
         let work = sequences.reduce(0) { $0 + $1.count } * kernels.count

@@ -20,11 +20,11 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             did not record keeps the model's own recognition with knn; finetune needs takes of every gesture. The \
             result works wherever a model does; only finetune's also exports to Core ML, ONNX and C. --unlabeled \
             (method unlabeled) ignores the labels: it re-estimates batch norm's and the random convolutions' \
-            statistics on the person's windows, trains the layers after the LSTM briefly on the windows the model is then confident of and \
-            its rejection accepts, and re-estimates again; it keeps the model's classes and rejection \
-            (docs/personalization.md has its figures). A model with random convolutions (--classifier both) \
-            keeps them with knn and finetune, fitted again on the sessions it was trained on (in \
-            --base-recordings) and the person's; unlabeled keeps them, their statistics the person's.
+            statistics on the person's windows, trains the layers after the LSTM briefly on the windows the \
+            model is then confident of and its rejection accepts, and re-estimates again; it keeps the model's \
+            classes and rejection (docs/personalization.md has its figures). A model with random convolutions \
+            (--classifier both) keeps them with knn and finetune, fitted again on the sessions it was trained on \
+            (in --base-recordings) and the person's; unlabeled keeps them, their statistics the person's.
             """)
 
     @Option(help: "The model to personalise.") var model: String
