@@ -1,5 +1,6 @@
 // Element-wise work where Swift's 8-lane vectors for the x86-64 baseline are too slow: the LSTM's
-// steps (a million exponentials per batch), Adam's update and the rejection's dot products. Plain
+// steps (a million exponentials per batch), Adam's update, the rejection's dot products and the
+// random convolutions' outputs and their counts above the biases. Plain
 // loops the compiler vectorizes, compiled once per instruction set and chosen when the program loads.
 // Not as masked vectors for the last few units: AVX2's masked stores are slow (on Zen, microcoded),
 // and masking every vector, as the compiler did, made the LSTM's step 2.5 times as long.
@@ -122,4 +123,33 @@ float gl_dot_product(int count, const float *restrict a, const float *restrict b
     float sum = 0;
     for (int index = 0; index < count; index++) sum += a[index] * b[index];
     return sum;
+}
+
+INSTRUCTION_SET_CLONES
+void gl_count_above(const float *restrict values, float bias, const long *restrict marks, int markCount,
+                    int32_t *restrict positives) {
+    int32_t total = 0;
+    long start = 0;
+    for (int mark = 0; mark < markCount; mark++) {
+        // A stretch at a time, the comparisons in vectors (Swift's loop branched on each).
+        int32_t stretch = 0;
+        for (long index = start; index < marks[mark]; index++) stretch += values[index] > bias;
+        total += stretch;
+        positives[mark] = total;
+        start = marks[mark];
+    }
+}
+
+INSTRUCTION_SET_CLONES
+void gl_kernel_outputs(const float *restrict summed, int positions, int dilation, int heavy0, int heavy1,
+                       int heavy2, float *restrict outputs) {
+    // Each output rounded as it always was (sums in this order, no fused multiply-add), so that
+    // models keep their features.
+#pragma clang fp contract(off)
+    const float *a = summed + heavy0 * dilation, *b = summed + heavy1 * dilation, *c = summed + heavy2 * dilation;
+    for (int position = 0; position < positions; position++) {
+        float sum = 0;
+        for (int tap = 0; tap < 9; tap++) sum += summed[position + tap * dilation];
+        outputs[position] = 3 * (a[position] + b[position] + c[position]) - sum;
+    }
 }

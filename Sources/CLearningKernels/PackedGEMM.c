@@ -3,7 +3,8 @@
 // times, as the LSTM's recurrent weights are at every step, is packed once, where OpenBLAS would
 // pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
 // run time; so are its kernels for one row (RowProducts.c has the other instruction sets'). An AVX2
-// kernel of 6 rows × 16 columns reads the same panels. Each value of c is summed in the same order
+// kernel of 6 rows × 16 columns reads the same panels. A factor stored transposed is transposed as
+// it is packed, in tiles of 8 × 8 in registers where the CPU has AVX2. Each value of c is summed in the same order
 // whatever block or share of columns computes it, so products split among threads give the same
 // results as one thread's.
 
@@ -20,6 +21,26 @@ long gl_packed_count(int k, int n) {
     return (long)((n + panelWidth - 1) / panelWidth) * panelWidth * k;
 }
 
+// Writes the first k & ~7 rows of the panel's first lanes (a multiple of 8) in tiles of 8 × 8,
+// transposed in registers where the CPU has AVX2, and returns those lanes (0 without AVX2).
+static int transposeTiles(const float *source, int ldb, int k, int columns, float *destination);
+
+// A panel of bᵀ: `columns` of b's rows from `source`, each k long, become its lanes.
+static void transposeIntoPanel(const float *source, int ldb, int k, int columns, float *destination) {
+    int tiledLanes = transposeTiles(source, ldb, k, columns, destination), tiledRows = k & ~7;
+    // The rest sixteen rows at a time, lane by lane: the reads run along b's rows and the writes
+    // stay within 2 KB.
+    for (int block = 0; block < k; block += 16) {
+        int rows = k - block < 16 ? k - block : 16;
+        int tiled = tiledRows - block < rows ? tiledRows - block : rows;
+        for (int lane = 0; lane < columns; lane++) {
+            for (int row = lane < tiledLanes ? tiled : 0; row < rows; row++) {
+                destination[(size_t)(block + row) * panelWidth + lane] = source[(size_t)lane * ldb + block + row];
+            }
+        }
+    }
+}
+
 void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, float *packed) {
     for (int panel = 0; panel * panelWidth < n; panel++) {
         float *destination = packed + (size_t)panel * panelWidth * k;
@@ -30,15 +51,7 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
             }
         }
         if (transposed) {
-            // Sixteen rows at a time, column by column: the reads run along bᵀ's rows and the
-            // writes stay within 2 KB.
-            for (int block = 0; block < k; block += 16) {
-                int rows = k - block < 16 ? k - block : 16;
-                for (int lane = 0; lane < columns; lane++) {
-                    const float *source = b + (size_t)(first + lane) * ldb + block;
-                    for (int row = 0; row < rows; row++) destination[(size_t)(block + row) * panelWidth + lane] = source[row];
-                }
-            }
+            transposeIntoPanel(b + (size_t)first * ldb, ldb, k, columns, destination);
         } else if (columns == panelWidth) {
             // A constant size, which the compiler copies inline rather than calling memcpy.
             for (int row = 0; row < k; row++) {
@@ -55,6 +68,39 @@ void gl_pack_panels(const float *b, int k, int n, int ldb, bool transposed, floa
 #if defined(__x86_64__)
 
 #include "AVX2Lanes.h"
+
+// Eight of b's rows by eight of its columns, transposed: eight rows of the panel, eight lanes each.
+__attribute__((target("avx2")))
+static void transposeTile(const float *source, int ldb, float *destination) {
+    __m256 r[8], t[8], s[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(source + (size_t)i * ldb);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        s[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(destination + (size_t)i * panelWidth, _mm256_permute2f128_ps(s[i], s[i + 4], 0x20));
+        _mm256_storeu_ps(destination + (size_t)(i + 4) * panelWidth, _mm256_permute2f128_ps(s[i], s[i + 4], 0x31));
+    }
+}
+
+static int transposeTiles(const float *source, int ldb, int k, int columns, float *destination) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) return 0;
+    int lanes = columns & ~7;
+    for (int block = 0; block + 8 <= k; block += 8) {
+        for (int lane = 0; lane < lanes; lane += 8) {
+            transposeTile(source + (size_t)lane * ldb + block, ldb, destination + (size_t)block * panelWidth + lane);
+        }
+    }
+    return lanes;
+}
 
 bool gl_has_avx512f(void) {
     __builtin_cpu_init();
@@ -242,6 +288,11 @@ void gl_row_times_matrix(int k, int n, const float *x, const float *w, int ldw, 
 #else
 
 bool gl_has_avx512f(void) { return false; }
+
+static int transposeTiles(const float *source, int ldb, int k, int columns, float *destination) {
+    (void)source, (void)ldb, (void)k, (void)columns, (void)destination;
+    return 0;
+}
 
 void gl_gemm_packed_avx512(int m, int n, int k, const float *a, int rowStride, int indexStride,
                            const float *packed, float *c, int ldc, bool accumulate) {

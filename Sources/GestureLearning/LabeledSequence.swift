@@ -110,18 +110,32 @@ struct ColumnStatistics {
         var sum = [Double](repeating: 0, count: width)
         var sumOfSquares = sum
         let rows = blocks.reduce(0) { $0 + $1.count } / max(width, 1)
-        for block in blocks {
-            for (index, value) in block.enumerated() { sum[index % width] += Double(value) }
-        }
+        Self.addRows(of: blocks, width: width, into: &sum) { value, _ in value }
         let mean = sum.map { $0 / Double(max(rows, 1)) }
-        for block in blocks {
-            for (index, value) in block.enumerated() {
-                let difference = Double(value) - mean[index % width]
-                sumOfSquares[index % width] += difference * difference
-            }
+        Self.addRows(of: blocks, width: width, into: &sumOfSquares) { value, column in
+            let difference = value - mean[column]
+            return difference * difference
         }
         self.mean = mean
         variance = sumOfSquares.map { $0 / Double(max(rows, 1)) }
         self.rows = rows
+    }
+
+    /// Adds `term(value, column)` of every value to `sums[column]`, row after row: a row's columns
+    /// in one loop, which runs in vectors.
+    private static func addRows<Block: Collection<Float>>(
+        of blocks: [Block], width: Int, into sums: inout [Double], _ term: (Double, Int) -> Double
+    ) {
+        sums.withUnsafeMutableBufferPointer { sums in
+            for block in blocks {
+                let contiguous: Void? = block.withContiguousStorageIfAvailable { values in
+                    for row in stride(from: 0, to: values.count, by: width) {
+                        for column in 0..<width { sums[column] += term(Double(values[row + column]), column) }
+                    }
+                }
+                guard contiguous == nil else { continue }
+                for (index, value) in block.enumerated() { sums[index % width] += term(Double(value), index % width) }
+            }
+        }
     }
 }

@@ -55,7 +55,7 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
             [Int](repeating: group, count: labels.count)
         }
         ridge = try RidgeClassifier(
-            features: features, featureCount: convolutions.outputCount, labels: windowLabels.flatMap { $0 },
+            features: consume features, featureCount: convolutions.outputCount, labels: windowLabels.flatMap { $0 },
             groups: groups, classCount: classNames.count, penalty: settings.penalty, team: team)
         self.normalization = normalization
         self.convolutions = convolutions

@@ -1,3 +1,4 @@
+import CLearningKernels
 import GestureMotion
 import Glibc
 
@@ -80,16 +81,24 @@ public struct RandomConvolutions: Sendable, Equatable {
         var features = [Float](repeating: 0, count: windowCount * outputCount)
         var column = 0
         let rows = ChannelRows(interleaved: sequence[...], channelCount: channelCount)
+        let seenBySpan = Dictionary(
+            uniqueKeysWithValues: Set(kernels.map(\.span)).map { span in
+                let seen = SeenOutputs(windowCount: windowCount) { windowIndex in
+                    let end = min((windowIndex + 1) * window, samples)
+                    let last = max(0, end - span + 1)
+                    return min(max(0, end - history), last)..<last
+                }
+                return (span, seen)
+            })
         for kernel in kernels {
             let outputs = kernel.outputs(of: rows)
+            let seen = seenBySpan[kernel.span]!
+            var positives = [Int32](repeating: 0, count: seen.marks.count)
             for bias in kernel.biases {
-                let positives = Self.runningCount(of: outputs, above: bias)
-                for windowIndex in 0..<windowCount {
-                    let end = min((windowIndex + 1) * window, samples)
-                    let first = max(0, end - history), last = end - kernel.span + 1
-                    guard last > first else { continue }
+                gl_count_above(outputs, bias, seen.marks, Int32(seen.marks.count), &positives)
+                for (windowIndex, range) in seen.ranges.enumerated() where !range.positions.isEmpty {
                     features[windowIndex * outputCount + column] =
-                        Float(positives[last] - positives[first]) / Float(last - first)
+                        Float(positives[range.upperMark] - positives[range.lowerMark]) / Float(range.positions.count)
                 }
                 column += 1
             }
@@ -145,14 +154,34 @@ public struct RandomConvolutions: Sendable, Equatable {
         let start = random.index(below: samples - history + 1) * channelCount
         return example[start..<start + history * channelCount]
     }
+}
 
-    /// positives[t] = the outputs before t above `bias`.
-    static func runningCount(of outputs: [Float], above bias: Float) -> [Int32] {
-        [Int32](unsafeUninitializedCapacity: outputs.count + 1) { counts, count in
-            counts[0] = 0
-            for index in outputs.indices { counts[index + 1] = counts[index] + (outputs[index] > bias ? 1 : 0) }
-            count = outputs.count + 1
+/// The outputs each window sees, as ranges of positions, and the bounds of those ranges merged in
+/// ascending order (`marks`), each range's bounds given as indices into them.
+struct SeenOutputs {
+    let marks: [Int]
+    let ranges: [(positions: Range<Int>, lowerMark: Int, upperMark: Int)]
+
+    /// `range(w)`'s bounds never decrease as `w` grows.
+    init(windowCount: Int, range: (Int) -> Range<Int>) {
+        let positions = (0..<windowCount).map(range)
+        var marks: [Int] = []
+        marks.reserveCapacity(2 * windowCount)
+        var lowerMarks: [Int] = [], upperMarks: [Int] = []
+        var lower = 0, upper = 0
+        while upper < positions.count {
+            if lower < positions.count && positions[lower].lowerBound <= positions[upper].upperBound {
+                lowerMarks.append(marks.count)
+                marks.append(positions[lower].lowerBound)
+                lower += 1
+            } else {
+                upperMarks.append(marks.count)
+                marks.append(positions[upper].upperBound)
+                upper += 1
+            }
         }
+        self.marks = marks
+        ranges = positions.indices.map { (positions[$0], lowerMarks[$0], upperMarks[$0]) }
     }
 }
 
@@ -197,23 +226,10 @@ extension RandomConvolutions.Kernel {
                 }
             }
         }
-        let (a, b, c) = (heavyTaps[0] * dilation, heavyTaps[1] * dilation, heavyTaps[2] * dilation)
         return [Float](unsafeUninitializedCapacity: samples - span + 1) { outputs, count in
-            summed.withUnsafeBufferPointer { summed in
-                // Tap by tap over all positions, so that the loops run in vectors; each output
-                // still adds its taps in order.
-                let positions = outputs.count
-                outputs.initialize(repeating: 0)
-                for tap in 0..<9 {
-                    let shifted = summed.baseAddress! + tap * dilation
-                    for position in 0..<positions { outputs[position] += shifted[position] }
-                }
-                for position in 0..<positions {
-                    outputs[position] =
-                        3 * (summed[position + a] + summed[position + b] + summed[position + c])
-                        - outputs[position]
-                }
-            }
+            gl_kernel_outputs(
+                summed, Int32(outputs.count), Int32(dilation), Int32(heavyTaps[0]), Int32(heavyTaps[1]),
+                Int32(heavyTaps[2]), outputs.baseAddress!)
             count = outputs.count
         }
     }

@@ -22,15 +22,19 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// The softmax's temperature is fitted on each of the `groups` scored by a fit on the others
     /// (on the examples themselves when there is one group or such a fit fails). The groups' sums
     /// and held-out fits are shared among `team`'s threads.
+    /// `features` are standardized where they lie: a caller that passes its last use of them
+    /// (`consume`) spares a copy of them all.
     init(
-        features: [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int, penalty: Float,
-        team: ThreadTeam? = nil
+        features: consuming [Float], featureCount: Int, labels: [Int], groups: [Int], classCount: Int,
+        penalty: Float, team: ThreadTeam? = nil
     ) throws(RidgeError) {
         let rows = labels.count
         precondition(features.count == rows * featureCount && groups.count == rows && rows > 0 && penalty > 0)
         self.classCount = classCount
-        standardization = FeatureNormalization(fitting: ColumnStatistics([features], width: featureCount))
-        let standardized = standardization.applied(to: features)
+        let standardization = FeatureNormalization(fitting: ColumnStatistics([copy features], width: featureCount))
+        self.standardization = standardization
+        features.withUnsafeMutableBufferPointer { standardization.apply(to: $0) }
+        let standardized = features
         intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
         let targets = Self.centredIndicators(labels, prior: intercept)
         // Each group's sums, added up, are the whole's: the held-out fits cost no second pass.

@@ -34,6 +34,23 @@ let packedKernelSets = ProductKernels.available.filter { PackedFactor.kernel(of:
         }
     }
 
+    /// A factor stored transposed is packed into the same panels, bit for bit, as its transpose
+    /// written out: whole and partial tiles of 8 × 8, panels and blocks of 16 rows.
+    @Test(arguments: [(800, 200), (13, 37), (16, 8), (7, 5), (24, 70), (200, 800), (9, 33)])
+    func aTransposedFactorPacksAsItsTransposeWrittenOut(shape: (k: Int, n: Int)) {
+        let stored = Floats(random: shape.n * shape.k, seed: 39)
+        let writtenOut = Floats((0..<shape.k * shape.n).map { stored.array[($0 % shape.n) * shape.k + $0 / shape.n] })
+        let count = PackedFactor.packedCount(k: shape.k, n: shape.n)
+        let fromTransposed = Floats(random: count, seed: 43), fromWrittenOut = Floats(random: count, seed: 44)
+        let kernel = PackedFactor.kernel(of: .avx2) ?? PackedFactor.kernel(of: .avx512)
+        _ = PackedFactor(
+            stored.pointer, k: shape.k, n: shape.n, transposed: true, packingInto: fromTransposed.pointer,
+            kernel: kernel)
+        _ = PackedFactor(
+            writtenOut.pointer, k: shape.k, n: shape.n, packingInto: fromWrittenOut.pointer, kernel: kernel)
+        #expect(fromTransposed.array == fromWrittenOut.array)
+    }
+
     /// A factor packed once serves several products.
     @Test(arguments: packedKernelSets)
     func packedOnceUsedTwice(kernels: ProductKernels) {

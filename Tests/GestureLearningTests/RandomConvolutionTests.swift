@@ -27,12 +27,13 @@ private let sessions = SyntheticSessions(
     /// Each feature counted directly: the share of the kernel's outputs within the window's last
     /// `history` samples above the bias.
     @Test func aWindowsFeatureIsTheShareOfItsHistorysOutputsAboveTheBias() {
-        let sequence = sessions[4].features, window = 10
+        let sequence = Array(sessions[4].features.dropLast(3 * 3)), window = 10
         let features = convolutions.windowFeatures(of: sequence, window: window)
-        let samples = sequence.count / 3
-        #expect(features.count == (samples + window - 1) / window * convolutions.outputCount)
-        for windowIndex in [0, 3, 7, samples / window - 1] {
-            let end = (windowIndex + 1) * window, start = max(0, end - convolutions.history)
+        let samples = sequence.count / 3, windowCount = (samples + window - 1) / window
+        #expect(samples % window != 0, "the last window is a partial one")
+        #expect(features.count == windowCount * convolutions.outputCount)
+        for windowIndex in [0, 3, 7, windowCount - 2, windowCount - 1] {
+            let end = min((windowIndex + 1) * window, samples), start = max(0, end - convolutions.history)
             var column = 0
             for kernel in convolutions.kernels {
                 let outputs = kernel.outputs(of: sequence[start * 3..<end * 3], channelCount: 3)
@@ -44,6 +45,21 @@ private let sessions = SyntheticSessions(
             }
         }
         #expect(features.allSatisfy { $0 >= 0 && $0 <= 1 } && Set(features).count > 10)
+    }
+
+    /// Each output written out: three times the heavy taps less all nine, over the kernel's channels summed.
+    @Test func aKernelsOutputIsThreeTimesItsHeavyTapsLessAllNine() {
+        let sequence = sessions[3].features, samples = sequence.count / 3
+        for kernel in convolutions.kernels.filter({ $0.channels.count > 1 }).prefix(40) {
+            let outputs = kernel.outputs(of: sequence[...], channelCount: 3)
+            #expect(outputs.count == samples - kernel.span + 1)
+            let summed = { (sample: Int) in kernel.channels.reduce(Float(0)) { $0 + sequence[sample * 3 + $1] } }
+            for position in [0, 1, outputs.count / 2, outputs.count - 1] {
+                let taps = (0..<9).map { summed(position + $0 * kernel.dilation) }
+                let expected = 3 * kernel.heavyTaps.reduce(Float(0)) { $0 + taps[$1] } - taps.reduce(0, +)
+                #expect(abs(outputs[position] - expected) <= 1e-4 * (1 + abs(expected)), "\(kernel.heavyTaps)")
+            }
+        }
     }
 
     @Test func aWindowSeesNothingAfterItsEndNorBeforeItsHistory() {

@@ -74,6 +74,14 @@ void gl_lstm_step_backward(int rows, int units, const float *gates, const float 
 void gl_adam_update(long count, float *parameters, const float *gradient, float *firstMoment,
                     float *secondMoment, float beta1, float beta2, float stepSize, float epsilon);
 
+/// A random convolution's output at each of `positions`: 3 · the three heavy taps' values less
+/// the nine taps', the taps `dilation` samples apart over `summed` (the kernel's channels summed).
+void gl_kernel_outputs(const float *summed, int positions, int dilation, int heavy0, int heavy1, int heavy2,
+                       float *outputs);
+
+/// positives[i] = how many of the values before index marks[i] (ascending) lie above `bias`.
+void gl_count_above(const float *values, float bias, const long *marks, int markCount, int32_t *positives);
+
 /// A team of threads that run the parts of one job at a time (see ThreadTeam.c).
 typedef struct gl_thread_team gl_thread_team;
 /// One part of a job: `part` of `parts`.
