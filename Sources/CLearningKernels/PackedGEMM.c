@@ -4,9 +4,9 @@
 // pack it again at every call. AVX-512 only, compiled for it function by function and chosen at
 // run time; so are its kernels for one row (RowProducts.c has the other instruction sets'). An AVX2
 // kernel of 6 rows × 16 columns reads the same panels. A factor stored transposed is transposed as
-// it is packed, in tiles of 8 × 8 in registers where the CPU has AVX2. Each value of c is summed in the same order
-// whatever block or share of columns computes it, so products split among threads give the same
-// results as one thread's.
+// it is packed, in tiles of 8 × 8 in registers where the CPU has AVX2. Each value of c is summed in
+// the same order whatever block or share of columns computes it, so products split among threads
+// give the same results as one thread's.
 
 #include "CLearningKernels.h"
 #include "PairGroups.h"
@@ -22,7 +22,8 @@ long gl_packed_count(int k, int n) {
 }
 
 // Writes the first k & ~7 rows of the panel's first lanes (a multiple of 8) in tiles of 8 × 8,
-// transposed in registers where the CPU has AVX2, and returns those lanes (0 without AVX2).
+// transposed in registers where the CPU has AVX2 and FMA (as every CPU the packed kernels run on
+// has), and returns those lanes (0 without).
 static int transposeTiles(const float *source, int ldb, int k, int columns, float *destination);
 
 // A panel of bᵀ: `columns` of b's rows from `source`, each k long, become its lanes.
@@ -91,8 +92,7 @@ static void transposeTile(const float *source, int ldb, float *destination) {
 }
 
 static int transposeTiles(const float *source, int ldb, int k, int columns, float *destination) {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2")) return 0;
+    if (!gl_has_avx2_fma()) return 0;
     int lanes = columns & ~7;
     for (int block = 0; block + 8 <= k; block += 8) {
         for (int lane = 0; lane < lanes; lane += 8) {

@@ -42,7 +42,7 @@ let packedKernelSets = ProductKernels.available.filter { PackedFactor.kernel(of:
         let writtenOut = Floats((0..<shape.k * shape.n).map { stored.array[($0 % shape.n) * shape.k + $0 / shape.n] })
         let count = PackedFactor.packedCount(k: shape.k, n: shape.n)
         let fromTransposed = Floats(random: count, seed: 43), fromWrittenOut = Floats(random: count, seed: 44)
-        let kernel = PackedFactor.kernel(of: .avx2) ?? PackedFactor.kernel(of: .avx512)
+        let kernel = PackedFactor.kernel(of: .avx2)
         _ = PackedFactor(
             stored.pointer, k: shape.k, n: shape.n, transposed: true, packingInto: fromTransposed.pointer,
             kernel: kernel)
