@@ -22,7 +22,8 @@ public struct MotionRejection: Sendable, Equatable, Codable {
     /// For each class, the distance beyond which a window whose top class it is is unknown
     /// motion; a class past its end, or without prototypes, is never rejected.
     public let limits: [Float]
-    /// The share of a gesture's takes the limit may leave without a window near enough.
+    /// The share of a gesture's takes the limit may leave without a window near enough, or of its
+    /// windows beyond it when it was set per window (`MotionCalibration.perWindow`).
     public let falseRejectRate: Double
 
     /// Seconds the averages reach back.
@@ -55,15 +56,22 @@ public struct MotionRejection: Sendable, Equatable, Codable {
 }
 
 /// How the motion test's limits are set: the share of a gesture's takes (each person's, against
-/// prototypes made without them) that may have no window within the limit, and whether one limit
-/// serves every gesture.
+/// prototypes made without them) that may have no window within the limit, or with `perWindow` the
+/// share of its windows beyond it, and whether one limit serves every gesture.
+///
+/// A take is found when one of its windows passes, so for gestures of a few seconds its nearest
+/// window is what counts. A held gesture (an exercise, walking) is one long take whose nearest
+/// window lies near some other person's whatever they did, so a limit set that way takes in
+/// other motion too: there each window is measured.
 public struct MotionCalibration: Sendable, Equatable {
     public var falseRejectRate: Double
     public var pooled: Bool
+    public var perWindow: Bool
 
-    public init(falseRejectRate: Double = 0, pooled: Bool = true) {
+    public init(falseRejectRate: Double = 0, pooled: Bool = true, perWindow: Bool = false) {
         self.falseRejectRate = falseRejectRate
         self.pooled = pooled
+        self.perWindow = perWindow
     }
 }
 
@@ -108,8 +116,8 @@ extension MotionRejection {
     /// The statistics of `gestures`' windows standardized, at most `prototypesPerClass` prototypes of
     /// each (k-means), and limits: each group (person) of `groups` left out in turn, prototypes made
     /// without it, its takes measured by their nearest window the network detects (by their nearest
-    /// window when it detects none), and the
-    /// distance within which `1 - falseRejectRate` of those takes lie taken, over all gestures when
+    /// window when it detects none), or each of its windows when `perWindow`, and the
+    /// distance within which `1 - falseRejectRate` of those lie taken, over all gestures when
     /// `pooled` (one limit), else a gesture's own. Nil without any gesture's windows.
     init?(
         windows: EmbeddedWindows, groups: [Int], gestures: [Int], classes: Int, decay: Float,
@@ -143,13 +151,11 @@ extension MotionRejection {
             for group in Set(own.map { groups[$0] }) {
                 let others = own.filter { groups[$0] != group }
                 let model = fit(label, others.isEmpty ? all : prototypes(others))
-                var detected: [Int: Float] = [:], any: [Int: Float] = [:]
-                for window in own where groups[window] == group {
-                    let distance = model.distance(points[window], to: label), take = windows.takes[window]
-                    any[take] = min(any[take] ?? distance, distance)
-                    if windows.detected[window] { detected[take] = min(detected[take] ?? distance, distance) }
+                let measured = own.filter { groups[$0] == group }.map { window in
+                    (window, model.distance(points[window], to: label))
                 }
-                distances[label, default: []] += any.map { take, distance in detected[take] ?? distance }
+                distances[label, default: []] +=
+                    calibration.perWindow ? measured.map(\.1) : Self.nearest(measured, windows: windows)
             }
         }
         let quantile = { (values: [Float]) -> Float? in
@@ -167,6 +173,18 @@ extension MotionRejection {
         self.init(
             decay: decay, center: center, scale: scale, prototypes: fitted, labels: labels, limits: limits,
             falseRejectRate: falseRejectRate)
+    }
+
+    /// Each take's distance: its nearest window the network detects, or its nearest window when it
+    /// detects none.
+    private static func nearest(_ measured: [(window: Int, distance: Float)], windows: EmbeddedWindows) -> [Float] {
+        var detected: [Int: Float] = [:], any: [Int: Float] = [:]
+        for (window, distance) in measured {
+            let take = windows.takes[window]
+            any[take] = min(any[take] ?? distance, distance)
+            if windows.detected[window] { detected[take] = min(detected[take] ?? distance, distance) }
+        }
+        return any.map { take, distance in detected[take] ?? distance }
     }
 
     /// Each dimension's mean and standard deviation (at least 1e-3, so a constant one stays finite).

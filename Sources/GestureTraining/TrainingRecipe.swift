@@ -59,8 +59,11 @@ public struct TrainingRecipe: Sendable, Equatable {
             randomConvolutions == nil
             && Self.choosesRandomConvolutions(convolutions, augmentations, gestureSeconds: gestureSeconds)
         self.randomConvolutions = (randomConvolutions ?? choseConvolutions) ? convolutions : nil
-        let choseMotionRejection = motionRejection == nil && Self.recordsEverydayMotion(dataset)
-        self.motionRejection = (motionRejection ?? (choseMotionRejection ? .share(0) : .off)).calibration
+        let held = gestureSeconds >= Self.heldSeconds
+        let chosenMotionRejection = Self.motionRejection(
+            held: held, everydayMotion: Self.recordsEverydayMotion(dataset))
+        let choseMotionRejection = motionRejection == nil && chosenMotionRejection != .off
+        self.motionRejection = (motionRejection ?? chosenMotionRejection).calibration(perWindow: held)
         choices = [
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
@@ -72,13 +75,15 @@ public struct TrainingRecipe: Sendable, Equatable {
                 ? "random convolutions over \(RandomConvolutionClassifier.Settings.historySeconds.shortText) s beside the "
                     + "network (gestures held \(Int(gestureSeconds.rounded())) s)" : nil,
             choseMotionRejection
-                ? "the motion's statistics beside the distance to reject motion it was not taught (everyday motion "
-                    + "recorded as other)" : nil,
+                ? "the motion's statistics beside the distance to reject motion it was not taught ("
+                    + (held
+                        ? "their limit leaving \(Int(Self.heldMotionShare * 100)) % of the held gestures' windows)"
+                        : "everyday motion recorded as other)") : nil,
         ].compactMap { $0 }
     }
 
     /// What `gesture train` trained before the recipe, for comparing with it: the book's features,
-    /// window 20, no copies and their epochs and batches, unless given.
+    /// window 20, no copies and their epochs and batches, unless given, and no test of the motion's statistics.
     public static func firstDefaults(
         for dataset: Dataset, features: [String]? = nil, window: Int? = nil, epochs: Int? = nil,
         batchSize: Int? = nil, randomConvolutions: Bool? = nil
@@ -86,7 +91,7 @@ public struct TrainingRecipe: Sendable, Equatable {
         TrainingRecipe(
             for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? bookWindow,
             augmentations: [], epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
-            randomConvolutions: randomConvolutions)
+            randomConvolutions: randomConvolutions, motionRejection: .off)
     }
 
     /// Random convolutions beside the network recognise new people better in motion kept up for
@@ -111,7 +116,16 @@ public struct TrainingRecipe: Sendable, Equatable {
 
     /// With everyday motion to learn from, the motion's statistics at their loosest limit cost the
     /// simulated crowd's left-out people no take and keep the left-out gestures from firing
-    /// (`gesture-bench open-set`, docs/live.md); without it they cost takes.
+    /// (`gesture-bench open-set`, docs/live.md); without it they cost takes. Held gestures' limits
+    /// are set per window, and leaving `heldMotionShare` of them kept seglearn-watch's left-out
+    /// people's unknown exercises from firing, at a few of their known recordings (docs/live.md).
+    static func motionRejection(held: Bool, everydayMotion: Bool) -> MotionRejectionSetting {
+        held ? .share(heldMotionShare) : everydayMotion ? .share(0) : .off
+    }
+
+    /// The share of a held gesture's windows the motion's limit leaves beyond it by default.
+    public static let heldMotionShare = 0.3
+
     static func recordsEverydayMotion(_ dataset: Dataset) -> Bool {
         dataset.sessions.contains { $0.gesture == .other }
     }
@@ -164,15 +178,15 @@ public struct TrainingRecipe: Sendable, Equatable {
 }
 
 /// `--motion-rejection`: the rejection's test of the motion's statistics off, or on with the share of
-/// a gesture's takes its limit may leave.
+/// a gesture's takes its limit may leave (of its windows, for held gestures).
 public enum MotionRejectionSetting: Sendable, Equatable {
     case off
     case share(Double)
 
-    public var calibration: MotionCalibration? {
+    public func calibration(perWindow: Bool) -> MotionCalibration? {
         switch self {
         case .off: nil
-        case .share(let share): MotionCalibration(falseRejectRate: share)
+        case .share(let share): MotionCalibration(falseRejectRate: share, perWindow: perWindow)
         }
     }
 }

@@ -74,9 +74,10 @@ struct ModelOptions: ParsableArguments {
     @Option(
         help: """
             off, or the rejection's test of the motion's statistics too, with the share of a gesture's takes its \
-            limit may leave unfound (each person's takes measured against the others'): 0 keeps the farthest; \
-            more rejects more motion the model was not taught, and more of your takes \
-            (default: 0 when everyday motion is recorded as other, else off).
+            limit may leave unfound (each person's takes measured against the others'; for gestures held 8 s or \
+            more, as exercises are, the share of their windows it rejects): 0 keeps the farthest; more rejects \
+            more motion the model was not taught, and more of your takes (default: \
+            \(TrainingRecipe.heldMotionShare) for held gestures, 0 when everyday motion is recorded as other, else off).
             """)
     var motionRejection: MotionRejectionSetting?
     @Option(

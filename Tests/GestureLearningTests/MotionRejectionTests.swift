@@ -97,6 +97,33 @@ private func streamed(_ sequence: LabeledSequence, by model: GestureModel) -> [(
         #expect(known >= 0.75 && unknown <= known / 3, "known \(known), unknown \(unknown)")
     }
 
+    /// Held gestures' limits are set per window: each person's windows measured against prototypes
+    /// made without them. Against prototypes made from everyone, at most that share of the taught
+    /// gestures' windows lies beyond the limit, and more of the windows never taught do.
+    @Test func perWindowAtMostTheCalibratedShareOfTheWindowsTaughtIsRejected() throws {
+        let share = 0.25
+        let calibrated = model.calibratingRejection(
+            on: taught, motion: MotionCalibration(falseRejectRate: share, perWindow: true))
+        let motion = try #require(calibrated.rejection?.motion)
+        let rejectedShare = { (sequences: [LabeledSequence], label: (LabeledSequence) -> Int) in
+            let rejections = sequences.flatMap { sequence in
+                let statistics = calibrated.motionStatistics(of: [sequence], decay: motion.decay)
+                return stride(from: 0, to: statistics.count, by: 6).map { start in
+                    let standardized = zip(statistics[start..<start + 6], zip(motion.center, motion.scale)).map {
+                        ($0 - $1.0) / $1.1
+                    }
+                    return motion.distance(standardized, to: label(sequence)) > motion.limits[label(sequence)]
+                }
+            }
+            return Double(rejections.filter { $0 }.count) / Double(rejections.count)
+        }
+        let known = rejectedShare(taughtGestures) { $0.labels[0] }
+        let unknown = rejectedShare(neverTaught) { _ in 0 }
+        #expect(known <= share && unknown > 2 * known, "known \(known), unknown \(unknown)")
+        let byTake = try #require(model.rejection?.motion)
+        #expect(motion.limits[0] != byTake.limits[0], "windows, not takes, set the limit")
+    }
+
     @Test func perGestureLimitsAndAStricterShareAreCalibratedAsAsked() throws {
         let strict = try #require(
             model.calibratingRejection(on: taught, motion: MotionCalibration(falseRejectRate: 0.5)).rejection?.motion)

@@ -40,7 +40,17 @@ import Testing
         #expect(abs(TrainingRecipe.medianGestureSeconds(in: exercises) - 12) < 0.05)
         let recipe = TrainingRecipe(for: exercises)
         #expect(recipe.randomConvolutions?.history == 200)
-        #expect(recipe.choices.last == "random convolutions over 4 s beside the network (gestures held 12 s)")
+        #expect(
+            recipe.choices.suffix(2) == [
+                "random convolutions over 4 s beside the network (gestures held 12 s)",
+                "the motion's statistics beside the distance to reject motion it was not taught (their limit "
+                    + "leaving 30 % of the held gestures' windows)",
+            ])
+        #expect(recipe.motionRejection == MotionCalibration(falseRejectRate: 0.3, perWindow: true))
+        #expect(TrainingRecipe(for: exercises, motionRejection: .off).motionRejection == nil)
+        let asked = TrainingRecipe(for: exercises, motionRejection: .share(0.1))
+        #expect(asked.motionRejection == MotionCalibration(falseRejectRate: 0.1, perWindow: true))
+        #expect(!asked.choicesText.contains("statistics"))
         #expect(TrainingRecipe(for: exercises, augmentations: []).randomConvolutions == nil)
         #expect(TrainingRecipe(for: exercises, randomConvolutions: false).randomConvolutions == nil)
         let first = TrainingRecipe.firstDefaults(for: exercises)
