@@ -60,7 +60,7 @@ public struct TrainingRecipe: Sendable, Equatable {
             && Self.choosesRandomConvolutions(convolutions, augmentations, gestureSeconds: gestureSeconds)
         self.randomConvolutions = (randomConvolutions ?? choseConvolutions) ? convolutions : nil
         let held = gestureSeconds >= Self.heldSeconds
-        let chosenMotionRejection = Self.motionRejection(
+        let chosenMotionRejection = Self.defaultMotionRejection(
             held: held, everydayMotion: Self.recordsEverydayMotion(dataset))
         let choseMotionRejection = motionRejection == nil && chosenMotionRejection != .off
         self.motionRejection = (motionRejection ?? chosenMotionRejection).calibration(perWindow: held)
@@ -119,7 +119,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// (`gesture-bench open-set`, docs/live.md); without it they cost takes. Held gestures' limits
     /// are set per window, and leaving `heldMotionShare` of them kept seglearn-watch's left-out
     /// people's unknown exercises from firing, at a few of their known recordings (docs/live.md).
-    static func motionRejection(held: Bool, everydayMotion: Bool) -> MotionRejectionSetting {
+    static func defaultMotionRejection(held: Bool, everydayMotion: Bool) -> MotionRejectionSetting {
         held ? .share(heldMotionShare) : everydayMotion ? .share(0) : .off
     }
 
