@@ -59,7 +59,7 @@ public struct TrainingRecipe: Sendable, Equatable {
             randomConvolutions == nil
             && Self.choosesRandomConvolutions(convolutions, augmentations, gestureSeconds: gestureSeconds)
         self.randomConvolutions = (randomConvolutions ?? choseConvolutions) ? convolutions : nil
-        let held = gestureSeconds >= Self.heldSeconds
+        let held = Self.isHeld(gestureSeconds)
         let chosenMotionRejection = Self.defaultMotionRejection(
             held: held, everydayMotion: Self.recordsEverydayMotion(dataset))
         let choseMotionRejection = motionRejection == nil && chosenMotionRejection != .off
@@ -101,12 +101,16 @@ public struct TrainingRecipe: Sendable, Equatable {
     static func choosesRandomConvolutions(
         _ settings: RandomConvolutionClassifier.Settings, _ augmentations: [Augmentation]?, gestureSeconds: Double
     ) -> Bool {
-        augmentations != [] && settings.history >= RandomConvolutions.leastHistory && gestureSeconds >= heldSeconds
+        augmentations != [] && settings.history >= RandomConvolutions.leastHistory && isHeld(gestureSeconds)
     }
 
     /// Motion kept up this long or longer (exercises, walking, running) is held: two of the random
     /// convolutions' histories.
     static let heldSeconds = 2 * RandomConvolutionClassifier.Settings.historySeconds
+
+    static func isHeld(_ gestureSeconds: Double) -> Bool {
+        gestureSeconds >= heldSeconds
+    }
 
     /// The median length of a gesture's unbroken run of rows (neither rest nor `other`), in seconds.
     static func medianGestureSeconds(in dataset: Dataset) -> Double {
@@ -143,7 +147,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// blurs them. Held motion is not blurred, and a second of it at a low rate tells less than 20
     /// samples (basic-motions at 10 Hz, docs/training.md).
     public static func window(at rate: Double, gestureSeconds: Double) -> Int {
-        gestureSeconds >= heldSeconds ? bookWindow : min(bookWindow, max(1, Int(rate.rounded())))
+        isHeld(gestureSeconds) ? bookWindow : min(bookWindow, max(1, Int(rate.rounded())))
     }
 
     /// Each copy adds an epoch's work, so the epochs fall as copies are added, keeping training
