@@ -186,22 +186,26 @@ struct SoftmaxCrossEntropy {
         }
     }
 
-    /// The loss Σ wᵢ · −log pᵢ[labelᵢ] / Σ wᵢ, and its gradient with respect to the logits.
-    /// Returns 0 and a zero gradient when every weight is 0.
+    /// The loss Σ wᵢ · −Σₖ tᵢₖ log pᵢₖ / Σ wᵢ, and its gradient with respect to the logits, where
+    /// the target tᵢ is 1 − `smoothing` on labelᵢ plus `smoothing` spread over every class (label
+    /// smoothing; 0 is the plain cross-entropy). Returns 0 and a zero gradient when every weight is 0.
     func loss(
         probabilities: UnsafePointer<Float>, labels: UnsafePointer<Int>, weights: UnsafePointer<Float>, rows: Int,
-        logitGradient: UnsafeMutablePointer<Float>
+        smoothing: Float = 0, logitGradient: UnsafeMutablePointer<Float>
     ) -> Float {
         var totalWeight: Float = 0
         for row in 0..<rows { totalWeight += weights[row] }
         let normalizer = totalWeight > 0 ? 1 / totalWeight : 0
+        let spread = smoothing / Float(classes)
         var loss: Float = 0
         for row in 0..<rows {
             let offset = row * classes, weight = weights[row] * normalizer
-            loss -= weight * log(max(probabilities[offset + labels[row]], .leastNormalMagnitude))
             for index in 0..<classes {
-                logitGradient[offset + index] =
-                    weight * (probabilities[offset + index] - (index == labels[row] ? 1 : 0))
+                let target = (index == labels[row] ? 1 - smoothing : 0) + spread
+                if target > 0 {
+                    loss -= weight * target * log(max(probabilities[offset + index], .leastNormalMagnitude))
+                }
+                logitGradient[offset + index] = weight * (probabilities[offset + index] - target)
             }
         }
         return loss

@@ -486,16 +486,18 @@ extension Network {
         loss.softmax(workspace.probabilities, rows: rows)
     }
 
-    /// The loss of the last training pass, given `workspace.labels` and `weights`, and the gradient
-    /// of every trainable parameter, written (not added) to `gradient`.
+    /// The loss of the last training pass, given `workspace.labels` and `weights`, its targets
+    /// smoothed by `labelSmoothing`, and the gradient of every trainable parameter, written (not
+    /// added) to `gradient`.
     func backward(
-        _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace,
+        _ parameters: UnsafePointer<Float>, shape: BatchShape, workspace: Workspace, labelSmoothing: Float = 0,
         gradient: UnsafeMutablePointer<Float>
     ) -> Float {
         let rows = shape.rows
         let lossValue = loss.loss(
             probabilities: workspace.probabilities, labels: workspace.labels,
-            weights: workspace.lossWeights, rows: rows, logitGradient: workspace.logitGradient)
+            weights: workspace.lossWeights, rows: rows, smoothing: labelSmoothing,
+            logitGradient: workspace.logitGradient)
         headBackward(parameters, rows: rows, workspace: workspace, gradient: gradient)
         lstm.backward(
             workspace.convolution, shape: shape, weights: lstmWeights(parameters),

@@ -14,6 +14,9 @@ public struct TrainingOptions: Sendable, Equatable {
     /// MiniRocket's classifier to train beside the network, on the same windows; nil for the
     /// network alone.
     public var randomConvolutions: RandomConvolutionClassifier.Settings?
+    /// The share of each window's target spread over every class (label smoothing); 0 trains on
+    /// the labels alone.
+    public var labelSmoothing: Float
     /// The threads the network's passes share their work with (one a processor, up to four,
     /// unless told). With the hand-written kernels the trained model is the same whatever their number.
     public var threads: Int
@@ -25,9 +28,10 @@ public struct TrainingOptions: Sendable, Equatable {
     public init(
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
         seed: UInt64 = 1, motionRejection: MotionCalibration? = nil,
-        randomConvolutions: RandomConvolutionClassifier.Settings? = nil,
+        randomConvolutions: RandomConvolutionClassifier.Settings? = nil, labelSmoothing: Float = 0,
         threads: Int = TrainingOptions.availableThreads
     ) {
+        precondition((0..<1).contains(labelSmoothing), "label smoothing is from 0 to under 1")
         self.threads = threads
         self.epochs = epochs
         self.batchSize = batchSize
@@ -36,6 +40,7 @@ public struct TrainingOptions: Sendable, Equatable {
         self.seed = seed
         self.motionRejection = motionRejection
         self.randomConvolutions = randomConvolutions
+        self.labelSmoothing = labelSmoothing
     }
 }
 
@@ -313,7 +318,7 @@ struct TrainingRun {
                 network.forwardTraining(parameters.baseAddress!, shape: shape, workspace: workspace, random: &random)
                 let loss = network.backward(
                     parameters.baseAddress!, shape: shape, workspace: workspace,
-                    gradient: gradient.baseAddress!)
+                    labelSmoothing: options.labelSmoothing, gradient: gradient.baseAddress!)
                 adam.update(
                     parameters.baseAddress! + frozen, gradient: gradient.baseAddress! + frozen, team: workspace.team)
                 return loss

@@ -32,7 +32,7 @@ struct TrainingPlan: Sendable {
                 training: parts.training, augmentation: AugmentationPlan(recipe.augmentations),
                 options: TrainingOptions(
                     epochs: recipe.epochs, batchSize: recipe.batchSize, motionRejection: recipe.motionRejection,
-                    randomConvolutions: recipe.randomConvolutions),
+                    randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing),
                 validation: parts.validation, test: parts.test)
         } catch {
             throw StudioError("\(error)")

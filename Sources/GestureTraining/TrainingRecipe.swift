@@ -19,6 +19,9 @@ public struct TrainingRecipe: Sendable, Equatable {
     public var randomConvolutions: RandomConvolutionClassifier.Settings?
     /// The rejection's test of the motion's statistics beside the distance, or nil for the distance alone.
     public var motionRejection: MotionCalibration?
+    /// The share of each window's target the network is taught to spread over every class: none
+    /// unless given, since it cost seglearn-watch's detector recordings it found (docs/training.md).
+    public var labelSmoothing: Float
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.
     public static let featuresWithGravity = [
@@ -40,7 +43,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     public init(
         for dataset: Dataset, features: [String]? = nil, window: Int? = nil, augmentations: [Augmentation]? = nil,
         epochs: Int? = nil, batchSize: Int? = nil, randomConvolutions: Bool? = nil,
-        motionRejection: MotionRejectionSetting? = nil
+        motionRejection: MotionRejectionSetting? = nil, labelSmoothing: Float? = nil
     ) {
         // Sessions of other rates are refused when the training data is made.
         let rate = dataset.sessions.map(\.nominalRate).median ?? 1
@@ -64,6 +67,7 @@ public struct TrainingRecipe: Sendable, Equatable {
             held: held, everydayMotion: Self.recordsEverydayMotion(dataset))
         let choseMotionRejection = motionRejection == nil && chosenMotionRejection != .off
         self.motionRejection = (motionRejection ?? chosenMotionRejection).calibration(perWindow: held)
+        self.labelSmoothing = labelSmoothing ?? 0
         choices = [
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
@@ -91,7 +95,7 @@ public struct TrainingRecipe: Sendable, Equatable {
         TrainingRecipe(
             for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? bookWindow,
             augmentations: [], epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
-            randomConvolutions: randomConvolutions, motionRejection: .off)
+            randomConvolutions: randomConvolutions, motionRejection: .off, labelSmoothing: 0)
     }
 
     /// Random convolutions beside the network recognise new people better in motion kept up for

@@ -118,6 +118,9 @@ struct AccuracyBench: AsyncParsableCommand {
     @Flag(help: "Every dataset without copies, as `gesture train --augment none`.")
     var noCopies = false
 
+    @Option(help: "Every dataset's label smoothing, as `gesture train --label-smoothing` (default: the recipe's).")
+    var labelSmoothing: Double?
+
     @Flag(
         help: """
             Every dataset as `gesture train` trained it before its recipe: the book's six features, window 20, no \
@@ -273,7 +276,7 @@ struct AccuracyBench: AsyncParsableCommand {
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
                     options: TrainingOptions(
                         epochs: chosen.epochs, batchSize: chosen.batchSize,
-                        randomConvolutions: chosen.randomConvolutions),
+                        randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
                     validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
@@ -401,7 +404,7 @@ struct AccuracyBench: AsyncParsableCommand {
                     maximumScale: seglearnScale),
                 options: TrainingOptions(
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule,
-                    randomConvolutions: chosen.randomConvolutions),
+                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
@@ -437,7 +440,7 @@ struct AccuracyBench: AsyncParsableCommand {
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: self.basicMotionsSchedule,
-                    randomConvolutions: chosen.randomConvolutions),
+                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
                 validation: nil, test: test)
         }
         guard validationOnly else {
@@ -474,7 +477,8 @@ struct AccuracyBench: AsyncParsableCommand {
         }
         return TrainingRecipe(
             for: training, features: features.isEmpty ? nil : features, window: window,
-            augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize)
+            augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize,
+            labelSmoothing: labelSmoothing.map(Float.init))
     }
 
     enum Classifier: String, ExpressibleByArgument, CaseIterable {

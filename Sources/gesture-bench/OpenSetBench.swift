@@ -150,7 +150,7 @@ struct OpenSetBench: AsyncParsableCommand {
             training: training, augmentation: AugmentationPlan(recipe.augmentations, seed: seed),
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, seed: seed,
-                randomConvolutions: recipe.randomConvolutions),
+                randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing),
             validation: nil, test: nil)
         return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))
     }

@@ -88,6 +88,13 @@ struct ModelOptions: ParsableArguments {
             (default: both where gestures are held 8 s or more, as exercises are, with copies; else the network).
             """)
     var classifier: ClassifierChoice?
+    @Option(
+        help: """
+            The share of each window's target the network is taught to spread over every class (label \
+            smoothing), from 0 to 0.9: its probabilities come out less sure, so fewer pass --threshold \
+            (default: 0, the labels alone).
+            """)
+    var labelSmoothing: Double?
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -110,6 +117,9 @@ struct ModelOptions: ParsableArguments {
         try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
         try Failure.check("--warp", warp, in: 1...4, being: "a factor")
         try Failure.check("--scale", scale, in: 1...4, being: "a factor")
+        if let labelSmoothing {
+            try Failure.check("--label-smoothing", labelSmoothing, in: 0...0.9, being: "a share")
+        }
         if case .share(let share)? = motionRejection {
             try Failure.check("--motion-rejection", share, in: 0...1, being: "off or a share")
         }
@@ -152,7 +162,8 @@ struct ModelOptions: ParsableArguments {
             for: data, features: features.isEmpty ? nil : features, window: window,
             augmentations: asRecorded ? [] : augment.isEmpty ? nil : augment.compactMap(\.copy), epochs: epochs,
             batchSize: batch,
-            randomConvolutions: classifier.map { $0 == .both }, motionRejection: motionRejection)
+            randomConvolutions: classifier.map { $0 == .both }, motionRejection: motionRejection,
+            labelSmoothing: labelSmoothing.map(Float.init))
     }
 
     /// An experiment on `training` with `recipe`'s settings and the rest of these options.
@@ -168,7 +179,8 @@ struct ModelOptions: ParsableArguments {
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
                 seed: seed, motionRejection: recipe.motionRejection,
-                randomConvolutions: recipe.randomConvolutions, threads: threads ?? TrainingOptions.availableThreads),
+                randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing,
+                threads: threads ?? TrainingOptions.availableThreads),
             validation: validation, test: test)
     }
 

@@ -48,6 +48,7 @@ private let folder = SharedFixture {
         (["split", "--by", "user", "-o", "s.txt", "--test", "V"], "--test"),
         (["train", "--epochs", "1", "--output", "x.model", "--learning-rate", "V"], "--learning-rate"),
         (["train", "--epochs", "1", "--output", "x.model", "--motion-rejection", "V"], "--motion-rejection"),
+        (["train", "--epochs", "1", "--output", "x.model", "--label-smoothing", "V"], "--label-smoothing"),
         (["train", "--epochs", "1", "--output", "x.model", "--augment", "rotate", "--rotation", "V"], "--rotation"),
         (["train", "--epochs", "1", "--output", "x.model", "--augment", "warp", "--warp", "V"], "--warp"),
         (["train", "--epochs", "1", "--output", "x.model", "--augment", "scale", "--scale", "V"], "--scale"),

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import GestureLearning
@@ -149,26 +150,57 @@ func expectGradient(
         withExtendedLifetime(buffers) {}
     }
 
-    /// Weights 0 and 2 as well as 1: a weight-0 row must not move the loss, a weight-2 row twice as much.
-    @Test func weightedSoftmaxCrossEntropy() {
+    /// Weights 0 and 2 as well as 1: a weight-0 row must not move the loss, a weight-2 row twice as
+    /// much; smoothed or not, the loss is the targets' cross-entropy and the gradient its own.
+    @Test(arguments: [Float(0), 0.1, 0.3])
+    func weightedSoftmaxCrossEntropy(smoothing: Float) {
         let loss = SoftmaxCrossEntropy(classes: 3), rows = 4
         let logits = Floats(random: rows * 3, seed: 14, scale: 2), probabilities = Floats(zeros: rows * 3)
-        let labels = [2, 0, 1, 1], weights = Floats([1, 0, 2, 0.5])
+        let labels = [2, 0, 1, 1], weights: [Float] = [1, 0, 2, 0.5], weighted = Floats(weights)
         let logitGradient = Floats(zeros: rows * 3)
+        /// Σ wᵢ · −Σₖ tᵢₖ log pᵢₖ / Σ wᵢ with targets smoothed by `by`, in Double.
+        func crossEntropy(smoothedBy by: Float) -> Double {
+            let total = Double(weights.reduce(0, +))
+            return (0..<rows).reduce(0) { sum, row in
+                sum + (0..<3).reduce(0) { rowSum, index in
+                    let target = Double((index == labels[row] ? 1 - by : 0) + by / 3)
+                    return rowSum - Double(weights[row]) * target * log(Double(probabilities.pointer[row * 3 + index]))
+                } / total
+            }
+        }
         func value() -> Double {
             probabilities.pointer.update(from: logits.pointer, count: rows * 3)
             loss.softmax(probabilities.pointer, rows: rows)
-            return Double(
-                labels.withUnsafeBufferPointer {
-                    loss.loss(
-                        probabilities: probabilities.pointer, labels: $0.baseAddress!, weights: weights.pointer,
-                        rows: rows, logitGradient: logitGradient.pointer)
-                })
+            let returned = labels.withUnsafeBufferPointer {
+                loss.loss(
+                    probabilities: probabilities.pointer, labels: $0.baseAddress!, weights: weighted.pointer,
+                    rows: rows, smoothing: smoothing, logitGradient: logitGradient.pointer)
+            }
+            #expect(abs(Double(returned) - crossEntropy(smoothedBy: smoothing)) < 1e-5)
+            return Double(returned)
         }
         _ = value()
         let analytic = logitGradient.array
         #expect(analytic[3..<6].allSatisfy { $0 == 0 })
         expectGradient(analytic, of: logits, loss: value)
+    }
+
+    /// Smoothed, the loss is least where the probabilities are the target: 1 − ε on the label and
+    /// ε spread over every class, not 1 on the label.
+    @Test func smoothedTargetsAreTheLabelLessTheShareSpreadOverEveryClass() {
+        let loss = SoftmaxCrossEntropy(classes: 3), smoothing: Float = 0.3
+        let target: [Float] = [0.1, 0.1, 0.8]
+        let probabilities = Floats(target), weights = Floats([1]), gradient = Floats(zeros: 3)
+        func logitGradient(smoothing: Float) -> [Float] {
+            _ = [2].withUnsafeBufferPointer {
+                loss.loss(
+                    probabilities: probabilities.pointer, labels: $0.baseAddress!, weights: weights.pointer, rows: 1,
+                    smoothing: smoothing, logitGradient: gradient.pointer)
+            }
+            return gradient.array
+        }
+        #expect(logitGradient(smoothing: smoothing).allSatisfy { abs($0) < 1e-6 })
+        #expect(zip(logitGradient(smoothing: 0), [0.1, 0.1, -0.2]).allSatisfy { abs($0 - $1) < 1e-6 })
     }
 
     @Test func dropoutWithAFixedMask() {

@@ -32,6 +32,25 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(model.parameters[output].contains { $0.roundedToBFloat16 != $0 }, "the other parameters stay Floats")
     }
 
+    /// Smoothed targets teach a network to be no surer than the target: the windows' top
+    /// probabilities stay near 1 − ε + ε/classes, where the labels alone drive them towards 1.
+    @Test func labelSmoothingKeepsTheNetworkFromBeingSurerThanItsTarget() throws {
+        let meanTop = { (smoothing: Float) throws -> (top: Double, ceiling: Double) in
+            let model = try Trainer(
+                model: smallDescription, options: TrainingOptions(epochs: 40, batchSize: 4, labelSmoothing: smoothing)
+            ).train(smallSessions, validation: []).model
+            let classes = model.classNames.count
+            let tops = model.predict(smallSessions).flatMap { windows in
+                stride(from: 0, to: windows.count, by: classes).map { Double(windows[$0..<$0 + classes].max()!) }
+            }
+            return (tops.reduce(0, +) / Double(tops.count), Double(1 - smoothing + smoothing / Float(classes)))
+        }
+        let plain = try meanTop(0), smoothed = try meanTop(0.4)
+        #expect(plain.top > 0.9, "the labels alone make the network sure: \(plain.top)")
+        #expect(smoothed.top < smoothed.ceiling + 0.05, "\(smoothed.top) against a target of \(smoothed.ceiling)")
+        #expect(smoothed.top < plain.top - 0.1, "\(smoothed.top) against \(plain.top)")
+    }
+
     @Test func reportsEveryEpochAndKeepsTheBest() throws {
         var reports: [EpochReport] = []
         let trainer = Trainer(model: smallDescription, options: TrainingOptions(epochs: 4, batchSize: 4))

@@ -24,6 +24,7 @@ import Testing
                 "copies mirror rotate rotate warp warp", "10 epochs", "batches of 4",
             ])
         #expect(recipe.randomConvolutions == nil, "gestures of 4 s are shorter than two histories")
+        #expect(recipe.labelSmoothing == 0)
         #expect(recipe.choicesText.hasSuffix("batches of 4; --augment none trains the quickest model"))
     }
 
@@ -46,6 +47,9 @@ import Testing
                 "the motion's statistics beside the distance to reject motion it was not taught (their limit "
                     + "leaving 30 % of the held gestures' windows)",
             ])
+        #expect(recipe.labelSmoothing == 0)
+        let smoothed = TrainingRecipe(for: exercises, labelSmoothing: 0.1)
+        #expect(smoothed.labelSmoothing == 0.1 && !smoothed.choicesText.contains("smoothing"))
         #expect(recipe.motionRejection == MotionCalibration(falseRejectRate: 0.3, perWindow: true))
         #expect(TrainingRecipe(for: exercises, motionRejection: .off).motionRejection == nil)
         let asked = TrainingRecipe(for: exercises, motionRejection: .share(0.1))
@@ -56,6 +60,7 @@ import Testing
         let first = TrainingRecipe.firstDefaults(for: exercises)
         #expect(first.features == TrainingData.bookFeatures && first.window == 20 && first.augmentations == [])
         #expect(first.epochs == 30 && first.batchSize == 32 && first.randomConvolutions == nil)
+        #expect(first.labelSmoothing == 0)
         #expect(first.choices.isEmpty)
         #expect(TrainingRecipe.firstDefaults(for: exercises, randomConvolutions: true).randomConvolutions != nil)
     }
