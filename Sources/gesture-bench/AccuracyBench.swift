@@ -228,6 +228,9 @@ struct AccuracyBench: AsyncParsableCommand {
         ] where factor < 1 {
             throw ValidationError("\(name) \(factor) is less than 1")
         }
+        if let labelSmoothing, !(0...0.9).contains(labelSmoothing) {
+            throw ValidationError("--label-smoothing \(labelSmoothing) is not a share from 0 to 0.9")
+        }
     }
 
     func run() async throws {
