@@ -118,7 +118,7 @@ struct AccuracyBench: AsyncParsableCommand {
     @Flag(help: "Every dataset without copies, as `gesture train --augment none`.")
     var noCopies = false
 
-    @Option(help: "Every dataset's label smoothing, as `gesture train --label-smoothing` (default: the recipe's).")
+    @Option(help: "Every dataset's label smoothing, as `gesture train --label-smoothing` (default: 0).")
     var labelSmoothing: Double?
 
     @Flag(
