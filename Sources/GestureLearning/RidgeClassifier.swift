@@ -58,7 +58,7 @@ public struct RidgeClassifier: Sendable, Equatable {
             : try? equations.heldOutScores(
                 of: Array(zip(members, parts)), rows: standardized, penalty: penalty, intercept: intercept, team: team)
         let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
-        inverseTemperature = Self.fittedInverseTemperature(scores: fitted, labels: labels, classCount: classCount)
+        inverseTemperature = SoftmaxTemperature.fittedScale(scores: fitted, labels: labels, classCount: classCount)
     }
 
     init(
@@ -76,7 +76,9 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// classifier without a temperature.
     public func scores(of features: [Float]) -> [Float] {
         var scores = linearScores(standardization.applied(to: features), weights: weights, intercept: intercept)
-        if let inverseTemperature { Self.softmax(&scores, classCount: classCount, scale: inverseTemperature) }
+        if let inverseTemperature {
+            SoftmaxTemperature.softmax(&scores, classCount: classCount, scale: inverseTemperature)
+        }
         return scores
     }
 
@@ -90,34 +92,6 @@ public struct RidgeClassifier: Sendable, Equatable {
             }
         }
         return targets
-    }
-
-    /// Each row's softmax of its scores times `scale`.
-    static func softmax(_ scores: inout [Float], classCount: Int, scale: Float) {
-        for index in scores.indices { scores[index] *= scale }
-        let rows = scores.count / classCount
-        scores.withUnsafeMutableBufferPointer {
-            SoftmaxCrossEntropy(classes: classCount).softmax($0.baseAddress!, rows: rows)
-        }
-    }
-
-    /// The scale of the scores whose softmax gives the labels the least cross-entropy: a golden-section
-    /// search over its logarithm, where the cross-entropy, convex in the scale, has one minimum.
-    static func fittedInverseTemperature(scores: [Float], labels: [Int], classCount: Int) -> Float {
-        func crossEntropy(_ logScale: Double) -> Double {
-            var probabilities = scores
-            softmax(&probabilities, classCount: classCount, scale: Float(exp(logScale)))
-            return labels.enumerated().reduce(0.0) { sum, row in
-                sum - log(Double(max(probabilities[row.offset * classCount + row.element], .leastNormalMagnitude)))
-            }
-        }
-        let ratio = (5.0.squareRoot() - 1) / 2
-        var low = log(0.1), high = log(1000.0)
-        for _ in 0..<40 {
-            let left = high - ratio * (high - low), right = low + ratio * (high - low)
-            if crossEntropy(left) < crossEntropy(right) { high = right } else { low = left }
-        }
-        return Float(exp((low + high) / 2))
     }
 }
 

@@ -95,6 +95,9 @@ public struct TrainingResult: Sendable {
     public var bestEpoch: Int
     /// Whether the cancellation check stopped training before the last epoch.
     public var wasCancelled: Bool
+    /// With label smoothing, the scale the network's logits were multiplied by after training
+    /// (`SoftmaxTemperature.fittedScale`); nil without.
+    public var logitScale: Float?
 }
 
 /// Why training cannot start.
@@ -126,6 +129,10 @@ public struct Trainer: Sendable {
         untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+        if options.labelSmoothing > 0 {
+            result.logitScale = run.fittedLogitScale(of: result.model)
+            result.model = result.model.scalingLogits(by: result.logitScale!)
+        }
         if let settings = options.randomConvolutions, !result.wasCancelled {
             result.model.randomConvolutions = try randomConvolutions(training, settings: settings)
         }
@@ -283,6 +290,14 @@ struct TrainingRun {
 
     /// The model the parameters make so far.
     var model: GestureModel { start.replacingParameters(parameters) }
+
+    /// The scale on `model`'s logits that fits the training windows' labels best.
+    func fittedLogitScale(of model: GestureModel) -> Float {
+        SoftmaxTemperature.fittedScale(
+            probabilities: training.probabilities(
+                network, parameters: model.parameters, batchSize: options.batchSize, team: team),
+            labels: training.labels, weights: training.lossWeights, classCount: network.architecture.classes)
+    }
 
     /// One pass over the training chunks in a new order, then the validation figures; nil if
     /// cancelled on the way.

@@ -20,7 +20,8 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// The rejection's test of the motion's statistics beside the distance, or nil for the distance alone.
     public var motionRejection: MotionCalibration?
     /// The share of each window's target the network is taught to spread over every class: none
-    /// unless given, since it cost seglearn-watch's detector recordings it found (docs/training.md).
+    /// unless given, since with the logits scaled back it cost basic-motions' windows what it gave
+    /// seglearn-watch's (docs/training.md).
     public var labelSmoothing: Float
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.

@@ -91,8 +91,8 @@ struct ModelOptions: ParsableArguments {
     @Option(
         help: """
             The share of each window's target the network is taught to spread over every class (label \
-            smoothing), from 0 to 0.9: its probabilities come out less sure, so fewer pass detect's \
-            --threshold (default: 0, the labels alone).
+            smoothing), from 0 to 0.9; its logits are then multiplied by the factor that fits the training \
+            windows' labels best, so that detect's --threshold means what it did (default: 0, the labels alone).
             """)
     var labelSmoothing: Double?
 

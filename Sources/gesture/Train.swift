@@ -133,6 +133,13 @@ struct Train: AsyncParsableCommand, NumberChecking {
             Terminal.say(
                 "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
                     + "history in \(base).history.csv and .svg")
+            if let scale = result.logitScale {
+                Terminal.say(
+                    String(
+                        format:
+                            "label smoothing: the network's logits are multiplied by %.2f, which fits the training windows' labels best",
+                        scale))
+            }
         }
         if let signal = signals.received { throw interrupted(by: signal) }
     }

@@ -138,10 +138,10 @@ private let sessions = SyntheticSessions(
         }
         let crossEntropy = { (scale: Float) in
             var probabilities = scores
-            RidgeClassifier.softmax(&probabilities, classCount: 3, scale: scale)
+            SoftmaxTemperature.softmax(&probabilities, classCount: 3, scale: scale)
             return labels.enumerated().reduce(Float(0)) { $0 - logf(probabilities[$1.offset * 3 + $1.element]) }
         }
-        let fitted = RidgeClassifier.fittedInverseTemperature(scores: scores, labels: labels, classCount: 3)
+        let fitted = SoftmaxTemperature.fittedScale(scores: scores, labels: labels, classCount: 3)
         #expect(crossEntropy(fitted) < crossEntropy(fitted * 1.2))
         #expect(crossEntropy(fitted) < crossEntropy(fitted / 1.2))
     }

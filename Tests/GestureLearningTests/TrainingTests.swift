@@ -34,21 +34,45 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
 
     /// Smoothed targets teach a network to be no surer than the target: the windows' top
     /// probabilities stay near 1 − ε + ε/classes, where the labels alone drive them towards 1.
-    @Test func labelSmoothingKeepsTheNetworkFromBeingSurerThanItsTarget() throws {
-        let meanTop = { (smoothing: Float) throws -> (top: Double, ceiling: Double) in
-            let model = try Trainer(
-                model: smallDescription, options: TrainingOptions(epochs: 40, batchSize: 4, labelSmoothing: smoothing)
-            ).train(smallSessions, validation: []).model
+    /// Training then multiplies the logits by the scale that fits the labels best, which gives
+    /// back sureness without changing any window's top class.
+    @Test func labelSmoothingKeepsTheNetworkFromBeingSurerThanItsTargetUntilSharpened() throws {
+        let tops = { (model: GestureModel) in
             let classes = model.classNames.count
-            let tops = model.predict(smallSessions).flatMap { windows in
-                stride(from: 0, to: windows.count, by: classes).map { Double(windows[$0..<$0 + classes].max()!) }
+            return model.predict(smallSessions).flatMap { windows in
+                stride(from: 0, to: windows.count, by: classes).map { windows[$0..<$0 + classes] }
             }
-            return (tops.reduce(0, +) / Double(tops.count), Double(1 - smoothing + smoothing / Float(classes)))
         }
-        let plain = try meanTop(0), smoothed = try meanTop(0.4)
-        #expect(plain.top > 0.9, "the labels alone make the network sure: \(plain.top)")
-        #expect(smoothed.top < smoothed.ceiling + 0.05, "\(smoothed.top) against a target of \(smoothed.ceiling)")
-        #expect(smoothed.top < plain.top - 0.1, "\(smoothed.top) against \(plain.top)")
+        let meanTop = { (model: GestureModel) in
+            tops(model).map { Double($0.max()!) }.reduce(0, +) / Double(tops(model).count)
+        }
+        let train = { (smoothing: Float) in
+            try Trainer(
+                model: smallDescription, options: TrainingOptions(epochs: 40, batchSize: 4, labelSmoothing: smoothing)
+            ).train(smallSessions, validation: [])
+        }
+        let plain = try train(0), smoothed = try train(0.4)
+        #expect(plain.logitScale == nil)
+        let scale = try #require(smoothed.logitScale)
+        let unsharpened = smoothed.model.scalingLogits(by: 1 / scale)
+        let ceiling = Double(1 - 0.4 + 0.4 / Float(smallDescription.classNames.count))
+        #expect(meanTop(plain.model) > 0.9, "the labels alone make the network sure: \(meanTop(plain.model))")
+        #expect(meanTop(unsharpened) < ceiling + 0.05, "\(meanTop(unsharpened)) against a target of \(ceiling)")
+        #expect(scale > 1.5, "a network this sure of its training windows is sharpened: \(scale)")
+        #expect(meanTop(smoothed.model) > meanTop(unsharpened) + 0.1)
+        #expect(tops(smoothed.model).map(argmax) == tops(unsharpened).map(argmax))
+    }
+
+    /// Logits (1, 0) right 90 % of the time fit best as (s, 0) with softmax's first value 0.9:
+    /// s = ln 9. Windows of weight 0 (padding) are left out.
+    @Test func aNetworksLogitsAreScaledToFitItsLabeledWindows() {
+        let first = Float(exp(1.0) / (exp(1.0) + 1))
+        let labels = [Int](repeating: 0, count: 90) + [Int](repeating: 1, count: 10) + [1, 1, 1]
+        let probabilities = labels.flatMap { _ in [first, 1 - first] }
+        let weights = [Float](repeating: 1, count: 100) + [0, 0, 0]
+        let scale = SoftmaxTemperature.fittedScale(
+            probabilities: probabilities, labels: labels, weights: weights, classCount: 2)
+        #expect(abs(scale - Float(log(9.0))) < 1e-3, "\(scale)")
     }
 
     @Test func reportsEveryEpochAndKeepsTheBest() throws {
