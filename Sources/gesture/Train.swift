@@ -128,7 +128,7 @@ struct Train: AsyncParsableCommand, NumberChecking {
                 try jsonLine(
                     TrainingReport(
                         model: output, keptEpoch: result.bestEpoch, epochs: result.history.count,
-                        stopped: result.wasCancelled, history: base + ".history.csv")))
+                        stopped: result.wasCancelled, history: base + ".history.csv", logitScale: result.logitScale)))
         } else {
             Terminal.say(
                 "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
@@ -153,11 +153,13 @@ struct Train: AsyncParsableCommand, NumberChecking {
 }
 extension LearningRateSchedule: ExpressibleByArgument {}
 
-/// `gesture train --json`'s last line: the model written and the epoch it keeps.
+/// `gesture train --json`'s last line: the model written, the epoch it keeps and, with label
+/// smoothing, the scale its logits were multiplied by.
 private struct TrainingReport: Encodable {
     var model: String
     var keptEpoch: Int
     var epochs: Int
     var stopped: Bool
     var history: String
+    var logitScale: Float?
 }

@@ -104,6 +104,23 @@ private func isXML(_ path: FilePath) -> Bool {
         #expect(test.error.isEmpty, "\(test.error)")
     }
 
+    /// A smoothed network's logits are scaled back after training, and `train` says by how much.
+    @Test func labelSmoothingSaysTheScaleItsLogitsWereMultipliedBy() throws {
+        let folder = try recordings()
+        let arguments = ["train", "--manifest", "split.txt", "--epochs", "3", "--augment", "none"]
+        let said = try runGesture(arguments + ["--label-smoothing", "0.3"], in: folder.path).succeeded()
+        let scale = try #require(
+            said.output.firstMatch(of: #/the network's logits are multiplied by ([0-9.]+)/#).flatMap { Double($0.1) },
+            "\(said.output)")
+        let json = try runGesture(arguments + ["--label-smoothing", "0.3", "--json"], in: folder.path).succeeded()
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.output.split(separator: "\n").last!.utf8))
+                as? [String: Any])
+        #expect(abs((report["logitScale"] as? Double ?? 0) - scale) < 0.01, "\(json.output)")
+        let plain = try runGesture(arguments + ["--json"], in: folder.path).succeeded()
+        #expect(!plain.output.contains("logitScale") && !said.output.contains("logitScale"))
+    }
+
     /// With no options, `train` takes the recipe for new people, fitted to the data's rate, and says so.
     @Test func theDefaultsAreTheRecipeForNewPeopleAndSayWhatTheyChose() throws {
         let folder = try recordings()
