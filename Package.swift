@@ -102,7 +102,7 @@ let package = Package(
         // and the benchmarks), leaving each person out in turn, the checks for leakage, and the reports.
         .target(
             name: "GestureTraining",
-            dependencies: ["GestureCore", "GestureStore", "GestureAnalysis", "GestureLearning"]),
+            dependencies: ["GestureCore", "GestureMotion", "GestureStore", "GestureAnalysis", "GestureLearning"]),
 
         // Live: prediction windows, streaming detection, the detection run that detect, play and the
         // studio share, event scoring and the game.

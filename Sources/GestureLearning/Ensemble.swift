@@ -15,12 +15,17 @@ public struct Ensemble: Sendable, Equatable {
 
     /// As `GestureModel.predict`: each window's mean class probabilities for each sequence.
     public func predict(_ sequences: [LabeledSequence]) -> [[Float]] {
-        let each = models.map { $0.predict(sequences) }
-        let scale = 1 / Float(models.count)
-        return sequences.indices.map { index in
-            each.dropFirst().reduce(each[0][index]) { sum, predictions in zip(sum, predictions[index]).map(+) }
-                .map { $0 * scale }
-        }
+        meanPredictions(models.map { $0.predict(sequences) })
+    }
+}
+
+/// Each sequence's window probabilities averaged over `each` (one `predict` result apiece, of the
+/// same sequences' windows).
+public func meanPredictions(_ each: [[[Float]]]) -> [[Float]] {
+    let scale = 1 / Float(each.count)
+    return each[0].indices.map { index in
+        each.dropFirst().reduce(each[0][index]) { sum, predictions in zip(sum, predictions[index]).map(+) }
+            .map { $0 * scale }
     }
 }
 

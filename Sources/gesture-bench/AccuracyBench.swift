@@ -121,6 +121,14 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "Every dataset's label smoothing, as `gesture train --label-smoothing` (default: 0).")
     var labelSmoothing: Double?
 
+    @Option(
+        help: """
+            With --adapt-unlabeled: also score each model on the mean of its probabilities over the person's \
+            recordings and six copies turned by ± this many degrees about each of the watch's axes, as trained \
+            and with its statistics adapted (test-time augmentation).
+            """)
+    var turnedViews: Double?
+
     @Flag(
         help: """
             Every dataset as `gesture train` trained it before its recipe: the book's six features, window 20, no \
@@ -228,6 +236,12 @@ struct AccuracyBench: AsyncParsableCommand {
         ] where factor < 1 {
             throw ValidationError("\(name) \(factor) is less than 1")
         }
+        if let turnedViews {
+            guard adaptUnlabeled else { throw ValidationError("--turned-views is scored beside --adapt-unlabeled") }
+            guard (0...90).contains(turnedViews) else {
+                throw ValidationError("--turned-views \(turnedViews) is not an angle from 0 to 90 degrees")
+            }
+        }
         if let labelSmoothing, !(0...0.9).contains(labelSmoothing) {
             throw ValidationError("--label-smoothing \(labelSmoothing) is not a share from 0 to 0.9")
         }
@@ -266,7 +280,7 @@ struct AccuracyBench: AsyncParsableCommand {
         if promptLabels { labelings.append(("the prompt's labels", try promptLabeled(copyOf: folder))) }
         var accuracies = Array(repeating: [Double](), count: labelings.count)
         var adapted = Array(
-            repeating: [[(accuracy: Double, seconds: Double)]](repeating: [], count: Self.adaptations.count),
+            repeating: [[(accuracy: Double, seconds: Double)]](repeating: [], count: adaptations.count),
             count: labelings.count)
         var scores = Array(repeating: EventScore.none, count: labelings.count)
         for fold in try CrossValidation(loaded).folds {
@@ -292,7 +306,7 @@ struct AccuracyBench: AsyncParsableCommand {
                         + Experiment.Run.foldSummary(runs.map(\.run))
                         + (promptLabels
                             ? "; " + Self.detectionSummary(runs.map(\.score).reduce(EventScore.none, +)) : ""))
-                Self.reportAdaptations(runs.map(\.adapted), into: &adapted[index])
+                reportAdaptations(runs.map(\.adapted), into: &adapted[index])
             }
         }
         for (index, (labels, _)) in labelings.enumerated() {
@@ -300,7 +314,7 @@ struct AccuracyBench: AsyncParsableCommand {
                 "the simulated crowd, leave one person out, \(seeds.count.counting("seed")), trained on \(labels): "
                     + Spread(accuracies[index]).summary(of: "window accuracy", over: "people")
                     + (promptLabels ? "; " + Self.detectionSummary(scores[index]) : ""))
-            Self.summarizeAdaptations(adapted[index], over: "people")
+            summarizeAdaptations(adapted[index], over: "people")
         }
     }
 
@@ -316,7 +330,7 @@ struct AccuracyBench: AsyncParsableCommand {
     private func detectionRun(
         _ experiment: Experiment, seed: UInt64, test: Dataset
     ) throws -> (run: Experiment.Run, score: EventScore, adapted: [Experiment.Run]) {
-        let (model, runs) = try adaptedRuns(experiment, seed: seed)
+        let (model, runs) = try adaptedRuns(experiment, seed: seed, test: test)
         return (
             runs.trained, promptLabels ? try EventScore(model: model, sessions: test.sessions) : .none, runs.adapted
         )
@@ -325,7 +339,19 @@ struct AccuracyBench: AsyncParsableCommand {
     /// What --adapt-unlabeled re-estimates batch norm's statistics on, each scored on the test
     /// windows: the test windows themselves, and as a control, the training windows (those of
     /// training measured without dropout, as inference runs).
-    static let adaptations = [
+    /// `adaptationsAlways`, then with --turned-views the turned views' two.
+    var adaptations: [String] {
+        Self.adaptationsAlways
+            + (turnedViews.map { degrees in
+                [
+                    "as trained, its probabilities averaged over the recordings and six copies turned by ±"
+                        + "\(degrees.shortText)° about each axis",
+                    "the same with the statistics adapted (no self-training)",
+                ]
+            } ?? [])
+    }
+
+    static let adaptationsAlways = [
         "batch norm and the random convolutions' statistics adapted to the unlabeled windows of the person left out "
             + "(transductive)",
         "and self-trained on its confident windows, the statistics adapted again",
@@ -335,7 +361,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// The model trained with `seed` and its run; with --adapt-unlabeled, also the runs of copies
     /// whose batch norm's statistics were re-estimated on each of `adaptations`' windows.
     private func adaptedRuns(
-        _ experiment: Experiment, seed: UInt64
+        _ experiment: Experiment, seed: UInt64, test testSet: Dataset
     ) throws -> (model: GestureModel, runs: (trained: Experiment.Run, adapted: [Experiment.Run])) {
         let start = ContinuousClock.now
         let model = try classified(experiment).train(seed: seed).model
@@ -356,12 +382,23 @@ struct AccuracyBench: AsyncParsableCommand {
             try run { try personalizer.adaptingNormalization(test, user: test[0].user, selfTraining: selfTraining) },
             try run { try model.adaptingNormalization(to: experiment.training.sequences) },
         ]
-        return (model, (trained, adapted))
+        guard let turnedViews else { return (model, (trained, adapted)) }
+        let views = try TurnedViews(
+            testSet, degrees: turnedViews, features: model.featureNames, classNames: model.classNames)
+        let scored = { (adapt: () throws -> GestureModel) throws in
+            let start = ContinuousClock.now
+            let evaluation = views.evaluation(of: try adapt())
+            return Experiment.Run(
+                validationAccuracy: nil, evaluation: evaluation,
+                seconds: seconds + (ContinuousClock.now - start) / .seconds(1))
+        }
+        let turned = [try scored { model }, try scored { try model.adaptingNormalization(to: test) }]
+        return (model, (trained, adapted + turned))
     }
 
     /// Each adaptation's runs of one fold (`runs` holds each seed's), their median accuracy and
     /// seconds (training and adapting) added to `folds`.
-    private static func reportAdaptations(
+    private func reportAdaptations(
         _ runs: [[Experiment.Run]], into folds: inout [[(accuracy: Double, seconds: Double)]]
     ) {
         for (index, name) in adaptations.enumerated() where runs.allSatisfy({ $0.count > index }) {
@@ -371,7 +408,7 @@ struct AccuracyBench: AsyncParsableCommand {
         }
     }
 
-    private static func summarizeAdaptations(_ folds: [[(accuracy: Double, seconds: Double)]], over people: String) {
+    private func summarizeAdaptations(_ folds: [[(accuracy: Double, seconds: Double)]], over people: String) {
         for (name, values) in zip(adaptations, folds) where !values.isEmpty {
             print(
                 "  \(name): " + Spread(values.map(\.accuracy)).summary(of: "window accuracy", over: people)
@@ -393,7 +430,7 @@ struct AccuracyBench: AsyncParsableCommand {
     /// the other six, its epoch chosen by its training loss (no subject is looked at to choose it).
     private func measureSeglearn(_ loaded: Dataset) throws {
         var folds: [(subject: String, runs: [Experiment.Run])] = []
-        var adapted = [[(accuracy: Double, seconds: Double)]](repeating: [], count: Self.adaptations.count)
+        var adapted = [[(accuracy: Double, seconds: Double)]](repeating: [], count: adaptations.count)
         for fold in try CrossValidation(loaded.of(Self.seglearnSubjects)).folds {
             let subject = fold.user.rawValue
             let chosen = settings(
@@ -412,12 +449,12 @@ struct AccuracyBench: AsyncParsableCommand {
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
                 guard adaptUnlabeled else { return (try run(experiment, seed: seed), []) }
-                return try adaptedRuns(experiment, seed: seed).runs
+                return try adaptedRuns(experiment, seed: seed, test: fold.test).runs
             }
             let runs = pairs.map(\.trained)
             folds.append((subject, runs))
             print("  \(subject) left out: " + Experiment.Run.foldSummary(runs))
-            Self.reportAdaptations(pairs.map(\.adapted), into: &adapted)
+            reportAdaptations(pairs.map(\.adapted), into: &adapted)
             let mistakes = Evaluation.largestMistakes(of: runs.compactMap(\.evaluation), count: 3)
             print("    most confused, over the seeds: " + mistakes.listed)
         }
@@ -427,7 +464,7 @@ struct AccuracyBench: AsyncParsableCommand {
                 + Spread(accuracies).summary(of: "window accuracy", over: "subjects")
                 + String(
                     format: "; %.1f s of training a fold (median)", median(folds.flatMap { $0.runs.map(\.seconds) })))
-        Self.summarizeAdaptations(adapted, over: "subjects")
+        summarizeAdaptations(adapted, over: "subjects")
     }
 
     private func measureBasicMotions(_ loaded: Dataset) throws {
