@@ -7,7 +7,6 @@ import GestureMotion
 /// as the model reads them: a model's probabilities averaged over the seven are less thrown by
 /// how a new person wears the watch (test-time augmentation).
 public struct TurnedViews: Sendable {
-    public let degrees: Double
     /// The sessions as recorded, then each turned copy's.
     let views: [[LabeledSequence]]
 
@@ -20,7 +19,6 @@ public struct TurnedViews: Sendable {
         let turned = turns.enumerated().map { index, turn in
             Dataset(sessions: test.sessions.map { $0.rotated(by: turn, name: "turned \(index + 1)") })
         }
-        self.degrees = degrees
         views = try ([test] + turned).map { dataset throws in
             try TrainingData(dataset: dataset, features: chosen, classNames: classNames).sequences
         }
