@@ -130,8 +130,9 @@ public struct Trainer: Sendable {
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
         if options.labelSmoothing > 0 {
-            result.logitScale = run.fittedLogitScale(of: result.model)
-            result.model = result.model.scalingLogits(by: result.logitScale!)
+            let scale = run.fittedLogitScale(of: result.model)
+            result.model = result.model.scalingLogits(by: scale)
+            result.logitScale = scale
         }
         if let settings = options.randomConvolutions, !result.wasCancelled {
             result.model.randomConvolutions = try randomConvolutions(training, settings: settings)

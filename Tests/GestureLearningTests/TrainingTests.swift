@@ -44,7 +44,8 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
             }
         }
         let meanTop = { (model: GestureModel) in
-            tops(model).map { Double($0.max()!) }.reduce(0, +) / Double(tops(model).count)
+            let windows = tops(model)
+            return windows.map { Double($0.max()!) }.reduce(0, +) / Double(windows.count)
         }
         let train = { (smoothing: Float) in
             try Trainer(
