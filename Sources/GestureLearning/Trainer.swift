@@ -17,6 +17,11 @@ public struct TrainingOptions: Sendable, Equatable {
     /// The share of each window's target spread over every class (label smoothing); 0 trains on
     /// the labels alone.
     public var labelSmoothing: Float
+    /// When above 0, the model kept is the mean of the parameters after each of the last
+    /// `averagedEpochs` epochs (weight averaging), batch norm's statistics then re-estimated on
+    /// the training windows: the mean of where the last epochs' steps wander generalizes better than
+    /// any one of them. 0 keeps the epoch of least loss, as does a training stopped early.
+    public var averagedEpochs: Int
     /// The threads the network's passes share their work with (one a processor, up to four,
     /// unless told). With the hand-written kernels the trained model is the same whatever their number.
     public var threads: Int
@@ -29,9 +34,11 @@ public struct TrainingOptions: Sendable, Equatable {
         epochs: Int = 30, batchSize: Int = 32, learningRate: Float = 1e-3, schedule: LearningRateSchedule = .constant,
         seed: UInt64 = 1, motionRejection: MotionCalibration? = nil,
         randomConvolutions: RandomConvolutionClassifier.Settings? = nil, labelSmoothing: Float = 0,
-        threads: Int = TrainingOptions.availableThreads
+        averagedEpochs: Int = 0, threads: Int = TrainingOptions.availableThreads
     ) {
         precondition((0..<1).contains(labelSmoothing), "label smoothing is from 0 to under 1")
+        precondition(averagedEpochs >= 0, "the epochs averaged are 0 or more")
+        self.averagedEpochs = averagedEpochs
         self.threads = threads
         self.epochs = epochs
         self.batchSize = batchSize
@@ -87,12 +94,15 @@ public struct EpochReport: Sendable, Equatable, Encodable {
 }
 
 public struct TrainingResult: Sendable {
-    /// The model of the epoch with the lowest validation loss (training loss without validation);
-    /// if training was cancelled before its first epoch ended, the model as far as it got.
+    /// The model of the epoch with the lowest validation loss (training loss without validation),
+    /// or with `TrainingOptions.averagedEpochs`, the mean of the last epochs'; if training was
+    /// cancelled before its first epoch ended, the model as far as it got.
     public var model: GestureModel
     public var history: [EpochReport]
-    /// The epoch `model` comes from, 0 if none ended.
+    /// The epoch `model` comes from (the last averaged), 0 if none ended.
     public var bestEpoch: Int
+    /// With weight averaging, the first of the epochs averaged; nil when one epoch was kept.
+    public var averagedFrom: Int?
     /// Whether the cancellation check stopped training before the last epoch.
     public var wasCancelled: Bool
     /// With label smoothing, the scale the network's logits were multiplied by after training
@@ -129,6 +139,9 @@ public struct Trainer: Sendable {
         untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
+        if result.averagedFrom != nil {
+            result.model = try result.model.adaptingNormalization(to: training)
+        }
         if options.labelSmoothing > 0 {
             let scale = run.fittedLogitScale(of: result.model)
             result.model = result.model.scalingLogits(by: scale)
@@ -167,7 +180,9 @@ public struct Trainer: Sendable {
     ) -> TrainingResult {
         var history: [EpochReport] = []
         var best: (loss: Float, epoch: Int, parameters: [Float])?
-        for epoch in 1...max(options.epochs, 1) {
+        let epochs = max(options.epochs, 1)
+        var average = ParameterAverage(last: options.averagedEpochs, of: epochs)
+        for epoch in 1...epochs {
             guard let report = run.epoch(epoch, isCancelled: isCancelled) else {
                 return result(run.model, best: best, history: history, cancelled: true)
             }
@@ -176,9 +191,13 @@ public struct Trainer: Sendable {
             if loss < best?.loss ?? .infinity {
                 best = (loss, epoch, run.model.parameters)
             }
+            average.add(run.model.parameters, after: epoch)
             onEpoch(report)
         }
-        return result(run.model, best: best, history: history, cancelled: false)
+        guard let mean = average.mean else { return result(run.model, best: best, history: history, cancelled: false) }
+        return TrainingResult(
+            model: run.model.replacingParameters(mean), history: history, bestEpoch: epochs,
+            averagedFrom: average.first, wasCancelled: false)
     }
 
     private func result(
@@ -390,5 +409,29 @@ extension Trainer {
         return OverfitResult(
             sessions: sessions.count, epochs: result.history.count,
             accuracy: result.history.last?.validationAccuracy ?? 0, fits: fits)
+    }
+}
+
+/// The sum of the parameters after each of a training's last epochs, for weight averaging.
+struct ParameterAverage {
+    /// The first epoch averaged: past the last when none is.
+    let first: Int
+    private var sum: [Double] = []
+    private var count = 0
+
+    init(last: Int, of epochs: Int) {
+        first = epochs - min(last, epochs) + 1
+    }
+
+    mutating func add(_ parameters: [Float], after epoch: Int) {
+        guard epoch >= first else { return }
+        if sum.isEmpty { sum = Array(repeating: 0, count: parameters.count) }
+        for index in parameters.indices { sum[index] += Double(parameters[index]) }
+        count += 1
+    }
+
+    /// The mean of the parameters added, or nil before any was.
+    var mean: [Float]? {
+        count == 0 ? nil : sum.map { Float($0 / Double(count)) }
     }
 }

@@ -23,6 +23,8 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// unless given, since with the logits scaled back it cost basic-motions' windows what it gave
     /// seglearn-watch's (docs/training.md).
     public var labelSmoothing: Float
+    /// The last epochs whose weights are averaged into the model (`TrainingOptions.averagedEpochs`).
+    public var averagedEpochs: Int
 
     /// Rotation rate, gravity and user acceleration: gravity tells how the forearm is turned.
     public static let featuresWithGravity = [
@@ -35,6 +37,12 @@ public struct TrainingRecipe: Sendable, Equatable {
     /// The epochs of a model trained on its sessions alone.
     public static let epochsWithoutCopies = 30
 
+    /// The last half of the epochs, when that is at least two: averaging the weights of the last 5 of
+    /// 10 epochs made leaving each person out of seglearn-watch less dependent on the seed (docs/training.md).
+    public static func averagedEpochs(of epochs: Int) -> Int {
+        epochs / 2 >= 2 ? epochs / 2 : 0
+    }
+
     /// Fewer Adam steps leave a small dataset's model unfinished.
     public static let leastSteps = 500
     static let largestBatch = TrainingOptions().batchSize
@@ -44,7 +52,7 @@ public struct TrainingRecipe: Sendable, Equatable {
     public init(
         for dataset: Dataset, features: [String]? = nil, window: Int? = nil, augmentations: [Augmentation]? = nil,
         epochs: Int? = nil, batchSize: Int? = nil, randomConvolutions: Bool? = nil,
-        motionRejection: MotionRejectionSetting? = nil, labelSmoothing: Float? = nil
+        motionRejection: MotionRejectionSetting? = nil, labelSmoothing: Float? = nil, averagedEpochs: Int? = nil
     ) {
         // Sessions of other rates are refused when the training data is made.
         let rate = dataset.sessions.map(\.nominalRate).median ?? 1
@@ -69,12 +77,15 @@ public struct TrainingRecipe: Sendable, Equatable {
         let choseMotionRejection = motionRejection == nil && chosenMotionRejection != .off
         self.motionRejection = (motionRejection ?? chosenMotionRejection).calibration(perWindow: held)
         self.labelSmoothing = labelSmoothing ?? 0
+        self.averagedEpochs = averagedEpochs ?? Self.averagedEpochs(of: self.epochs)
         choices = [
             window == nil
                 ? "window \(self.window) (\((Double(self.window) / rate).shortText) s at \(rate.shortText) Hz)" : nil,
             features == nil ? "features \(self.features.joined(separator: " "))" : nil,
             choseCopies ? "copies \(self.augmentations.map(\.rawValue).joined(separator: " "))" : nil,
             epochs == nil ? "\(self.epochs) epochs" : nil,
+            averagedEpochs == nil && self.averagedEpochs > 0
+                ? "the weights of the last \(self.averagedEpochs.counting("epoch")) averaged" : nil,
             batchSize == nil && self.batchSize != Self.largestBatch ? "batches of \(self.batchSize)" : nil,
             choseConvolutions
                 ? "random convolutions over \(RandomConvolutionClassifier.Settings.historySeconds.shortText) s beside the "
@@ -96,7 +107,7 @@ public struct TrainingRecipe: Sendable, Equatable {
         TrainingRecipe(
             for: dataset, features: features ?? TrainingData.bookFeatures, window: window ?? bookWindow,
             augmentations: [], epochs: epochs ?? epochsWithoutCopies, batchSize: batchSize ?? largestBatch,
-            randomConvolutions: randomConvolutions, motionRejection: .off, labelSmoothing: 0)
+            randomConvolutions: randomConvolutions, motionRejection: .off, labelSmoothing: 0, averagedEpochs: 0)
     }
 
     /// Random convolutions beside the network recognise new people better in motion kept up for

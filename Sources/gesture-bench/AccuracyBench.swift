@@ -121,6 +121,9 @@ struct AccuracyBench: AsyncParsableCommand {
     @Option(help: "Every dataset's label smoothing, as `gesture train --label-smoothing` (default: 0).")
     var labelSmoothing: Double?
 
+    @Option(help: "Every dataset's epochs whose weights are averaged, as `gesture train --average-epochs`.")
+    var averageEpochs: Int?
+
     @Option(
         help: """
             With --adapt-unlabeled: also score each model on the mean of its probabilities over the person's \
@@ -293,7 +296,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     training: training, augmentation: AugmentationPlan(chosen.augmentations),
                     options: TrainingOptions(
                         epochs: chosen.epochs, batchSize: chosen.batchSize,
-                        randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
+                        randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing,
+                        averagedEpochs: chosen.averagedEpochs),
                     validation: nil, test: fold.test)
                 if person == crowd[0], index == 0 {
                     print("the simulated crowd, each person left out in turn: \(experiment.summary)")
@@ -444,7 +448,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     maximumScale: seglearnScale),
                 options: TrainingOptions(
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: seglearnSchedule,
-                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
+                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing,
+                    averagedEpochs: chosen.averagedEpochs),
                 validation: nil, test: fold.test)
             if folds.isEmpty { print("seglearn-watch, each subject left out in turn: \(experiment.summary)") }
             let pairs = try seeds.map { seed -> (trained: Experiment.Run, adapted: [Experiment.Run]) in
@@ -480,7 +485,8 @@ struct AccuracyBench: AsyncParsableCommand {
                     maximumWarp: self.basicMotionsWarp, maximumScale: self.basicMotionsScale),
                 options: TrainingOptions(
                     epochs: chosen.epochs, batchSize: chosen.batchSize, schedule: self.basicMotionsSchedule,
-                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing),
+                    randomConvolutions: chosen.randomConvolutions, labelSmoothing: chosen.labelSmoothing,
+                    averagedEpochs: chosen.averagedEpochs),
                 validation: nil, test: test)
         }
         guard validationOnly else {
@@ -518,7 +524,7 @@ struct AccuracyBench: AsyncParsableCommand {
         return TrainingRecipe(
             for: training, features: features.isEmpty ? nil : features, window: window,
             augmentations: noCopies ? [] : copies, epochs: epochs, batchSize: batchSize,
-            labelSmoothing: labelSmoothing.map(Float.init))
+            labelSmoothing: labelSmoothing.map(Float.init), averagedEpochs: averageEpochs)
     }
 
     enum Classifier: String, ExpressibleByArgument, CaseIterable {

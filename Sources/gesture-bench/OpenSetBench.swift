@@ -150,7 +150,8 @@ struct OpenSetBench: AsyncParsableCommand {
             training: training, augmentation: AugmentationPlan(recipe.augmentations, seed: seed),
             options: TrainingOptions(
                 epochs: recipe.epochs, batchSize: recipe.batchSize, seed: seed,
-                randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing),
+                randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing,
+                averagedEpochs: recipe.averagedEpochs),
             validation: nil, test: nil)
         return (try experiment.train(seed: seed).model, try experiment.trainingSequences(seed: seed))
     }

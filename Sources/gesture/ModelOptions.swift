@@ -95,6 +95,13 @@ struct ModelOptions: ParsableArguments {
             windows' labels best, so that detect's --threshold means what it did (default: 0, the labels alone).
             """)
     var labelSmoothing: Double?
+    @Option(
+        help: """
+            Keep the mean of the weights after each of the last N epochs, batch norm's statistics measured \
+            again on the training windows; 0 keeps the epoch of least loss (default: the last half of the \
+            epochs, none of fewer than 4).
+            """)
+    var averageEpochs: Int?
 
     /// Usage errors for values no model can be made with.
     func check() throws {
@@ -117,6 +124,7 @@ struct ModelOptions: ParsableArguments {
         try Failure.check("--rotation", rotation, in: 0...180, being: "an angle in degrees")
         try Failure.check("--warp", warp, in: 1...4, being: "a factor")
         try Failure.check("--scale", scale, in: 1...4, being: "a factor")
+        if let averageEpochs { try Failure.check("--average-epochs", averageEpochs, in: 0...GestureModel.largestSize) }
         if let labelSmoothing {
             try Failure.check("--label-smoothing", labelSmoothing, in: 0...0.9, being: "a share")
         }
@@ -163,7 +171,7 @@ struct ModelOptions: ParsableArguments {
             augmentations: asRecorded ? [] : augment.isEmpty ? nil : augment.compactMap(\.copy), epochs: epochs,
             batchSize: batch,
             randomConvolutions: classifier.map { $0 == .both }, motionRejection: motionRejection,
-            labelSmoothing: labelSmoothing.map(Float.init))
+            labelSmoothing: labelSmoothing.map(Float.init), averagedEpochs: averageEpochs)
     }
 
     /// An experiment on `training` with `recipe`'s settings and the rest of these options.
@@ -180,7 +188,7 @@ struct ModelOptions: ParsableArguments {
                 epochs: recipe.epochs, batchSize: recipe.batchSize, learningRate: learningRate, schedule: schedule,
                 seed: seed, motionRejection: recipe.motionRejection,
                 randomConvolutions: recipe.randomConvolutions, labelSmoothing: recipe.labelSmoothing,
-                threads: threads ?? TrainingOptions.availableThreads),
+                averagedEpochs: recipe.averagedEpochs, threads: threads ?? TrainingOptions.availableThreads),
             validation: validation, test: test)
     }
 

@@ -127,11 +127,15 @@ struct Train: AsyncParsableCommand, NumberChecking {
             Terminal.say(
                 try jsonLine(
                     TrainingReport(
-                        model: output, keptEpoch: result.bestEpoch, epochs: result.history.count,
+                        model: output, keptEpoch: result.bestEpoch, averagedFrom: result.averagedFrom,
+                        epochs: result.history.count,
                         stopped: result.wasCancelled, history: base + ".history.csv", logitScale: result.logitScale)))
         } else {
+            let kept =
+                result.averagedFrom.map { "the mean of epochs \($0)–\(result.bestEpoch)" }
+                ?? "epoch \(result.bestEpoch)"
             Terminal.say(
-                "\(result.wasCancelled ? "stopped; " : "")kept epoch \(result.bestEpoch) of \(result.history.count) in \(output); "
+                "\(result.wasCancelled ? "stopped; " : "")kept \(kept) of \(result.history.count) in \(output); "
                     + "history in \(base).history.csv and .svg")
             if let scale = result.logitScale {
                 Terminal.say(
@@ -158,6 +162,8 @@ extension LearningRateSchedule: ExpressibleByArgument {}
 private struct TrainingReport: Encodable {
     var model: String
     var keptEpoch: Int
+    /// With weight averaging, the first epoch averaged (through `keptEpoch`).
+    var averagedFrom: Int?
     var epochs: Int
     var stopped: Bool
     var history: String

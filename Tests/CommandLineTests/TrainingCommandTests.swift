@@ -59,7 +59,8 @@ private func isXML(_ path: FilePath) -> Bool {
     @Test func trainThenEvaluateWritesTheModelHistoryAndConfusionMatrix() throws {
         let folder = try recordings()
         let train = try runGesture(
-            ["train", "--manifest", "split.txt", "--epochs", "3", "--output", "m.model"], in: folder.path)
+            ["train", "--manifest", "split.txt", "--epochs", "3", "--average-epochs", "0", "--output", "m.model"],
+            in: folder.path)
         #expect(train.status == 0, "\(train.error)")
         #expect(
             train.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") && $0.contains("validation loss") }
@@ -138,9 +139,10 @@ private func isXML(_ path: FilePath) -> Bool {
             defaults.output.contains(
                 "chose for people the model has not seen: window 20 (0.8 s at 25 Hz), features rotX rotY rotZ gravX "
                     + "gravY gravZ accelX accelY accelZ, copies mirror rotate rotate warp warp, 10 epochs, "
-                    + "batches of 4; "
+                    + "the weights of the last 5 epochs averaged, batches of 4; "
                     + "--augment none trains the quickest model\n"), "\(defaults.output)")
         #expect(defaults.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count == 10)
+        #expect(defaults.output.contains("kept the mean of epochs 6–10 of 10 in "))
         #expect(quickest.output.contains("chose for people the model has not seen: features rotX"))
         #expect(!quickest.output.contains("window 15") && !quickest.output.contains("copies"))
         let both = try runGesture(["train", "--augment", "none", "--augment", "warp"], in: folder.path)

@@ -88,6 +88,32 @@ func trainSmallModel(epochs: Int = 2, seed: UInt64 = 1) throws -> GestureModel {
         #expect(!result.wasCancelled)
     }
 
+    /// With weight averaging the model is the mean of the weights the last epochs ended with
+    /// (each as a training that stops there keeps it), its batch norm measured again on the
+    /// training windows.
+    @Test func averagingKeepsTheMeanOfTheLastEpochsWeights() throws {
+        let train = { (epochs: Int, averaged: Int) in
+            try Trainer(
+                model: smallDescription,
+                options: TrainingOptions(epochs: epochs, batchSize: 4, averagedEpochs: averaged)
+            )
+            .train(smallSessions)
+        }
+        let averaged = try train(4, 3)
+        #expect(averaged.averagedFrom == 2 && averaged.bestEpoch == 4)
+        let lasts = try (2...4).map { try train($0, 1).model.parameters }
+        let network = averaged.model.network, statistics = network.layout.batchNorm
+        let mean = network.roundingToBFloat16(
+            lasts[0].indices.map { index in Float(lasts.map { Double($0[index]) }.reduce(0, +) / 3) })
+        let weights = mean.indices.filter {
+            !statistics.runningMean.contains($0) && !statistics.runningVariance.contains($0)
+        }
+        #expect(weights.allSatisfy { averaged.model.parameters[$0] == mean[$0] })
+        #expect(weights.contains { mean[$0] != lasts[2][$0] }, "the mean is not the last epoch's")
+        #expect(try averaged.model.adaptingNormalization(to: smallSessions) == averaged.model)
+        #expect(try train(4, 0).averagedFrom == nil)
+    }
+
     @Test func cosineScheduleFallsFromTheRateToAHundredthOfIt() throws {
         let rates = (1...5).map { LearningRateSchedule.cosine.rate(1e-3, epoch: $0, of: 5) }
         #expect(rates[0] == 1e-3)

@@ -21,8 +21,15 @@ import Testing
             recipe.choices == [
                 "window 20 (0.4 s at 50 Hz)",
                 "features rotX rotY rotZ gravX gravY gravZ accelX accelY accelZ",
-                "copies mirror rotate rotate warp warp", "10 epochs", "batches of 4",
+                "copies mirror rotate rotate warp warp", "10 epochs", "the weights of the last 5 epochs averaged",
+                "batches of 4",
             ])
+        #expect(recipe.averagedEpochs == 5)
+        #expect(TrainingRecipe(for: watch, epochs: 30).averagedEpochs == 15, "the last half")
+        #expect(TrainingRecipe(for: watch, epochs: 3).averagedEpochs == 0, "not the mean of the last one")
+        let kept = TrainingRecipe(for: watch, averagedEpochs: 0)
+        #expect(kept.averagedEpochs == 0 && !kept.choicesText.contains("averaged"))
+        #expect(TrainingRecipe.firstDefaults(for: watch).averagedEpochs == 0)
         #expect(recipe.randomConvolutions == nil, "gestures of 4 s are shorter than two histories")
         #expect(recipe.labelSmoothing == 0)
         #expect(recipe.choicesText.hasSuffix("batches of 4; --augment none trains the quickest model"))
@@ -110,9 +117,9 @@ import Testing
 
     @Test func settingsGivenAreKeptAndNotSaidToBeChosen() {
         let recipe = TrainingRecipe(
-            for: watch, features: ["rotX"], window: 7, augmentations: [], epochs: 3, batchSize: 16)
+            for: watch, features: ["rotX"], window: 7, augmentations: [], epochs: 3, batchSize: 16, averagedEpochs: 2)
         #expect(recipe.features == ["rotX"] && recipe.window == 7 && recipe.augmentations.isEmpty)
-        #expect(recipe.epochs == 3 && recipe.batchSize == 16)
+        #expect(recipe.epochs == 3 && recipe.batchSize == 16 && recipe.averagedEpochs == 2)
         #expect(recipe.choices.isEmpty)
         let quickest = TrainingRecipe(for: watch, augmentations: [])
         #expect(quickest.epochs == 30)
