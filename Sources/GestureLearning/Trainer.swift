@@ -187,25 +187,27 @@ public struct Trainer: Sendable {
                 return result(run.model, best: best, history: history, cancelled: true)
             }
             history.append(report)
+            let parameters = run.model.parameters
             let loss = report.validationLoss ?? report.trainingLoss
             if loss < best?.loss ?? .infinity {
-                best = (loss, epoch, run.model.parameters)
+                best = (loss, epoch, parameters)
             }
-            average.add(run.model.parameters, after: epoch)
+            average.add(parameters, after: epoch)
             onEpoch(report)
         }
         guard let mean = average.mean else { return result(run.model, best: best, history: history, cancelled: false) }
-        return TrainingResult(
-            model: run.model.replacingParameters(mean), history: history, bestEpoch: epochs,
-            averagedFrom: average.first, wasCancelled: false)
+        return result(
+            run.model, best: (0, epochs, mean), history: history, cancelled: false, averagedFrom: average.first)
     }
 
     private func result(
         _ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
-        history: [EpochReport], cancelled: Bool
+        history: [EpochReport], cancelled: Bool, averagedFrom: Int? = nil
     ) -> TrainingResult {
         let model = best.map { model.replacingParameters($0.parameters) } ?? model
-        return TrainingResult(model: model, history: history, bestEpoch: best?.epoch ?? 0, wasCancelled: cancelled)
+        return TrainingResult(
+            model: model, history: history, bestEpoch: best?.epoch ?? 0, averagedFrom: averagedFrom,
+            wasCancelled: cancelled)
     }
 
     /// The clear errors for input training cannot use, before any work.

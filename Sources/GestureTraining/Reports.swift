@@ -29,14 +29,16 @@ public enum Reports {
     }
 
     /// Loss and accuracy over the epochs, training and validation, on two panels, the kept epoch
-    /// (the lowest validation loss, or training loss without validation) marked on both.
-    public static func historySVG(_ history: [EpochReport], keptEpoch: Int) -> String {
+    /// (the lowest validation loss, or training loss without validation) marked on both; with
+    /// weight averaging, `averagedFrom` the first of the epochs averaged through `keptEpoch`.
+    public static func historySVG(_ history: [EpochReport], keptEpoch: Int, averagedFrom: Int? = nil) -> String {
         func series(_ name: String, _ value: (EpochReport) -> Double?) -> LineChart.Series? {
             let points = history.compactMap { report in value(report).map { (x: Double(report.epoch), y: $0) } }
             return points.isEmpty ? nil : LineChart.Series(name: name, points: points)
         }
         let epochs = 0.7...(Double(max(1, history.count)) + 0.3)
-        let kept = keptEpoch > 0 ? [LineChart.Marker(x: Double(keptEpoch), label: "kept epoch \(keptEpoch)")] : []
+        let label = averagedFrom.map { "mean of epochs \($0)–\(keptEpoch)" } ?? "kept epoch \(keptEpoch)"
+        let kept = keptEpoch > 0 ? [LineChart.Marker(x: Double(keptEpoch), label: label)] : []
         let loss = LineChart(
             title: "Loss", xLabel: "epoch", yLabel: "cross-entropy",
             series: [

@@ -122,7 +122,9 @@ struct Train: AsyncParsableCommand, NumberChecking {
         try write(result.model.serialized(), to: output)
         let base = (output as NSString).deletingPathExtension
         try write(Reports.historyCSV(result.history), to: base + ".history.csv")
-        try write(Reports.historySVG(result.history, keptEpoch: result.bestEpoch), to: base + ".history.svg")
+        try write(
+            Reports.historySVG(result.history, keptEpoch: result.bestEpoch, averagedFrom: result.averagedFrom),
+            to: base + ".history.svg")
         if json {
             Terminal.say(
                 try jsonLine(

@@ -126,6 +126,8 @@ private func isXML(_ path: FilePath) -> Bool {
     @Test func theDefaultsAreTheRecipeForNewPeopleAndSayWhatTheyChose() throws {
         let folder = try recordings()
         let defaults = try runGesture(["train", "--manifest", "split.txt"], in: folder.path).succeeded()
+        let historySVG = try String(
+            contentsOfFile: folder.path.appending("gesture.history.svg").string, encoding: .utf8)
         let quickest = try runGesture(
             ["train", "--manifest", "split.txt", "--augment", "none", "--window", "15", "--epochs", "1"],
             in: folder.path
@@ -143,6 +145,7 @@ private func isXML(_ path: FilePath) -> Bool {
                     + "--augment none trains the quickest model\n"), "\(defaults.output)")
         #expect(defaults.output.split(separator: "\n").filter { $0.hasPrefix("epoch ") }.count == 10)
         #expect(defaults.output.contains("kept the mean of epochs 6–10 of 10 in "))
+        #expect(historySVG.components(separatedBy: ">mean of epochs 6–10</text>").count == 3, "marked on both panels")
         #expect(quickest.output.contains("chose for people the model has not seen: features rotX"))
         #expect(!quickest.output.contains("window 15") && !quickest.output.contains("copies"))
         let both = try runGesture(["train", "--augment", "none", "--augment", "warp"], in: folder.path)

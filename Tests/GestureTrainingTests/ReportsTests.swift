@@ -24,6 +24,14 @@ import Testing
         #expect(reading.misplacedTexts == [])
     }
 
+    @Test func anAveragedHistorySaysWhichEpochsWereAveraged() throws {
+        let history = (1...4).map { epoch($0, training: 1 / Float($0), validation: nil) }
+        let reading = try SVGReading(Reports.historySVG(history, keptEpoch: 4, averagedFrom: 3))
+        #expect(reading.texts.filter { $0.content == "mean of epochs 3–4" }.count == 2)
+        #expect(!reading.texts.contains { $0.content.hasPrefix("kept epoch") })
+        #expect(reading.misplacedTexts == [])
+    }
+
     @Test func aHistoryWithoutAnEpochMarksNone() throws {
         let reading = try SVGReading(Reports.historySVG([], keptEpoch: 0))
         #expect(!reading.texts.contains { $0.content.hasPrefix("kept epoch") })
