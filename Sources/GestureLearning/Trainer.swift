@@ -179,34 +179,37 @@ public struct Trainer: Sendable {
         of run: inout TrainingRun, onEpoch: (EpochReport) -> Void, isCancelled: () -> Bool
     ) -> TrainingResult {
         var history: [EpochReport] = []
-        var best: (loss: Float, epoch: Int, parameters: [Float])?
+        var leastLoss = Float.infinity
+        var best: (epoch: Int, parameters: [Float])?
         let epochs = max(options.epochs, 1)
         var average = ParameterAverage(last: options.averagedEpochs, of: epochs)
         for epoch in 1...epochs {
             guard let report = run.epoch(epoch, isCancelled: isCancelled) else {
-                return result(run.model, best: best, history: history, cancelled: true)
+                return result(run.model, kept: best, history: history, cancelled: true)
             }
             history.append(report)
             let parameters = run.model.parameters
             let loss = report.validationLoss ?? report.trainingLoss
-            if loss < best?.loss ?? .infinity {
-                best = (loss, epoch, parameters)
+            if loss < leastLoss {
+                (leastLoss, best) = (loss, (epoch, parameters))
             }
             average.add(parameters, after: epoch)
             onEpoch(report)
         }
-        guard let mean = average.mean else { return result(run.model, best: best, history: history, cancelled: false) }
-        return result(
-            run.model, best: (0, epochs, mean), history: history, cancelled: false, averagedFrom: average.first)
+        if let mean = average.mean {
+            return result(
+                run.model, kept: (epochs, mean), history: history, cancelled: false, averagedFrom: average.first)
+        }
+        return result(run.model, kept: best, history: history, cancelled: false)
     }
 
     private func result(
-        _ model: GestureModel, best: (loss: Float, epoch: Int, parameters: [Float])?,
-        history: [EpochReport], cancelled: Bool, averagedFrom: Int? = nil
+        _ model: GestureModel, kept: (epoch: Int, parameters: [Float])?, history: [EpochReport], cancelled: Bool,
+        averagedFrom: Int? = nil
     ) -> TrainingResult {
-        let model = best.map { model.replacingParameters($0.parameters) } ?? model
+        let model = kept.map { model.replacingParameters($0.parameters) } ?? model
         return TrainingResult(
-            model: model, history: history, bestEpoch: best?.epoch ?? 0, averagedFrom: averagedFrom,
+            model: model, history: history, bestEpoch: kept?.epoch ?? 0, averagedFrom: averagedFrom,
             wasCancelled: cancelled)
     }
 
