@@ -114,6 +114,25 @@ struct EmbeddedWindows {
         motion[window * motionDimension..<(window + 1) * motionDimension]
     }
 
+    /// The windows of the sequences `kept` (indices into those embedded, in order), as embedding
+    /// those sequences alone gives them: a sequence's windows do not depend on the others'.
+    func restricted(to kept: [Int]) -> EmbeddedWindows {
+        let position = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
+        let windows = sequences.indices.filter { position[sequences[$0]] != nil }
+        let dimension = labels.isEmpty ? 0 : embeddings.count / labels.count
+        var take = -1
+        return EmbeddedWindows(
+            embeddings: windows.flatMap { embeddings[$0 * dimension..<($0 + 1) * dimension] },
+            labels: windows.map { labels[$0] },
+            takes: windows.indices.map { index in
+                if index == 0 || takes[windows[index]] != takes[windows[index - 1]] { take += 1 }
+                return take
+            },
+            detected: windows.map { detected[$0] },
+            motion: windows.flatMap { motion(of: $0) },
+            sequences: windows.map { position[sequences[$0]]! })
+    }
+
     /// At most `Rejection.prototypesPerClass` prototypes of each of `classes`, and their classes.
     func prototypes(of classes: [Int], dimension: Int) -> (prototypes: [Float], labels: [Int]) {
         var prototypes: [Float] = [], prototypeLabels: [Int] = []
@@ -143,35 +162,36 @@ extension GestureModel {
         motion: MotionCalibration? = nil
     ) -> GestureModel {
         let decay = MotionRejection.decay(window: windowing.window, rate: samplingRate)
-        let embed = { (sequences: [LabeledSequence], motionDecay: Float?) in
-            embeddings(of: sequences, embedding, classCount: classNames.count, motionDecay: motionDecay)
-        }
         let recorded =
-            classNames.contains(ActivityLabel.other.rawValue) ? sequences : sequences.filter { $0.copyOf == nil }
-        // Every sequence's windows only for the motion's statistics, or where they are the recorded ones.
-        let withMotion = motion.map { (calibration: $0, windows: embed(sequences, decay)) }
+            classNames.contains(ActivityLabel.other.rawValue)
+            ? Array(sequences.indices) : sequences.indices.filter { sequences[$0].copyOf == nil }
+        // One pass: every sequence's windows for the motion's statistics, else the recorded ones'.
+        // The distance's windows and halves are among them.
+        let embedded = embeddings(
+            of: motion == nil ? recorded.map { sequences[$0] } : sequences, embedding, classCount: classNames.count,
+            motionDecay: motion == nil ? nil : decay)
         let windows =
-            recorded.count == sequences.count ? withMotion?.windows ?? embed(sequences, nil) : embed(recorded, nil)
+            motion == nil || recorded.count == sequences.count ? embedded : embedded.restricted(to: recorded)
         let gestures = classNames.indices.filter { ActivityLabel(rawValue: classNames[$0])?.isBackground != true }
         var model = self
         model.rejection = Rejection(
             embedding: embedding, dimension: embedding.width(architecture), windows: windows,
-            halves: Self.halves(recorded).map { embed($0, nil) }, gestures: gestures, classes: classNames.count,
-            falseRejectRate: falseRejectRate,
-            motion: withMotion.flatMap { withMotion in
+            halves: Self.halves(recorded.map { sequences[$0] }).map(windows.restricted), gestures: gestures,
+            classes: classNames.count, falseRejectRate: falseRejectRate,
+            motion: motion.flatMap { calibration in
                 let groups = Self.groups(sequences)
                 return MotionRejection(
-                    windows: withMotion.windows, groups: withMotion.windows.sequences.map { groups[$0] },
-                    gestures: gestures, classes: classNames.count, decay: decay, calibration: withMotion.calibration)
+                    windows: embedded, groups: embedded.sequences.map { groups[$0] }, gestures: gestures,
+                    classes: classNames.count, decay: decay, calibration: calibration)
             })
         return model
     }
 
-    /// `sequences` in two halves by person, alternately in the order of their names (by recording
-    /// when all are one person's), so that neither half has any of the other's people or takes.
-    static func halves(_ sequences: [LabeledSequence]) -> [[LabeledSequence]] {
+    /// The indices of `sequences` in two halves by person, alternately in the order of their names
+    /// (by recording when all are one person's), so that neither half has any of the other's people or takes.
+    static func halves(_ sequences: [LabeledSequence]) -> [[Int]] {
         let groups = Self.groups(sequences)
-        return [0, 1].map { half in sequences.indices.filter { groups[$0] % 2 == half }.map { sequences[$0] } }
+        return [0, 1].map { half in sequences.indices.filter { groups[$0] % 2 == half } }
     }
 
     /// Each sequence's person, numbered in the order of their names, or its recording's when all

@@ -53,8 +53,27 @@ private func rejectedShare(of sequences: [LabeledSequence], by model: GestureMod
         let share = Double(rejected.count) / Double(gestures.count)
         #expect(share <= rejection.falseRejectRate, "\(rejected.count) of \(gestures.count)")
         let halves = GestureModel.halves(taught)
-        #expect(Set(halves[0].map(\.user)).isDisjoint(with: halves[1].map(\.user)))
-        #expect(halves.allSatisfy { !$0.isEmpty } && halves[0].count + halves[1].count == taught.count)
+        #expect(Set(halves[0].map { taught[$0].user }).isDisjoint(with: halves[1].map { taught[$0].user }))
+        #expect(halves.allSatisfy { !$0.isEmpty } && Set(halves.joined()) == Set(taught.indices))
+    }
+
+    /// Calibration embeds the windows once and takes each half's from them: a half's windows are
+    /// those that embedding its sequences alone gives, numbered as if they were all there is.
+    @Test func aHalfsWindowsAreThoseItsSequencesAloneGive() {
+        let decay = MotionRejection.decay(window: 10, rate: 25)
+        let all = model.embeddings(of: taught, .lstm, classCount: 3, motionDecay: decay)
+        for half in GestureModel.halves(taught) {
+            let alone = model.embeddings(of: half.map { taught[$0] }, .lstm, classCount: 3, motionDecay: decay)
+            let restricted = all.restricted(to: half)
+            #expect(restricted.labels == alone.labels && restricted.detected == alone.detected)
+            #expect(restricted.takes == alone.takes && restricted.sequences == alone.sequences)
+            #expect(restricted.takes.last! < all.takes.last! && restricted.sequences.max() == half.count - 1)
+            for (values, aloneValues) in [(restricted.embeddings, alone.embeddings), (restricted.motion, alone.motion)]
+            {
+                #expect(values.count == aloneValues.count && !values.isEmpty)
+                #expect(zip(values, aloneValues).allSatisfy { abs($0 - $1) <= 1e-5 })
+            }
+        }
     }
 
     @Test func motionNeverTaughtIsRejectedFarMoreOftenThanTheGesturesTaught() {
