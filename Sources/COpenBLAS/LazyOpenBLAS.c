@@ -64,9 +64,9 @@ void gl_openblas_sgemv(bool transposed, int rows, int columns, float alpha, cons
     openblas.sgemv(rowMajor, transposed ? transpose : noTranspose, rows, columns, alpha, a, lda, x, 1, beta, y, 1);
 }
 
-void gl_openblas_gram(int rows, int columns, const float *a, float *c) {
+void gl_openblas_gram(int rows, int columns, const float *a, float beta, float *c) {
     loadOnce();
-    openblas.ssyrk(rowMajor, upper, transpose, columns, rows, 1, a, columns, 0, c, columns);
+    openblas.ssyrk(rowMajor, upper, transpose, columns, rows, 1, a, columns, beta, c, columns);
 }
 
 const char *gl_openblas_corename(void) {

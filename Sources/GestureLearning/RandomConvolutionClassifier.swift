@@ -44,12 +44,13 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
         self.classNames = classNames
         self.windowing = windowing
         let normalization = FeatureNormalization(fitting: training)
-        let normalized = training.map { normalization.applied(to: $0.features) }
         let convolutions = RandomConvolutions(
-            fitting: normalized, channelCount: normalization.featureCount, history: settings.history,
-            outputCount: settings.outputCount, seed: seed)
+            fitting: training.lazy.map { normalization.applied(to: $0.features) },
+            channelCount: normalization.featureCount, history: settings.history, outputCount: settings.outputCount,
+            seed: seed)
         let team = threads > 1 ? ThreadTeam(threads: threads) : nil
-        let features = convolutions.windowFeatures(of: normalized, window: windowing.window, team: team)
+        let features = convolutions.windowFeatures(
+            of: training, normalizedBy: normalization, window: windowing.window, team: team)
         let windowLabels = training.map { windowing.windowLabels($0.labels, classCount: classNames.count) }
         let groups = zip(Self.calibrationGroups(training), windowLabels).flatMap { group, labels in
             [Int](repeating: group, count: labels.count)
@@ -98,7 +99,7 @@ public struct RandomConvolutionClassifier: Sendable, Equatable {
     func adaptingStatistics(to sequences: [LabeledSequence], weight: Float) -> RandomConvolutionClassifier {
         let inputs = normalization.blended(with: FeatureNormalization(fitting: sequences), weight: weight)
         let features = convolutions.windowFeatures(
-            of: sequences.map { inputs.applied(to: $0.features) }, window: windowing.window, team: nil)
+            of: sequences, normalizedBy: inputs, window: windowing.window, team: nil)
         var ridge = ridge
         ridge.standardization = ridge.standardization.blended(
             with: FeatureNormalization(fitting: ColumnStatistics([features], width: convolutions.outputCount)),

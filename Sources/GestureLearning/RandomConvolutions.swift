@@ -34,8 +34,11 @@ public struct RandomConvolutions: Sendable, Equatable {
 
     /// Kernels for `history` samples of `channelCount` features, about `outputCount` features in
     /// all, their channels and the examples their biases come from drawn with `seed`.
-    /// - Parameter examples: normalized training sequences, `channelCount` values a sample.
-    public init(fitting examples: [[Float]], channelCount: Int, history: Int, outputCount: Int, seed: UInt64) {
+    /// - Parameter examples: normalized training sequences, `channelCount` values a sample (a lazy
+    ///   collection spares holding them all: a few are read).
+    public init<Examples: RandomAccessCollection<[Float]>>(
+        fitting examples: Examples, channelCount: Int, history: Int, outputCount: Int, seed: UInt64
+    ) where Examples.Index == Int {
         precondition(history >= Self.leastHistory && channelCount > 0 && !examples.isEmpty)
         self.history = history
         self.channelCount = channelCount
@@ -106,19 +109,23 @@ public struct RandomConvolutions: Sendable, Equatable {
         return features
     }
 
-    /// `windowFeatures` of each of `sequences`, one after another, the sequences shared among
-    /// `team`'s threads.
-    func windowFeatures(of sequences: [[Float]], window: Int, team: ThreadTeam?) -> [Float] {
+    /// `windowFeatures` of each of `sequences`' features normalized by `normalization`, one after
+    /// another, the sequences shared among `team`'s threads. Each is normalized when its turn
+    /// comes, so that the normalized copies are never all held at once.
+    func windowFeatures(
+        of sequences: [LabeledSequence], normalizedBy normalization: FeatureNormalization, window: Int,
+        team: ThreadTeam?
+    ) -> [Float] {
         let windowing = Windowing(window: window)
-        let windowCounts = sequences.map { windowing.windowCount(samples: $0.count / channelCount) }
+        let windowCounts = sequences.map { windowing.windowCount(samples: $0.features.count / channelCount) }
         let firstWindows = windowCounts.reduce(into: [0]) { $0.append($0.last! + $1) }
         let width = outputCount
-        let work = sequences.reduce(0) { $0 + $1.count } * kernels.count
+        let work = sequences.reduce(0) { $0 + $1.features.count } * kernels.count
         var features = [Float](repeating: 0, count: firstWindows.last! * width)
         features.withUnsafeMutableBufferPointer { features in
             ThreadTeam.split(team, work: work, sequences.count) { range in
                 for index in range {
-                    let own = windowFeatures(of: sequences[index], window: window)
+                    let own = windowFeatures(of: normalization.applied(to: sequences[index].features), window: window)
                     (features.baseAddress! + firstWindows[index] * width).update(from: own, count: own.count)
                 }
             }
@@ -145,10 +152,10 @@ public struct RandomConvolutions: Sendable, Equatable {
     }
 
     /// `history` samples of a random example, from a random start (all of it if shorter).
-    static func stretch(
-        of examples: [[Float]], channelCount: Int, history: Int, using random: inout Xoshiro256
-    ) -> ArraySlice<Float> {
-        let example = examples[random.index(below: examples.count)]
+    static func stretch<Examples: RandomAccessCollection<[Float]>>(
+        of examples: Examples, channelCount: Int, history: Int, using random: inout Xoshiro256
+    ) -> ArraySlice<Float> where Examples.Index == Int {
+        let example = examples[examples.startIndex + random.index(below: examples.count)]
         let samples = example.count / channelCount
         guard samples > history else { return example[...] }
         let start = random.index(below: samples - history + 1) * channelCount

@@ -35,29 +35,39 @@ public struct RidgeClassifier: Sendable, Equatable {
         self.standardization = standardization
         features.withUnsafeMutableBufferPointer { standardization.apply(to: $0) }
         let standardized = features
-        intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
+        let intercept = (0..<classCount).map { label in Float(labels.count { $0 == label }) / Float(rows) }
+        self.intercept = intercept
         let targets = Self.centredIndicators(labels, prior: intercept)
         // Each group's sums, added up, are the whole's: the held-out fits cost no second pass.
-        let members = Dictionary(grouping: groups.indices) { groups[$0] }.sorted { $0.key < $1.key }.map(\.value)
-        let parts =
-            members.count > 1
-            ? shared(members, team: team, work: rows * featureCount * featureCount) { rows in
-                NormalEquations(
-                    rows: gathered(standardized, rows, width: featureCount),
-                    targets: gathered(targets, rows, width: classCount), featureCount: featureCount)
-            } : []
-        let equations =
-            parts.isEmpty
-            ? NormalEquations(rows: standardized, targets: targets, featureCount: featureCount)
-            : NormalEquations(summing: parts)
-        weights = try equations.solved(penalty: penalty)
-        // A fit on the other groups that fails (a few rows beside many) leaves the examples' own scores.
-        let heldOut =
-            parts.isEmpty
-            ? nil
-            : try? equations.heldOutScores(
-                of: Array(zip(members, parts)), rows: standardized, penalty: penalty, intercept: intercept, team: team)
-        let fitted = heldOut ?? linearScores(standardized, weights: weights, intercept: intercept)
+        // Its rows are read where they lie, run by run.
+        let members = Dictionary(grouping: groups.indices) { groups[$0] }.sorted { $0.key < $1.key }
+            .map { consecutiveRuns($0.value) }
+        let (weights, fitted) = try standardized.withUnsafeBufferPointer { standardized throws(RidgeError) in
+            try targets.withUnsafeBufferPointer { targets throws(RidgeError) in
+                let sums = { (runs: [Range<Int>]) in
+                    NormalEquations(
+                        runs: runs, of: standardized.baseAddress!, targets: targets.baseAddress!,
+                        featureCount: featureCount, classCount: classCount)
+                }
+                let parts =
+                    members.count > 1 ? shared(members, team: team, work: rows * featureCount * featureCount, sums) : []
+                let equations = parts.isEmpty ? sums([0..<rows]) : NormalEquations(summing: parts)
+                let weights = try equations.solved(penalty: penalty)
+                // A fit on the other groups that fails (a few rows beside many) leaves the examples' own scores.
+                let heldOut =
+                    parts.isEmpty
+                    ? nil
+                    : try? equations.heldOutScores(
+                        of: Array(zip(members, parts)), rows: standardized.baseAddress!, penalty: penalty,
+                        intercept: intercept, team: team)
+                let fitted =
+                    heldOut
+                    ?? linearScores(
+                        standardized.baseAddress!, runs: [0..<rows], weights: weights, intercept: intercept)
+                return (weights, fitted)
+            }
+        }
+        self.weights = weights
         inverseTemperature = SoftmaxTemperature.fittedScale(scores: fitted, labels: labels, classCount: classCount)
     }
 
@@ -75,7 +85,9 @@ public struct RidgeClassifier: Sendable, Equatable {
     /// Each row's class probabilities (`rows × classCount`), or the regression's scores for a
     /// classifier without a temperature.
     public func scores(of features: [Float]) -> [Float] {
-        var scores = linearScores(standardization.applied(to: features), weights: weights, intercept: intercept)
+        let standardized = standardization.applied(to: features)
+        var scores = linearScores(
+            standardized, runs: [0..<standardized.count / featureCount], weights: weights, intercept: intercept)
         if let inverseTemperature {
             SoftmaxTemperature.softmax(&scores, classCount: classCount, scale: inverseTemperature)
         }
@@ -106,14 +118,24 @@ private struct NormalEquations {
     /// `classCount × featureCount`: each class's targets times the features.
     var moments: [Float]
 
-    init(rows standardized: [Float], targets: [Float], featureCount: Int) {
+    /// The sums over `runs` of the rows of `standardized` (`featureCount` values a row) and of
+    /// `targets` (`classCount` a row), read where they lie.
+    init(
+        runs: [Range<Int>], of standardized: UnsafePointer<Float>, targets: UnsafePointer<Float>, featureCount: Int,
+        classCount: Int
+    ) {
         self.featureCount = featureCount
-        rows = standardized.count / featureCount
-        classCount = targets.count / max(rows, 1)
+        self.classCount = classCount
+        rows = runs.reduce(0) { $0 + $1.count }
         gram = [Float](repeating: 0, count: featureCount * featureCount)
-        gl_openblas_gram(Int32(rows), Int32(featureCount), standardized, &gram)
         moments = [Float](repeating: 0, count: classCount * featureCount)
-        gemm(classCount, featureCount, rows, targets, transposeA: true, standardized, &moments)
+        for run in runs {
+            let first = standardized + run.lowerBound * featureCount
+            gl_openblas_gram(Int32(run.count), Int32(featureCount), first, 1, &gram)
+            gemm(
+                classCount, featureCount, run.count, targets + run.lowerBound * classCount, transposeA: true, first,
+                &moments, beta: 1)
+        }
     }
 
     /// The weights (`featureCount × classCount`, row-major) with the penalty `penalty` times the rows.
@@ -143,27 +165,26 @@ private struct NormalEquations {
         }
     }
 
-    /// Each row's scores by the fit on the other groups' rows, each group given as its rows and
-    /// their sums.
+    /// Each row's scores by the fit on the other groups' rows, each group given as its runs of rows
+    /// and their sums; the fits shared among `team`'s threads.
     func heldOutScores(
-        of groups: [(rows: [Int], equations: NormalEquations)], rows standardized: [Float], penalty: Float,
-        intercept: [Float], team: ThreadTeam?
+        of groups: [(runs: [Range<Int>], equations: NormalEquations)], rows standardized: UnsafePointer<Float>,
+        penalty: Float, intercept: [Float], team: ThreadTeam?
     ) throws(RidgeError) -> [Float] {
         let fits = shared(groups, team: team, work: groups.count * featureCount * featureCount * featureCount) {
             group -> Result<[Float], RidgeError> in
-            Result { () throws(RidgeError) in
-                linearScores(
-                    gathered(standardized, group.rows, width: featureCount),
-                    weights: try without(group.equations).solved(penalty: penalty), intercept: intercept)
-            }
+            Result { () throws(RidgeError) in try without(group.equations).solved(penalty: penalty) }
         }
-        var scores = [Float](repeating: 0, count: standardized.count / featureCount * classCount)
+        var scores = [Float](repeating: 0, count: rows * classCount)
         for (group, fit) in zip(groups, fits) {
-            let groupScores = try fit.get()
-            for (index, row) in group.rows.enumerated() {
+            let groupScores = linearScores(standardized, runs: group.runs, weights: try fit.get(), intercept: intercept)
+            var index = 0
+            for run in group.runs {
+                let count = run.count * classCount
                 scores.replaceSubrange(
-                    row * classCount..<(row + 1) * classCount,
-                    with: groupScores[index * classCount..<(index + 1) * classCount])
+                    run.lowerBound * classCount..<run.upperBound * classCount,
+                    with: groupScores[index..<index + count])
+                index += count
             }
         }
         return scores
@@ -178,15 +199,36 @@ private struct NormalEquations {
     }
 }
 
-/// The regression's scores of standardized rows (`rows × intercept.count`): the intercept plus the
-/// weighted features.
-private func linearScores(_ standardized: [Float], weights: [Float], intercept: [Float]) -> [Float] {
+/// The regression's scores of the standardized rows `runs` (`rows × intercept.count`, the runs'
+/// rows one after another): the intercept plus the weighted features.
+private func linearScores(
+    _ standardized: UnsafePointer<Float>, runs: [Range<Int>], weights: [Float], intercept: [Float]
+) -> [Float] {
     let classCount = intercept.count, featureCount = weights.count / classCount
-    let rows = standardized.count / featureCount
+    let rows = runs.reduce(0) { $0 + $1.count }
     var scores = [Float](repeating: 0, count: rows * classCount)
     for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
-    gemm(rows, classCount, featureCount, standardized, weights, &scores, beta: 1)
+    var first = 0
+    for run in runs {
+        scores.withUnsafeMutableBufferPointer { scores in
+            gemm(
+                run.count, classCount, featureCount, standardized + run.lowerBound * featureCount, weights,
+                scores.baseAddress! + first * classCount, beta: 1)
+        }
+        first += run.count
+    }
     return scores
+}
+
+/// `rows` (ascending) as runs of consecutive rows.
+private func consecutiveRuns(_ rows: [Int]) -> [Range<Int>] {
+    rows.reduce(into: []) { runs, row in
+        if let last = runs.last, last.upperBound == row {
+            runs[runs.count - 1] = last.lowerBound..<row + 1
+        } else {
+            runs.append(row..<row + 1)
+        }
+    }
 }
 
 /// `transform` of each of `elements`, in order, the elements shared among `team`'s threads when
@@ -200,14 +242,6 @@ private func shared<Element, Transformed>(
         }
         count = elements.count
     }
-}
-
-/// The rows `indices` of `values`, `width` values a row.
-private func gathered(_ values: [Float], _ indices: [Int], width: Int) -> [Float] {
-    var result: [Float] = []
-    result.reserveCapacity(indices.count * width)
-    for row in indices { result += values[row * width..<(row + 1) * width] }
-    return result
 }
 
 /// The regularized normal equations were not positive definite.

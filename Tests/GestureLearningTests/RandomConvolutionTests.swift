@@ -158,10 +158,17 @@ private let sessions = SyntheticSessions(
 
     @Test func theFeaturesAreMadeAlikeOnOneThreadOrMore() throws {
         let training = sessions.filter { $0.user.rawValue != "user3" }
+        let normalization = FeatureNormalization(fitting: training)
         let convolutions = RandomConvolutions(
-            fitting: training.map(\.features), channelCount: 3, history: 60, outputCount: 500, seed: 1)
-        let shared = convolutions.windowFeatures(of: training.map(\.features), window: 10, team: ThreadTeam(threads: 2))
-        #expect(shared == training.flatMap { convolutions.windowFeatures(of: $0.features, window: 10) })
+            fitting: training.map { normalization.applied(to: $0.features) }, channelCount: 3, history: 60,
+            outputCount: 500, seed: 1)
+        let shared = convolutions.windowFeatures(
+            of: training, normalizedBy: normalization, window: 10, team: ThreadTeam(threads: 2))
+        #expect(
+            shared
+                == training.flatMap {
+                    convolutions.windowFeatures(of: normalization.applied(to: $0.features), window: 10)
+                })
         let fit = { (threads: Int) in
             try RandomConvolutionClassifier(
                 training: training, classNames: ["a", "b", "c"], windowing: Windowing(window: 10),

@@ -18,9 +18,9 @@ void gl_openblas_sgemm(bool transposeA, bool transposeB, int m, int n, int k, fl
 void gl_openblas_sgemv(bool transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x,
                        float beta, float *y);
 
-/// The upper triangle (row-major) of c = aᵀ · a for a row-major `rows × columns` a, as cblas_ssyrk;
-/// the rest of c is left as it was.
-void gl_openblas_gram(int rows, int columns, const float *a, float *c);
+/// The upper triangle (row-major) of c = aᵀ · a + beta · c for a row-major `rows × columns` a, as
+/// cblas_ssyrk; the rest of c is left as it was.
+void gl_openblas_gram(int rows, int columns, const float *a, float beta, float *c);
 
 /// Solves a · x = b for a symmetric positive definite `n × n` a and `nrhs` right-hand sides, as
 /// LAPACK's sposv: b holds each right-hand side's n values in turn and becomes x; a is overwritten.
