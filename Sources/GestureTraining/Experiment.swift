@@ -156,7 +156,7 @@ public struct Experiment: Sendable {
         plan.seed = seed
         guard !plan.augmentations.isEmpty else { return training.sequences }
         return try TrainingData(
-            dataset: trainingSessions.augmented(by: plan), features: training.features,
+            dataset: trainingSessions, augmentedBy: plan, features: training.features,
             classNames: training.classNames
         ).sequences
     }

@@ -44,7 +44,7 @@ public struct PersonalSessions: Sendable {
         guard !sessions.sessions.isEmpty else { return [] }
         let recipe = TrainingRecipe(for: sessions, features: base.featureNames, window: base.windowing.window)
         return try TrainingData(
-            dataset: sessions.augmented(by: AugmentationPlan(recipe.augmentations, seed: seed)), features: features,
+            dataset: sessions, augmentedBy: AugmentationPlan(recipe.augmentations, seed: seed), features: features,
             classNames: personalizer.classNames
         ).sequences
     }

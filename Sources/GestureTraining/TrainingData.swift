@@ -13,8 +13,14 @@ public struct TrainingData: Sendable {
     /// The features Machine Learning by Tutorials trained on, which the book's GestureIt app feeds.
     public static let bookFeatures = ["rotX", "rotY", "rotZ", "accelX", "accelY", "accelZ"]
 
-    /// - Parameter classNames: the classes in model order; nil takes the dataset's labels, sorted.
-    public init(dataset: Dataset, features: [Feature], classNames: [String]? = nil) throws(AnalysisError) {
+    /// - Parameters:
+    ///   - plan: the copies to add: each session is followed by its copies, each made as its turn
+    ///     comes, so that the copies' recorded rows are never all held at once.
+    ///   - classNames: the classes in model order; nil takes the dataset's labels, sorted.
+    public init(
+        dataset: Dataset, augmentedBy plan: AugmentationPlan = AugmentationPlan([]), features: [Feature],
+        classNames: [String]? = nil
+    ) throws(AnalysisError) {
         guard !dataset.sessions.isEmpty else { throw AnalysisError("no sessions to learn from") }
         let labels = Set(dataset.sessions.flatMap { $0.rows.map(\.activity.rawValue) })
         let classNames = classNames ?? labels.sorted()
@@ -26,25 +32,38 @@ public struct TrainingData: Sendable {
         self.classNames = classNames
         rate = try Self.commonRate(of: dataset)
         let classIndex = Dictionary(uniqueKeysWithValues: classNames.enumerated().map { ($1, $0) })
-        sequences = try dataset.sessions.map { session throws(AnalysisError) in
-            var values: [Float] = []
-            values.reserveCapacity(session.rows.count * features.count)
-            for row in session.rows {
-                for feature in features {
-                    let value = feature.value(of: row)
-                    guard value.isFinite else {
-                        throw AnalysisError(
-                            "session \(session.id) has \(value) in \(feature.name) at \(row.timestamp) s; `gesture clean` finds such sessions"
-                        )
-                    }
-                    values.append(Float(value))
-                }
+        var copier = SessionCopier(plan)
+        var sequences: [LabeledSequence] = []
+        sequences.reserveCapacity(dataset.sessions.count * (1 + plan.augmentations.count))
+        for session in dataset.sessions {
+            for copy in copier.withCopies(of: session) {
+                sequences.append(try Self.sequence(of: copy, features: features, classIndex: classIndex))
             }
-            return LabeledSequence(
-                session: session.id, user: session.user, copyOf: session.copyOf, featureCount: features.count,
-                features: values,
-                labels: session.rows.map { classIndex[$0.activity.rawValue]! })
         }
+        self.sequences = sequences
+    }
+
+    /// `session`'s features, sample after sample, and each sample's class.
+    private static func sequence(
+        of session: RecordedSession, features: [Feature], classIndex: [String: Int]
+    ) throws(AnalysisError) -> LabeledSequence {
+        var values: [Float] = []
+        values.reserveCapacity(session.rows.count * features.count)
+        for row in session.rows {
+            for feature in features {
+                let value = feature.value(of: row)
+                guard value.isFinite else {
+                    throw AnalysisError(
+                        "session \(session.id) has \(value) in \(feature.name) at \(row.timestamp) s; `gesture clean` finds such sessions"
+                    )
+                }
+                values.append(Float(value))
+            }
+        }
+        return LabeledSequence(
+            session: session.id, user: session.user, copyOf: session.copyOf, featureCount: features.count,
+            features: values,
+            labels: session.rows.map { classIndex[$0.activity.rawValue]! })
     }
 
     /// The sessions' nominal rate, which must be the same for all (within 2 %); when it is not, the

@@ -26,14 +26,14 @@ import Testing
     @Test func mirrorAddsTheMirrorImageOfEverySessionAfterIt() throws {
         let session = try fusedSession()
         let mirroring = Mirroring(across: .y)
-        let augmented = Dataset(sessions: [session, session]).augmented(
-            by: AugmentationPlan([.mirror], mirroring: mirroring))
+        var copier = SessionCopier(AugmentationPlan([.mirror], mirroring: mirroring))
+        let augmented = [session, session].flatMap { copier.withCopies(of: $0) }
 
         #expect(
-            augmented.sessions.map(\.id.rawValue) == [
+            augmented.map(\.id.rawValue) == [
                 "ann-wave-1", "ann-wave-1 mirrored", "ann-wave-1", "ann-wave-1 mirrored",
             ])
-        let mirrored = augmented.sessions[1]
+        let mirrored = augmented[1]
         #expect(mirrored.user == session.user && mirrored.gesture == session.gesture)
         #expect(mirrored.rows.map(\.activity) == session.rows.map(\.activity))
         #expect(mirrored.rows.allSatisfy { $0.session == mirrored.id })
@@ -71,21 +71,23 @@ import Testing
         #expect(scaled.motion.userAcceleration == row.motion.userAcceleration * 1.2)
         #expect(scaled.motion.gravity == row.motion.gravity)
         let plan = AugmentationPlan([.warp, .scale], maximumWarp: 1.5, maximumScale: 1.5, seed: 3)
-        let augmented = Dataset(sessions: [session]).augmented(by: plan)
-        #expect(augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 warped 1", "ann-wave-1 scaled 2"])
-        #expect((134...300).contains(augmented.sessions[1].rows.count))
+        var copier = SessionCopier(plan)
+        let augmented = copier.withCopies(of: session)
+        #expect(augmented.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 warped 1", "ann-wave-1 scaled 2"])
+        #expect((134...300).contains(augmented[1].rows.count))
     }
 
     @Test func aRotatedCopyIsTheSameMovementSeenFromATurnedWatch() throws {
         let session = try fusedSession()
         let plan = AugmentationPlan([.rotate, .rotate], maximumRotation: 20, seed: 7)
-        let augmented = Dataset(sessions: [session]).augmented(by: plan)
+        var copier = SessionCopier(plan)
+        let augmented = copier.withCopies(of: session)
 
-        #expect(
-            augmented.sessions.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 rotated 1", "ann-wave-1 rotated 2"])
-        #expect(augmented.sessions.map(\.copyOf) == [nil, session.id, session.id], "copies name their recording")
-        #expect(augmented.sessions[1].rows[0].rawAcceleration != augmented.sessions[2].rows[0].rawAcceleration)
-        for copy in augmented.sessions.dropFirst() {
+        #expect(augmented.map(\.id.rawValue) == ["ann-wave-1", "ann-wave-1 rotated 1", "ann-wave-1 rotated 2"])
+        #expect(augmented.map(\.copyOf) == [nil, session.id, session.id], "copies name their recording")
+        #expect(augmented[1].rows[0].rawAcceleration != augmented[2].rows[0].rawAcceleration)
+        #expect(copier.withCopies(of: session)[1].rows != augmented[1].rows, "the next session's copies turn anew")
+        for copy in augmented.dropFirst() {
             for (turned, row) in zip(copy.rows, session.rows) {
                 // Lengths are kept, the turn is at most 20°, and gravity stays the attitude's gravity.
                 #expect(abs(length(turned.rawAcceleration) - length(row.rawAcceleration)) < 1e-12)
@@ -99,6 +101,7 @@ import Testing
             }
         }
         // The same seed gives the same copies.
-        #expect(Dataset(sessions: [session]).augmented(by: plan).sessions[1].rows == augmented.sessions[1].rows)
+        var again = SessionCopier(plan)
+        #expect(again.withCopies(of: session)[1].rows == augmented[1].rows)
     }
 }

@@ -109,26 +109,32 @@ extension RecordedSession {
     }
 }
 
-extension Dataset {
-    /// The sessions, each followed by its augmented copies.
-    public func augmented(by plan: AugmentationPlan) -> Dataset {
-        guard !plan.augmentations.isEmpty else { return self }
-        var random = SeededRandom(seed: plan.seed, "augmentation")
-        return Dataset(
-            sessions: sessions.flatMap { session in
-                [session]
-                    + plan.augmentations.enumerated().map { copy, augmentation in
-                        switch augmentation {
-                        case .mirror: session.mirrored(by: plan.mirroring)
-                        case .rotate:
-                            session.rotated(by: random.turn(upTo: plan.maximumRotation), name: "rotated \(copy + 1)")
-                        case .warp:
-                            session.warped(speed: random.factor(upTo: plan.maximumWarp), name: "warped \(copy + 1)")
-                        case .scale:
-                            session.scaled(by: random.factor(upTo: plan.maximumScale), name: "scaled \(copy + 1)")
-                        }
-                    }
-            })
+/// Makes the copies a plan adds to each session, a session at a time: the random turns and factors
+/// are drawn from the plan's seed in the order the sessions are given, so the same sessions in the
+/// same order get the same copies.
+public struct SessionCopier: Sendable {
+    public let plan: AugmentationPlan
+    private var random: SeededRandom
+
+    public init(_ plan: AugmentationPlan) {
+        self.plan = plan
+        random = SeededRandom(seed: plan.seed, "augmentation")
+    }
+
+    /// `session`, followed by its copies.
+    public mutating func withCopies(of session: RecordedSession) -> [RecordedSession] {
+        [session]
+            + plan.augmentations.enumerated().map { copy, augmentation in
+                switch augmentation {
+                case .mirror: session.mirrored(by: plan.mirroring)
+                case .rotate:
+                    session.rotated(by: random.turn(upTo: plan.maximumRotation), name: "rotated \(copy + 1)")
+                case .warp:
+                    session.warped(speed: random.factor(upTo: plan.maximumWarp), name: "warped \(copy + 1)")
+                case .scale:
+                    session.scaled(by: random.factor(upTo: plan.maximumScale), name: "scaled \(copy + 1)")
+                }
+            }
     }
 }
 
