@@ -292,7 +292,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "GestureTrainingTests",
-            dependencies: ["GestureAnalysis", "GestureLearning", "GestureTraining", "GestureTestSupport"]),
+            dependencies: [
+                "GestureCore", "GestureAnalysis", "GestureLearning", "GestureTraining", "GestureTestSupport",
+            ]),
         .testTarget(
             name: "GestureScenariosTests",
             dependencies: [
