@@ -63,7 +63,7 @@ public struct RidgeClassifier: Sendable, Equatable {
                 let fitted =
                     heldOut
                     ?? linearScores(
-                        standardized.baseAddress!, runs: [0..<rows], weights: weights, intercept: intercept)
+                        standardized.baseAddress!, rows: 0..<rows, weights: weights, intercept: intercept)
                 return (weights, fitted)
             }
         }
@@ -87,7 +87,7 @@ public struct RidgeClassifier: Sendable, Equatable {
     public func scores(of features: [Float]) -> [Float] {
         let standardized = standardization.applied(to: features)
         var scores = linearScores(
-            standardized, runs: [0..<standardized.count / featureCount], weights: weights, intercept: intercept)
+            standardized, rows: 0..<standardized.count / featureCount, weights: weights, intercept: intercept)
         if let inverseTemperature {
             SoftmaxTemperature.softmax(&scores, classCount: classCount, scale: inverseTemperature)
         }
@@ -177,14 +177,11 @@ private struct NormalEquations {
         }
         var scores = [Float](repeating: 0, count: rows * classCount)
         for (group, fit) in zip(groups, fits) {
-            let groupScores = linearScores(standardized, runs: group.runs, weights: try fit.get(), intercept: intercept)
-            var index = 0
+            let weights = try fit.get()
             for run in group.runs {
-                let count = run.count * classCount
                 scores.replaceSubrange(
                     run.lowerBound * classCount..<run.upperBound * classCount,
-                    with: groupScores[index..<index + count])
-                index += count
+                    with: linearScores(standardized, rows: run, weights: weights, intercept: intercept))
             }
         }
         return scores
@@ -199,24 +196,17 @@ private struct NormalEquations {
     }
 }
 
-/// The regression's scores of the standardized rows `runs` (`rows × intercept.count`, the runs'
-/// rows one after another): the intercept plus the weighted features.
+/// The regression's scores of the standardized rows `rows` (`rows.count × intercept.count`): the
+/// intercept plus the weighted features.
 private func linearScores(
-    _ standardized: UnsafePointer<Float>, runs: [Range<Int>], weights: [Float], intercept: [Float]
+    _ standardized: UnsafePointer<Float>, rows: Range<Int>, weights: [Float], intercept: [Float]
 ) -> [Float] {
     let classCount = intercept.count, featureCount = weights.count / classCount
-    let rows = runs.reduce(0) { $0 + $1.count }
-    var scores = [Float](repeating: 0, count: rows * classCount)
-    for row in 0..<rows { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
-    var first = 0
-    for run in runs {
-        scores.withUnsafeMutableBufferPointer { scores in
-            gemm(
-                run.count, classCount, featureCount, standardized + run.lowerBound * featureCount, weights,
-                scores.baseAddress! + first * classCount, beta: 1)
-        }
-        first += run.count
-    }
+    var scores = [Float](repeating: 0, count: rows.count * classCount)
+    for row in 0..<rows.count { scores.replaceSubrange(row * classCount..<(row + 1) * classCount, with: intercept) }
+    gemm(
+        rows.count, classCount, featureCount, standardized + rows.lowerBound * featureCount, weights, &scores,
+        beta: 1)
     return scores
 }
 
