@@ -34,12 +34,8 @@ extension GestureModel {
     /// The mean and (biased, as a training batch's) variance of dense's output, before batch norm,
     /// over every window of `sequences`, and how many windows there were.
     func denseStatistics(of sequences: [LabeledSequence]) -> (mean: [Float], variance: [Float], windows: Int) {
-        let unlabeled = sequences.map { sequence in
-            var sequence = sequence
-            sequence.labels = Array(repeating: 0, count: sequence.sampleCount)
-            return sequence
-        }
-        let chunks = ChunkSet(unlabeled, windowing: windowing, classCount: 1, normalization: normalization)
+        let chunks = ChunkSet(
+            sequences.map(\.unlabeled), windowing: windowing, classCount: 1, normalization: normalization)
         let width = architecture.denseUnits
         let rows = chunks.inferenceRows(network, parameters: parameters, batchSize: 32, width: width, through: .dense) {
             workspace, row, into in
@@ -48,5 +44,15 @@ extension GestureModel {
         let real = chunks.lossWeights.indices.filter { chunks.lossWeights[$0] > 0 }
         let statistics = ColumnStatistics(real.map { rows[$0 * width..<($0 + 1) * width] }, width: width)
         return (statistics.mean.map { Float($0) }, statistics.variance.map { Float($0) }, statistics.rows)
+    }
+}
+
+extension LabeledSequence {
+    /// This sequence with every sample labeled 0: its windows, for a model to run over whatever
+    /// classes the labels were of.
+    var unlabeled: LabeledSequence {
+        var sequence = self
+        sequence.labels = Array(repeating: 0, count: sampleCount)
+        return sequence
     }
 }

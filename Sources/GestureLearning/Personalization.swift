@@ -23,6 +23,9 @@ public struct Personalization: Sendable, Equatable, Codable {
     /// How many of those sessions were recorded for each gesture (rest-only sessions are not
     /// counted); none for `unlabeled`, which does not read labels.
     public var takes: [String: Int]
+    /// With the classes balanced over the person's windows (`unlabeled` only), each class's logit
+    /// shift (`ClassBalance`); absent otherwise.
+    public var classShifts: [Double]?
 
     public init(
         method: Method, user: UserID, baseModel: String, baseClassNames: [String], sessions: [LabeledSequence],

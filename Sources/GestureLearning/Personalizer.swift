@@ -118,9 +118,12 @@ public struct Personalizer: Sendable {
     /// their labels ignored, and the random convolutions' statistics with them (see
     /// `GestureModel.adaptingNormalization`); its classes, rejection and random convolutions stay.
     /// With `selfTraining`, the layers after the LSTM are then trained on the windows the adapted
-    /// model is confident of, and the statistics re-estimated again.
+    /// model is confident of, and the statistics re-estimated again. With `balancingClasses`, the
+    /// classes' logits are then shifted so that over the sessions it predicts each class as often
+    /// as the training windows held it (`GestureModel.balancingClasses(over:)`).
     public func adaptingNormalization(
-        _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil
+        _ sessions: [LabeledSequence], user: UserID, weight: Float = 1, selfTraining: SelfTraining? = nil,
+        balancingClasses: Bool = false
     ) throws(TrainingError) -> GestureModel {
         var model = base
         model.randomConvolutions = baseRandomConvolutions
@@ -129,7 +132,13 @@ public struct Personalizer: Sendable {
             model = try selfTrained(model, on: sessions, selfTraining).adaptingNormalization(
                 to: sessions, weight: weight)
         }
-        model.personalization = record(.unlabeled, user: user, sessions: sessions)
+        var personalization = record(.unlabeled, user: user, sessions: sessions)
+        if balancingClasses {
+            let balanced = try model.balancingClasses(over: sessions)
+            model = balanced.model
+            personalization.classShifts = balanced.balance.logitShifts
+        }
+        model.personalization = personalization
         return model
     }
 

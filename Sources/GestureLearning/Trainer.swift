@@ -136,7 +136,8 @@ public struct Trainer: Sendable {
         try check(training, validation: validation)
         var untrained = GestureModel(
             untrained: model, normalization: FeatureNormalization(fitting: training), seed: options.seed)
-        untrained.trainingRecord = TrainingRecord(training: training, validation: validation)
+        untrained.trainingRecord = TrainingRecord(
+            training: training, validation: validation, windowing: model.windowing, classCount: model.classNames.count)
         var run = TrainingRun(start: untrained, options: options, training: training, validation: validation)
         var result = epochs(of: &run, onEpoch: onEpoch, isCancelled: isCancelled)
         if result.averagedFrom != nil {

@@ -154,7 +154,8 @@ struct AccuracyBench: AsyncParsableCommand {
             seglearn-watch and the simulated crowd: also score each model with its batch norm's (and random \
             convolutions') statistics re-estimated on all the windows of the person left out, their labels \
             ignored (transductive, as a person adapts it on the motion `detect` sees), then self-trained on its \
-            confident windows too, and as a control on the training windows.
+            confident windows too, each then with the classes balanced over the person's windows \
+            (--balanced), and as a control on the training windows.
             """)
     var adaptUnlabeled = false
 
@@ -360,6 +361,9 @@ struct AccuracyBench: AsyncParsableCommand {
             + "(transductive)",
         "and self-trained on its confident windows, the statistics adapted again",
         "control: batch norm re-estimated on the training windows (no copies, no dropout)",
+        "the statistics adapted, then the classes balanced over the person's windows (--unlabeled --balanced "
+            + "--no-self-training)",
+        "the statistics adapted and self-trained, then the classes balanced (--unlabeled --balanced)",
     ]
 
     /// The model trained with `seed` and its run; with --adapt-unlabeled, also the runs of copies
@@ -385,6 +389,11 @@ struct AccuracyBench: AsyncParsableCommand {
             try run { try model.adaptingNormalization(to: test) },
             try run { try personalizer.adaptingNormalization(test, user: test[0].user, selfTraining: selfTraining) },
             try run { try model.adaptingNormalization(to: experiment.training.sequences) },
+            try run { try personalizer.adaptingNormalization(test, user: test[0].user, balancingClasses: true) },
+            try run {
+                try personalizer.adaptingNormalization(
+                    test, user: test[0].user, selfTraining: selfTraining, balancingClasses: true)
+            },
         ]
         guard let turnedViews else { return (model, (trained, adapted)) }
         let views = try TurnedViews(

@@ -22,7 +22,8 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             (method unlabeled) ignores the labels: it re-estimates batch norm's and the random convolutions' \
             statistics on the person's windows, trains the layers after the LSTM briefly on the windows the \
             model is then confident of and its rejection accepts, and re-estimates again; it keeps the model's \
-            classes and rejection (docs/personalization.md has its figures). A model with random convolutions \
+            classes and rejection (docs/personalization.md has its figures). With --balanced it then shifts each \
+            class so that the model predicts it over the sessions as often as its training windows held it. A model with random convolutions \
             (--classifier both) keeps them with knn and finetune, fitted again on the sessions it was trained on \
             (in --base-recordings) and the person's; unlabeled keeps them, their statistics the person's.
             """)
@@ -37,6 +38,13 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         inversion: .prefixedNo,
         help: "unlabeled: train the layers after the LSTM on the windows the adapted model is confident of.")
     var selfTraining = true
+    @Flag(
+        help: """
+            unlabeled: then shift each class's logits so that over the sessions the model predicts each class as \
+            often as its training windows held it. Use it when the sessions hold the gestures about as the \
+            training sessions did (each gesture in turn, as recorded for training), not on everyday motion alone.
+            """)
+    var balanced = false
     @Option(help: "unlabeled: the probability a window's top class needs to label the window for self-training.")
     var confidence = SelfTraining.defaultConfidence
     @Option(help: "knn: the layer whose activations windows are compared by: dense or lstm.")
@@ -79,6 +87,9 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
             throw Failure.usage("--unlabeled is its own method, not --method \(self.method.rawValue)")
         }
         let method: Personalization.Method = unlabeled ? .unlabeled : self.method
+        if balanced, method != .unlabeled {
+            throw Failure.usage("--balanced balances an --unlabeled adaptation, not --method \(method.rawValue)")
+        }
         if let output { try changing { try checkOutput(FilePath(output)) } }
         let base = try loadModel(model)
         var selection = selection
@@ -97,6 +108,7 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         if method != .unlabeled, signal == nil, sessions.personalizer.randomConvolutionSettings != nil {
             personal = try withRandomConvolutions(personal, sessions)
         }
+        if let shifts = personal.personalization?.classShifts { describe(shifts, classNames: personal.classNames) }
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
         try write(personal.serialized(), to: path)
         Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
@@ -124,6 +136,19 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         }
     }
 
+    /// What --balanced did to each class, and a note on classes it moved as far as it may.
+    private func describe(_ shifts: [Double], classNames: [String]) {
+        Terminal.say(
+            "balanced the classes over the sessions, each class's probability times "
+                + zip(classNames, shifts).map { "\($0) \(String(format: "%.2f", exp($1)))" }.joined(separator: ", "))
+        let limited = zip(classNames, shifts).filter { abs($1) >= ClassBalance.largestShift - 1e-9 }.map(\.0)
+        if !limited.isEmpty {
+            Terminal.note(
+                "\(limited.joined(separator: ", ")) moved as far as balancing moves a class: do the sessions hold "
+                    + "each gesture about as the training sessions did?")
+        }
+    }
+
     /// The personal model, and the signal that stopped fine-tuning early, if one did.
     private func personalised(
         _ sessions: PersonalSessions, by method: Personalization.Method
@@ -136,7 +161,8 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
                 try learning {
                     try sessions.personalizer.adaptingNormalization(
                         sessions.sequences, user: sessions.user,
-                        selfTraining: selfTraining ? SelfTraining(confidence: confidence) : nil)
+                        selfTraining: selfTraining ? SelfTraining(confidence: confidence) : nil,
+                        balancingClasses: balanced)
                 }, nil
             )
         }

@@ -103,6 +103,38 @@ private let personalFolder = SharedFixture {
         #expect(mixed.status != 0 && mixed.error.contains("--unlabeled is its own method, not --method finetune"))
     }
 
+    /// --balanced shifts the four classes' logits after adapting: the model differs from the one
+    /// adapted alone in the output layer's bias only, and the file records the shifts.
+    @Test func aBalancedUnlabeledModelDiffersOnlyInItsOutputBias() throws {
+        let adapt = [
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
+            "--no-self-training",
+        ]
+        try gesture(adapt + ["-o", "zed-adapted.model"]).succeeded()
+        let made = try gesture(adapt + ["--balanced", "-o", "zed-balanced.model"]).succeeded()
+        #expect(
+            made.output.contains("balanced the classes over the sessions, each class's probability times chop "),
+            "\(made.output)")
+        let folder = try personalFolder.value().path
+        let adapted = try ModelFileParts(folder.appending("zed-adapted.model")),
+            balanced = try ModelFileParts(folder.appending("zed-balanced.model"))
+        let personalization = try #require(balanced.header["personalization"] as? [String: Any])
+        let shifts = try #require(personalization["classShifts"] as? [Double])
+        #expect(shifts.count == 4 && shifts.contains { $0 != 0 })
+        let record = try #require(balanced.header["trainingRecord"] as? [String: Any])
+        let shares = try #require(record["classShares"] as? [Double])
+        #expect(shares.count == 4 && abs(shares.reduce(0, +) - 1) < 1e-9)
+        #expect(adapted.floats.count == balanced.floats.count)
+        let changed = adapted.floats.indices.filter { adapted.floats[$0] != balanced.floats[$0] }
+        #expect(!changed.isEmpty && changed.count <= 4 && changed.last! - changed.first! < 4, "the output bias")
+        let mixed = try gesture([
+            "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--balanced",
+        ])
+        #expect(
+            mixed.status != 0 && mixed.error.contains("--balanced balances an --unlabeled adaptation, not --method knn")
+        )
+    }
+
     /// Self-training (the default) trains the layers after the LSTM: the convolution and the LSTM,
     /// whose output the rejection measures, stay bit for bit, and so does the rejection.
     @Test func anUnlabeledModelSelfTrainedChangesOnlyTheLayersAfterTheLSTMAndKeepsTheRejection() throws {

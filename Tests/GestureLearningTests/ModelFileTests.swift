@@ -72,11 +72,13 @@ import Testing
         copy.session = SessionID(rawValue: "\(recorded.session) mirrored")
         copy.copyOf = recorded.session
         let validation = try sequence([1, 1, 0], session: 2, user: "bob")
-        let record = TrainingRecord(training: [recorded, copy], validation: [validation])
+        let record = TrainingRecord(
+            training: [recorded, copy], validation: [validation], windowing: Windowing(window: 1), classCount: 2)
         #expect(record.trainingSessions == [recorded.session] && record.trainingUsers == [recorded.user])
         #expect(record.validationSessions == [validation.session] && record.validationUsers == [validation.user])
         #expect(record.trainedOn([validation, copy]) == [copy])
         #expect(record.trainingUsers(among: [validation]).isEmpty)
+        #expect(record.classShares == [4.0 / 6, 2.0 / 6])
     }
 
     @Test func damagedFilesAreClearErrors() throws {

@@ -179,4 +179,22 @@ private func trainSmallModelWithRandomConvolutions() throws -> GestureModel {
         #expect(
             try networkOnly.withRandomConvolutions(personal, others: smallSessions, personal: [], seed: 1) == personal)
     }
+
+    /// Balancing shifts the ridge's logits with the network's: the two's averaged probabilities
+    /// then have the training windows' class shares over the sessions it was balanced on.
+    @Test func balancingShiftsTheRidgeWithTheNetwork() throws {
+        let model = try trainSmallModelWithRandomConvolutions()
+        let skewed = smallSessions.filter { $0.labels.count { $0 == 1 } * 2 > $0.labels.count } + smallSessions
+        let (balanced, balance) = try model.balancingClasses(over: skewed)
+        let shares = try #require(model.trainingRecord?.classShares)
+        let means = meanProbabilities(balanced.predict(skewed), classCount: 2)
+        for (mean, share) in zip(means, shares) { #expect(abs(mean - share) < 0.01, "\(means) \(shares)") }
+        let ridge = try #require(model.randomConvolutions?.ridge),
+            shifted = try #require(balanced.randomConvolutions?.ridge)
+        let scale = try #require(ridge.inverseTemperature)
+        for (index, shift) in balance.logitShifts.enumerated() {
+            #expect(abs(shifted.intercept[index] - ridge.intercept[index] - Float(shift) / scale) < 1e-6)
+        }
+        #expect(shifted.weights == ridge.weights)
+    }
 }
