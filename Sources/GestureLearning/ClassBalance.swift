@@ -5,10 +5,21 @@ import Glibc
 public struct ClassBalance: Sendable, Equatable {
     public var logitShifts: [Double]
 
+    public init(logitShifts: [Double]) {
+        self.logitShifts = logitShifts
+    }
+
     /// The most a class's logits move either way: a factor of 20. Where a person never makes a
     /// gesture, balancing would otherwise push that gesture without bound onto other motion.
     public static let largestShift = log(20.0)
+    /// A class made this many times as likely may be missing from the sessions: on seglearn-watch,
+    /// an exercise missing from a person's sessions was made 6.4–20 times as likely in 47 of 49
+    /// cases, and with every exercise there no class more than 6.2 times (docs/personalization.md).
+    public static let doubtfulFactor = 5.0
     static let iterations = 200
+
+    /// The classes made at least `doubtfulFactor` times as likely.
+    public var doubtfulClasses: [Int] { logitShifts.indices.filter { exp(logitShifts[$0]) >= Self.doubtfulFactor } }
     static let tolerance = 1e-4
 }
 

@@ -108,7 +108,9 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         if method != .unlabeled, signal == nil, sessions.personalizer.randomConvolutionSettings != nil {
             personal = try withRandomConvolutions(personal, sessions)
         }
-        if let shifts = personal.personalization?.classShifts { describe(shifts, classNames: personal.classNames) }
+        if let shifts = personal.personalization?.classShifts {
+            describe(ClassBalance(logitShifts: shifts), classNames: personal.classNames)
+        }
         let path = output ?? (model as NSString).deletingPathExtension + "-\(sessions.user.rawValue).model"
         try write(personal.serialized(), to: path)
         Terminal.say("wrote \(path): classes \(personal.classNames.joined(separator: ", "))")
@@ -136,16 +138,17 @@ struct Personalize: AsyncParsableCommand, NumberChecking {
         }
     }
 
-    /// What --balanced did to each class, and a note on classes it moved as far as it may.
-    private func describe(_ shifts: [Double], classNames: [String]) {
+    /// What --balanced did to each class, and a note on those it made so much likelier that the
+    /// sessions may not hold them.
+    private func describe(_ balance: ClassBalance, classNames: [String]) {
+        let factors = balance.logitShifts.map(exp)
         Terminal.say(
             "balanced the classes over the sessions, each class's probability times "
-                + zip(classNames, shifts).map { "\($0) \(String(format: "%.2f", exp($1)))" }.joined(separator: ", "))
-        let limited = zip(classNames, shifts).filter { abs($1) >= ClassBalance.largestShift - 1e-9 }.map(\.0)
-        if !limited.isEmpty {
+                + zip(classNames, factors).map { "\($0) \(String(format: "%.2f", $1))" }.joined(separator: ", "))
+        for index in balance.doubtfulClasses {
             Terminal.note(
-                "\(limited.joined(separator: ", ")) moved as far as balancing moves a class: do the sessions hold "
-                    + "each gesture about as the training sessions did?")
+                "\(classNames[index]) made \(String(format: "%.2f", factors[index])) times as likely: if the sessions "
+                    + "do not hold it, leave out --balanced, which pushes a missing gesture onto the others' motion")
         }
     }
 

@@ -104,14 +104,16 @@ private let personalFolder = SharedFixture {
     }
 
     /// --balanced shifts the four classes' logits after adapting: the model differs from the one
-    /// adapted alone in the output layer's bias only, and the file records the shifts.
+    /// adapted alone in the output layer's bias only, and the file records the shifts. Sessions
+    /// without one of the gestures get a note that it was made much likelier.
     @Test func aBalancedUnlabeledModelDiffersOnlyInItsOutputBias() throws {
         let adapt = [
             "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--unlabeled",
             "--no-self-training",
         ]
-        try gesture(adapt + ["-o", "zed-adapted.model"]).succeeded()
-        let made = try gesture(adapt + ["--balanced", "-o", "zed-balanced.model"]).succeeded()
+        let known = ["--gesture", "shake", "--gesture", "chop", "--gesture", "drive"]
+        try gesture(adapt + known + ["-o", "zed-adapted.model"]).succeeded()
+        let made = try gesture(adapt + known + ["--balanced", "-o", "zed-balanced.model"]).succeeded()
         #expect(
             made.output.contains("balanced the classes over the sessions, each class's probability times chop "),
             "\(made.output)")
@@ -127,6 +129,15 @@ private let personalFolder = SharedFixture {
         #expect(adapted.floats.count == balanced.floats.count)
         let changed = adapted.floats.indices.filter { adapted.floats[$0] != balanced.floats[$0] }
         #expect(!changed.isEmpty && changed.count <= 4 && changed.last! - changed.first! < 4, "the output bias")
+        #expect(!made.error.contains("times as likely"), "\(made.error)")
+        let withoutDrive = try gesture(
+            adapt + ["--balanced", "--gesture", "shake", "--gesture", "chop", "-o", "zed-no-drive.model"]
+        ).succeeded()
+        #expect(
+            withoutDrive.error.contains(
+                "times as likely: if the sessions do not hold it, leave out --balanced, which pushes a missing gesture "
+                    + "onto the others' motion"), "\(withoutDrive.error)")
+        #expect(withoutDrive.error.contains("drive made "), "\(withoutDrive.output)")
         let mixed = try gesture([
             "personalize", "--model", "m.model", "--recordings", "personal", "--user", "zed", "--balanced",
         ])

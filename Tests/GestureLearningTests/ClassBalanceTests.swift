@@ -22,6 +22,7 @@ import Testing
             #expect(abs(mean - 1.0 / 3) < 1e-3)
         }
         #expect(topClasses(balance.logitShifts) == [0, 1, 2])
+        #expect(balance.doubtfulClasses.isEmpty)
     }
 
     /// A class the windows never show (as a gesture a person never made) moves only as far as
@@ -31,6 +32,7 @@ import Testing
         let balance = ClassBalance(fitting: [part], toShares: [0.4, 0.4, 0.2], classCount: 3)
         #expect(balance.logitShifts[2] == ClassBalance.largestShift)
         #expect(balance.logitShifts.allSatisfy { abs($0) <= ClassBalance.largestShift })
+        #expect(balance.doubtfulClasses == [2])
     }
 
     /// Training records each class's share of its windows; a model balanced over sessions then
