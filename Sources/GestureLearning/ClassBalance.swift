@@ -17,10 +17,10 @@ public struct ClassBalance: Sendable, Equatable {
     /// cases, and with every exercise there no class more than 6.2 times (docs/personalization.md).
     public static let doubtfulFactor = 5.0
     static let iterations = 200
+    static let tolerance = 1e-4
 
     /// The classes made at least `doubtfulFactor` times as likely.
     public var doubtfulClasses: [Int] { logitShifts.indices.filter { exp(logitShifts[$0]) >= Self.doubtfulFactor } }
-    static let tolerance = 1e-4
 }
 
 extension GestureModel {
@@ -36,6 +36,12 @@ extension GestureModel {
             throw TrainingError(
                 description:
                     "the model file does not record its classes' shares of the training windows; train it again")
+        }
+        guard shares.count == classNames.count else {
+            throw TrainingError(
+                description:
+                    "the model has gestures its training did not (personalised with new ones); balance the model it was made from"
+            )
         }
         guard neighbours == nil else {
             throw TrainingError(description: "a model personalised by k nearest neighbours cannot be balanced")

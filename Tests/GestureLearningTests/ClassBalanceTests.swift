@@ -53,8 +53,10 @@ import Testing
         #expect(balance.logitShifts[1] < balance.logitShifts[0], "the sessions hold class 1 more than training did")
     }
 
-    @Test func aModelFileWithoutItsClassSharesIsRefused() throws {
+    @Test func aModelWithoutItsClassesSharesIsRefused() throws {
         var model = try trainSmallModel()
+        model.trainingRecord?.classShares = [1]
+        #expect(throws: TrainingError.self) { try model.balancingClasses(over: smallSessions) }
         model.trainingRecord?.classShares = nil
         #expect(throws: TrainingError.self) { try model.balancingClasses(over: smallSessions) }
     }
