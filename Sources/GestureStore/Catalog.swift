@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import GestureCore
 
-import struct SystemPackage.Errno
 import struct SystemPackage.FileDescriptor
 import struct SystemPackage.FilePath
 
@@ -58,9 +57,7 @@ public final class Catalog: Sendable {
             locks.appending("catalog.lock"), .readWrite, options: [.create],
             permissions: [.ownerReadWrite, .groupRead, .otherRead])
         try lock.closeAfter {
-            while flock(lock.rawValue, LOCK_EX) != 0 {
-                guard errno == EINTR else { throw Errno(rawValue: errno) }
-            }
+            try lock.waitForExclusiveLock()
             try migrator.migrate(database)
         }
     }

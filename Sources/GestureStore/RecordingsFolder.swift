@@ -133,7 +133,8 @@ public final class RecordingAppender: Sendable {
 
     public init(path: FilePath, companion prefix: String? = nil) throws(StoreError) {
         self.path = path
-        header = RecordingCSV.header(companion: prefix)
+        let header = RecordingCSV.header(companion: prefix)
+        let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(
                 path, .readWrite, options: [.append, .create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
@@ -141,11 +142,15 @@ public final class RecordingAppender: Sendable {
             throw StoreError("cannot open \(path) for appending: \(error)")
         }
         do {
-            hadRows = try Self.writeHeaderOrCheckIt(header, to: descriptor, path: path)
+            hadRows = try Self.holdingTheLock(of: descriptor, path: path) { () throws(StoreError) in
+                try Self.writeHeaderOrCheckIt(header, to: descriptor, path: path)
+            }
         } catch {
             try? descriptor.close()
             throw error
         }
+        self.header = header
+        self.descriptor = descriptor
     }
 
     deinit { try? descriptor.close() }
@@ -168,7 +173,23 @@ public final class RecordingAppender: Sendable {
     private func appendLines(_ lines: [String]) throws(StoreError) {
         guard !lines.isEmpty else { return }
         let text = lines.joined(separator: "\n") + "\n"
-        try Self.write(text, what: "\(lines.count) rows", to: descriptor, path: path)
+        try Self.holdingTheLock(of: descriptor, path: path) { () throws(StoreError) in
+            try Self.write(text, what: "\(lines.count) rows", to: descriptor, path: path)
+        }
+    }
+
+    /// Runs `body` holding the file's lock. A batch is one write, but another appender reading the
+    /// file's end meanwhile could see part of it and take it for a damaged last line.
+    private static func holdingTheLock<Result>(
+        of descriptor: FileDescriptor, path: FilePath, _ body: () throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        do {
+            try descriptor.waitForExclusiveLock()
+        } catch {
+            throw StoreError("cannot lock \(path) for appending: \(error)")
+        }
+        defer { descriptor.unlock() }
+        return try body()
     }
 
     /// Whether the file already holds rows: it starts with the header. A new file gets the header.

@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 
+import struct SystemPackage.Errno
 import struct SystemPackage.FileDescriptor
 import struct SystemPackage.FilePath
 
@@ -78,10 +79,10 @@ public final class UserLock: Sendable {
             throw StoreError("another gesture process (\(holder)) is using \(user)'s recordings; lock \(path)")
         case .saying(let say):
             say("waiting for another gesture process (\(holder)) to finish with \(user)'s recordings…")
-            while flock(descriptor.rawValue, LOCK_EX) != 0 {
-                guard errno == EINTR else {
-                    throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))")
-                }
+            do {
+                try descriptor.waitForExclusiveLock()
+            } catch {
+                throw StoreError("cannot lock \(path): \(error)")
             }
         }
     }
@@ -92,4 +93,15 @@ public final class UserLock: Sendable {
         let text = String(decoding: bytes.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "pid unknown" : text
     }
+}
+
+extension FileDescriptor {
+    /// Waits for an exclusive advisory lock on the open file, held until `unlock` or the close.
+    package func waitForExclusiveLock() throws(Errno) {
+        while flock(rawValue, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw Errno(rawValue: errno) }
+        }
+    }
+
+    package func unlock() { flock(rawValue, LOCK_UN) }
 }

@@ -50,17 +50,16 @@ import struct SystemPackage.FilePath
         #expect(try String(contentsOfFile: path.string, encoding: .utf8) == book)
     }
 
-    @Test func concurrentAppendersNeverInterleaveLines() async throws {
+    @Test func concurrentAppendersNeverInterleaveLinesNorTakeAnothersBatchForDamage() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path.appending("dave-recordings.csv")
         _ = try RecordingAppender(path: path)
         let batch = try rows("s-x", count: 40)
-        await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    let appender = try RecordingAppender(path: path)
                     for _ in 0..<50 {
-                        try appender.append(
+                        try RecordingAppender(path: path).append(
                             batch.map { row in
                                 var row = row
                                 row.session = SessionID(rawValue: "writer-\(writer)")
@@ -69,6 +68,7 @@ import struct SystemPackage.FilePath
                     }
                 }
             }
+            try await group.waitForAll()
         }
         let read = try readRows(path)
         #expect(read.count == 4 * 50 * 40)
